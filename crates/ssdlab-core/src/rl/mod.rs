@@ -1,0 +1,1 @@
+//! Layer: rl. Generic tabular reinforcement-learning pieces shared by the RL policies.

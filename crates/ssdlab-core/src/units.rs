@@ -1,0 +1,72 @@
+//! Layer: cross-cutting. Units as types: simulated time and flash addresses.
+//!
+//! Simulated time is an integer number of nanoseconds (`SimTime`), so runs are exactly
+//! repeatable. Logical and physical page numbers are distinct newtypes so they cannot be mixed.
+
+/// Simulated time or a duration, in nanoseconds.
+pub type SimTime = u64;
+/// A duration in nanoseconds (same representation as `SimTime`, named for intent).
+pub type Nanos = u64;
+
+pub const NS_PER_US: u64 = 1_000;
+pub const NS_PER_MS: u64 = 1_000_000;
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+/// A logical page number in the host's address space (page-size units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Lpn(pub u32);
+
+/// A physical page number: a flat index over (plane, block, page), see `nand::address`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Ppn(pub u32);
+
+/// A global block index over all planes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct BlockId(pub u32);
+
+/// A global plane index (channel-major: channel, chip, die, plane).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct PlaneId(pub u32);
+
+impl Lpn {
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+impl Ppn {
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+impl BlockId {
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+impl PlaneId {
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Nanoseconds needed to move `bytes` over a link of `bytes_per_s`, rounded up.
+pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> Nanos {
+    if bytes_per_s == 0 {
+        return 0;
+    }
+    ((bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_s as u128)) as Nanos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transfer_rounds_up() {
+        // 4 KiB at 400 MB/s = 10.24 us -> 10240 ns exactly.
+        assert_eq!(transfer_ns(4096, 400_000_000), 10_240);
+        // 1 byte at 3 B/s rounds up to a whole nanosecond count.
+        assert_eq!(transfer_ns(1, 3), 333_333_334);
+        assert_eq!(transfer_ns(4096, 0), 0);
+    }
+}

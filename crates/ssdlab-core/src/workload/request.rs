@@ -1,0 +1,28 @@
+//! Layer: workload. The host-side vocabulary: one block I/O request as a trace or generator
+//! produces it, before it is split into pages.
+
+use serde::{Deserialize, Serialize};
+
+/// What a host request asks the device to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoOp {
+    Read,
+    Write,
+    /// Discard / TRIM / UNMAP: the range no longer holds data.
+    Trim,
+}
+
+/// One request as read from a trace or produced by the generator, in byte units.
+///
+/// `time_ns` is the arrival time in nanoseconds in the trace's own time base (readers convert
+/// the format's unit; they do not rebase). The host model rebases to the first request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceRecord {
+    pub time_ns: u64,
+    pub op: IoOp,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+    /// Device, volume, LUN or ASU number where the format has one, else 0.
+    pub device: u32,
+}
