@@ -1,11 +1,21 @@
 //! ssdlab-core: a trace-driven SSD simulator and laboratory for learned FTL policies.
 //!
-//! Layers (data flows one way): `workload` -> `ftl` -> `device` -> `stats`, wired by `sim`.
-//! See docs/architecture.md.
+//! Layers (data flows one way): `workload` -> `ftl` -> `device` -> `stats`, wired by `sim`;
+//! `nand` holds the device's fixed description, `config` the typed configuration, `rl` the
+//! generic tabular agents. See docs/architecture.md.
 
+pub mod config;
+pub mod device;
 pub mod error;
+pub mod ftl;
+pub mod nand;
 pub mod rl;
+pub mod sim;
+pub mod stats;
 pub mod units;
 pub mod workload;
 
+pub use config::{Config, ValidatedConfig};
 pub use error::{Error, Result};
+pub use sim::Simulation;
+pub use stats::Report;

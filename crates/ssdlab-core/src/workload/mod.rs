@@ -1,6 +1,11 @@
-//! Layer: workload. Where host requests come from: traces, the synthetic generator, warm-up.
+//! Layer: workload. Where host requests come from: traces, the synthetic generator, and the
+//! host model that turns them into page requests.
 
+pub mod config;
+pub mod host;
 pub mod request;
+pub mod synthetic;
 pub mod trace;
 
+pub use config::WorkloadConfig;
 pub use request::{IoOp, TraceRecord};

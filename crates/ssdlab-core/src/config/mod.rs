@@ -1,0 +1,195 @@
+//! Layer: config. Typed configuration: what a run simulates, read from TOML layers
+//! (preset -> workload file -> `--set key=value` overrides), checked once into a
+//! `ValidatedConfig` so no later code re-checks.
+//!
+//! Every policy is chosen by an id string (`[gc] scheduler = "greedy"`) and may have its own
+//! table (`[gc.lazy_rtgc]`). Unknown keys are rejected, all of them in one message: rather than
+//! serde's `deny_unknown_fields` (which stops at the first), `load` collects every ignored key
+//! with `serde_ignored`; for that reason no config type uses internally tagged enums, whose
+//! buffered content would hide unknown keys.
+
+mod bytesize;
+mod load;
+pub mod presets;
+mod validate;
+
+pub use bytesize::ByteSize;
+pub use load::{load, parse_override, Layer};
+pub use validate::ValidatedConfig;
+
+use serde::{Deserialize, Serialize};
+
+use crate::nand::{CellType, TimingConfig};
+use crate::workload::WorkloadConfig;
+
+/// The whole configuration of one simulation run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// Seed of the run's random streams (workload, policies). Same config + seed = same report.
+    #[serde(default)]
+    pub seed: u64,
+    /// Record (LPN, version) in every page's out-of-band area and check every read.
+    #[serde(default)]
+    pub verify: bool,
+    pub device: DeviceConfig,
+    #[serde(default)]
+    pub ftl: FtlConfig,
+    #[serde(default)]
+    pub gc: GcConfig,
+    #[serde(default)]
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub warmup: WarmupConfig,
+    #[serde(default)]
+    pub report: ReportConfig,
+}
+
+/// Geometry, cells, spare area and timings of the simulated drive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceConfig {
+    /// Where the numbers come from (paper and table), for the report.
+    #[serde(default)]
+    pub source: String,
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    #[serde(default = "one")]
+    pub dies_per_chip: u32,
+    #[serde(default = "one")]
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u64,
+    pub cell: CellType,
+    /// Fraction of physical pages hidden from the host: logical = physical x (1 - op).
+    pub overprovisioning: f64,
+    /// Fraction of the logical space the workload uses (warm-up fills it; addresses fold into it).
+    #[serde(default = "one_f")]
+    pub utilization: f64,
+    pub timing: TimingConfig,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one_f() -> f64 {
+    1.0
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingKind {
+    /// The whole LPN -> PPN table in DRAM (the "ideal" FTL).
+    #[default]
+    Page,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllocationKind {
+    /// Write each page to the plane whose array unit frees earliest.
+    #[default]
+    Dynamic,
+    /// Rotate over planes in a fixed channel-first order, whatever is busy.
+    Static,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FtlConfig {
+    #[serde(default)]
+    pub mapping: MappingKind,
+    #[serde(default)]
+    pub allocation: AllocationKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcSchedulerKind {
+    /// Foreground GC: a write that finds free blocks under the threshold waits while whole
+    /// victims are reclaimed (the RLGC paper's "page-level" baseline).
+    #[default]
+    Greedy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VictimKind {
+    /// Fewest valid pages.
+    #[default]
+    Greedy,
+    /// Oldest sealed block.
+    Fifo,
+    /// Max (1 - u) x age / 2u (Kawaguchi et al.).
+    CostBenefit,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GcConfig {
+    #[serde(default)]
+    pub scheduler: GcSchedulerKind,
+    #[serde(default)]
+    pub victim: VictimKind,
+    /// GC starts when device-wide free blocks fall below this.
+    #[serde(default = "default_trigger")]
+    pub trigger_free_blocks: u32,
+    /// Foreground GC reclaims until free blocks reach this (default: trigger + 1).
+    #[serde(default)]
+    pub target_free_blocks: Option<u32>,
+}
+
+fn default_trigger() -> u32 {
+    8
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig {
+            scheduler: GcSchedulerKind::default(),
+            victim: VictimKind::default(),
+            trigger_free_blocks: default_trigger(),
+            target_free_blocks: None,
+        }
+    }
+}
+
+/// Bringing the drive to steady state before measuring (excluded from all figures).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WarmupConfig {
+    /// Write the used logical space once, sequentially.
+    #[serde(default)]
+    pub fill: bool,
+    /// Then overwrite this many times the used space with uniform random page writes.
+    #[serde(default)]
+    pub random_writes: f64,
+}
+
+impl Default for WarmupConfig {
+    fn default() -> Self {
+        WarmupConfig { fill: false, random_writes: 0.0 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportConfig {
+    /// Initial sampling interval of time series; the series halves its resolution whenever it
+    /// would exceed `max_samples`, so memory stays bounded on long traces.
+    #[serde(default = "default_interval")]
+    pub sample_interval_ns: u64,
+    #[serde(default = "default_max_samples")]
+    pub max_samples: usize,
+    /// Keep one record per host request (arrival, latency, op, offset, size) for Parquet export.
+    #[serde(default)]
+    pub per_request: bool,
+}
+
+fn default_interval() -> u64 {
+    1_000_000
+}
+fn default_max_samples() -> usize {
+    4096
+}
+
+impl Default for ReportConfig {
+    fn default() -> Self {
+        ReportConfig { sample_interval_ns: default_interval(), max_samples: default_max_samples(), per_request: false }
+    }
+}

@@ -1,0 +1,201 @@
+//! Layer: config. Checks a configuration once, listing every problem, and derives the
+//! quantities the rest of the simulator relies on (geometry, logical capacity).
+
+use std::ops::Deref;
+
+use crate::config::Config;
+use crate::error::{ConfigProblem, Error, Result};
+use crate::nand::{CellType, Geometry};
+use crate::workload::config::{AddressDistribution, Arrival, WorkloadKind};
+
+/// A configuration that passed every check. Derefs to `Config`.
+#[derive(Debug, Clone)]
+pub struct ValidatedConfig {
+    config: Config,
+    logical_pages: u32,
+    used_logical_pages: u32,
+}
+
+impl Deref for ValidatedConfig {
+    type Target = Config;
+    fn deref(&self) -> &Config {
+        &self.config
+    }
+}
+
+struct Problems(Vec<ConfigProblem>);
+
+impl Problems {
+    fn check(&mut self, ok: bool, key: &str, reason: impl FnOnce() -> String) {
+        if !ok {
+            self.0.push(ConfigProblem { key: key.to_string(), reason: reason() });
+        }
+    }
+}
+
+impl ValidatedConfig {
+    pub fn new(config: Config) -> Result<ValidatedConfig> {
+        let mut p = Problems(Vec::new());
+        let d = &config.device;
+        for (key, v) in [
+            ("device.channels", d.channels),
+            ("device.chips_per_channel", d.chips_per_channel),
+            ("device.dies_per_chip", d.dies_per_chip),
+            ("device.planes_per_die", d.planes_per_die),
+            ("device.blocks_per_plane", d.blocks_per_plane),
+            ("device.pages_per_block", d.pages_per_block),
+        ] {
+            p.check(v >= 1, key, || "must be at least 1".into());
+        }
+        let bits = d.cell.bits_per_cell();
+        p.check(d.pages_per_block % bits == 0, "device.pages_per_block", || {
+            format!("must be a multiple of {bits} (pages per wordline of a {:?} cell)", d.cell)
+        });
+        p.check(d.page_bytes >= 512, "device.page_bytes", || "must be at least 512".into());
+        let pages = [d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die, d.blocks_per_plane, d.pages_per_block]
+            .iter()
+            .fold(1u128, |acc, &v| acc * v as u128);
+        p.check(pages < u32::MAX as u128, "device", || {
+            format!("{pages} physical pages; at most {} are supported (u32 page numbers)", u32::MAX - 1)
+        });
+        p.check((0.0..0.9).contains(&d.overprovisioning), "device.overprovisioning", || {
+            format!("{} is outside [0, 0.9)", d.overprovisioning)
+        });
+        p.check(d.utilization > 0.0 && d.utilization <= 1.0, "device.utilization", || {
+            format!("{} is outside (0, 1]", d.utilization)
+        });
+        let t = &d.timing;
+        for (key, list) in [("device.timing.read_ns", &t.read_ns), ("device.timing.program_ns", &t.program_ns)] {
+            p.check(list.len() == 1 || list.len() == bits as usize, key, || {
+                format!("needs 1 value or one per page type ({bits} for {:?}), got {}", d.cell, list.len())
+            });
+            p.check(list.iter().all(|&v| v > 0), key, || "latencies must be positive".into());
+        }
+        p.check(t.erase_ns > 0, "device.timing.erase_ns", || "must be positive".into());
+        p.check(d.cell != CellType::Slc || (t.slc_program_ns.is_none() && t.slc_read_ns.is_none()), "device.timing", || {
+            "slc_* latencies apply to multi-level cells only".into()
+        });
+
+        let physical_pages = pages.min(u32::MAX as u128) as u64;
+        let logical_pages = (physical_pages as f64 * (1.0 - d.overprovisioning)).floor() as u64;
+        let used = (logical_pages as f64 * d.utilization).floor() as u64;
+        p.check(used >= 1, "device.utilization", || "leaves no logical page to use".into());
+
+        let g = &config.gc;
+        let blocks = (pages / d.pages_per_block.max(1) as u128) as u64;
+        p.check(g.trigger_free_blocks >= 1, "gc.trigger_free_blocks", || "must be at least 1".into());
+        if let Some(target) = g.target_free_blocks {
+            p.check(target > g.trigger_free_blocks, "gc.target_free_blocks", || {
+                format!("must exceed gc.trigger_free_blocks ({})", g.trigger_free_blocks)
+            });
+        }
+        // Spare blocks must cover the GC threshold, two open blocks per plane (host and GC
+        // streams) and the per-plane GC reserve, or GC could never get ahead of the host.
+        let planes = (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as u64;
+        let spare_blocks = physical_pages.saturating_sub(used) / d.pages_per_block.max(1) as u64;
+        let needed = g.target_free_blocks.unwrap_or(g.trigger_free_blocks + 1) as u64 + 3 * planes;
+        p.check(spare_blocks > needed, "device.overprovisioning", || {
+            format!(
+                "leaves {spare_blocks} spare blocks of {blocks}; GC needs more than {needed} (its target free blocks plus \
+                 3 per plane for open blocks and reserve): raise overprovisioning, lower utilization or gc.trigger_free_blocks"
+            )
+        });
+
+        let w = &config.workload;
+        p.check(w.bs.0 >= 1, "workload.bs", || "must be at least 1 byte".into());
+        p.check(w.iodepth >= 1, "workload.iodepth", || "must be at least 1".into());
+        p.check(w.numjobs >= 1, "workload.numjobs", || "must be at least 1".into());
+        p.check(w.rwmixread <= 100, "workload.rwmixread", || "is a percentage (0-100)".into());
+        p.check(w.working_set > 0.0 && w.working_set <= 1.0, "workload.working_set", || "must be in (0, 1]".into());
+        p.check(
+            (w.working_set * used as f64 * d.page_bytes as f64) as u64 >= w.bs.0,
+            "workload.working_set",
+            || "is smaller than one block of workload.bs".into(),
+        );
+        if w.random_distribution == AddressDistribution::Zipf {
+            p.check(w.zipf_theta > 0.0 && w.zipf_theta.is_finite(), "workload.zipf_theta", || "must be positive".into());
+        }
+        if w.random_distribution == AddressDistribution::Hotcold {
+            p.check(w.hot_fraction > 0.0 && w.hot_fraction < 1.0, "workload.hot_fraction", || "must be in (0, 1)".into());
+            p.check((0.0..=1.0).contains(&w.hot_share), "workload.hot_share", || "must be in [0, 1]".into());
+        }
+        if w.arrival != Arrival::Closed && w.kind == WorkloadKind::Synthetic {
+            p.check(w.rate_iops > 0.0 && w.rate_iops.is_finite(), "workload.rate_iops", || "must be positive".into());
+        }
+        if w.arrival == Arrival::Onoff {
+            p.check(w.on_ns > 0, "workload.on_ns", || "must be positive".into());
+        }
+        p.check(w.count != Some(0), "workload.count", || "must be at least 1 if set".into());
+        p.check(w.speedup > 0.0 && w.speedup.is_finite(), "workload.speedup", || "must be positive".into());
+        if w.kind == WorkloadKind::Trace {
+            match &w.path {
+                None => p.0.push(ConfigProblem { key: "workload.path".into(), reason: "a trace workload needs a path".into() }),
+                Some(path) => p.check(path.is_file(), "workload.path", || format!("{}: no such file", path.display())),
+            }
+        }
+        let wu = &config.warmup;
+        p.check((0.0..=100.0).contains(&wu.random_writes), "warmup.random_writes", || "must be in [0, 100]".into());
+        p.check(config.report.max_samples >= 2, "report.max_samples", || "must be at least 2".into());
+        p.check(config.report.sample_interval_ns >= 1, "report.sample_interval_ns", || "must be positive".into());
+
+        if !p.0.is_empty() {
+            return Err(Error::Config { path: None, problems: p.0 });
+        }
+        Ok(ValidatedConfig { config, logical_pages: logical_pages as u32, used_logical_pages: used as u32 })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn geometry(&self) -> Geometry {
+        let d = &self.config.device;
+        Geometry {
+            channels: d.channels,
+            chips_per_channel: d.chips_per_channel,
+            dies_per_chip: d.dies_per_chip,
+            planes_per_die: d.planes_per_die,
+            blocks_per_plane: d.blocks_per_plane,
+            pages_per_block: d.pages_per_block,
+            page_bytes: d.page_bytes,
+            cell: d.cell,
+        }
+    }
+
+    /// Logical capacity in pages: physical x (1 - overprovisioning).
+    pub fn logical_pages(&self) -> u32 {
+        self.logical_pages
+    }
+
+    /// Pages the workload uses: logical x utilization.
+    pub fn used_logical_pages(&self) -> u32 {
+        self.used_logical_pages
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{load, Layer, ValidatedConfig};
+
+    #[test]
+    fn lists_every_problem_at_once() {
+        let cfg = load(
+            Some("tiny"),
+            &[Layer::inline("[device]\npages_per_block = 65\nutilization = 1.5\n[workload]\niodepth = 0\n")],
+            &[],
+        )
+        .unwrap();
+        let text = ValidatedConfig::new(cfg).unwrap_err().to_string();
+        for key in ["device.pages_per_block", "device.utilization", "workload.iodepth"] {
+            assert!(text.contains(key), "{key} missing from: {text}");
+        }
+    }
+
+    #[test]
+    fn logical_space_follows_op_and_utilization() {
+        let cfg = load(Some("tiny"), &[], &["device.utilization=0.5".into()]).unwrap();
+        let v = ValidatedConfig::new(cfg).unwrap();
+        assert_eq!(v.logical_pages(), (24576.0 * 0.875) as u32);
+        assert_eq!(v.used_logical_pages(), v.logical_pages() / 2);
+    }
+}

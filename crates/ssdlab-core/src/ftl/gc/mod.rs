@@ -1,0 +1,109 @@
+//! Layer: ftl. Garbage collection: which block to reclaim (`VictimPolicy`) and when and how
+//! much to reclaim (`GcScheduler`). The FTL executes what the scheduler asks: whole-victim
+//! reclaim before a request is served (foreground, the request waits), or partial steps of a
+//! few page copies after it is served (background, on the same flash resources).
+
+pub mod scheduler;
+pub mod victim;
+
+use serde::Serialize;
+
+use crate::ftl::blocks::BlockManager;
+use crate::units::{BlockId, SimTime};
+use crate::workload::IoOp;
+
+/// What a victim policy may see: the block manager's candidate indexes, read-only.
+pub struct VictimView<'a> {
+    pub(crate) blocks: &'a mut BlockManager,
+    pub now: SimTime,
+}
+
+impl VictimView<'_> {
+    /// Sealed block with the fewest valid pages.
+    pub fn min_valid_sealed(&self) -> Option<BlockId> {
+        self.blocks.min_valid_sealed()
+    }
+    /// Oldest sealed block.
+    pub fn oldest_sealed(&mut self) -> Option<BlockId> {
+        self.blocks.oldest_sealed()
+    }
+    pub fn sealed_blocks(&self) -> impl Iterator<Item = BlockId> + '_ {
+        self.blocks.sealed_blocks()
+    }
+    pub fn valid(&self, b: BlockId) -> u32 {
+        self.blocks.valid(b)
+    }
+    pub fn capacity(&self, b: BlockId) -> u32 {
+        self.blocks.capacity(b)
+    }
+    pub fn sealed_at(&self, b: BlockId) -> SimTime {
+        self.blocks.sealed_at(b)
+    }
+    /// Fraction of a block's pages that are invalid.
+    pub fn invalid_fraction(&self, b: BlockId) -> f64 {
+        1.0 - self.valid(b) as f64 / self.capacity(b) as f64
+    }
+}
+
+/// Chooses the block GC empties next. Only sealed blocks are candidates (never an open one).
+pub trait VictimPolicy {
+    fn id(&self) -> &'static str;
+    /// A victim with at least `min_invalid_fraction` invalid pages, or None.
+    fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId>;
+}
+
+/// What a GC scheduler observes at a decision point.
+#[derive(Debug, Clone, Copy)]
+pub struct GcObservation {
+    pub now: SimTime,
+    pub op: IoOp,
+    pub free_blocks: u32,
+    pub total_blocks: u32,
+    /// Arrival time of this request minus that of the previous one.
+    pub interval_ns: u64,
+    /// Valid pages left in the victim being emptied by partial steps (0 if none).
+    pub victim_valid_left: u32,
+    /// Pages per block (native mode), for schedulers that reason in blocks.
+    pub pages_per_block: u32,
+}
+
+/// What the scheduler asks the FTL to do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GcAction {
+    Nothing,
+    /// Foreground: reclaim whole victims until this many blocks are free; the request waits.
+    Reclaim { target_free_blocks: u32 },
+    /// Background: copy up to `copies` valid pages of the current victim (choosing one with at
+    /// least `min_invalid_fraction` invalid pages if none is in progress), or erase the victim
+    /// if it holds no valid page (an erase replaces the copies).
+    Partial { copies: u32, min_invalid_fraction: f64 },
+}
+
+/// Decides when GC runs and how much. One file per policy under `scheduler/`.
+pub trait GcScheduler {
+    fn id(&self) -> &'static str;
+    /// Called when a request arrives, before it is served.
+    fn before_serve(&mut self, obs: &GcObservation) -> GcAction;
+    /// Called once the request is served, with its response time.
+    fn after_serve(&mut self, obs: &GcObservation, response_ns: u64) -> GcAction;
+    /// Policy-specific figures for the report.
+    fn report(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+/// GC figures common to every scheduler.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GcStats {
+    /// Victims fully reclaimed (erased).
+    pub victims_reclaimed: u64,
+    pub pages_copied: u64,
+    /// Foreground reclaim episodes (a request waited).
+    pub foreground_invocations: u64,
+    /// Partial steps executed.
+    pub partial_steps: u64,
+    /// Reclaims forced because a write found no room (the scheduler had not kept up).
+    pub emergency_reclaims: u64,
+    /// Simulated time requests spent waiting for foreground GC, summed.
+    pub foreground_wait_ns: u64,
+}

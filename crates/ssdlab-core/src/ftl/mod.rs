@@ -1,0 +1,443 @@
+//! Layer: ftl. The orchestrator: serves host page requests through the mapping and the block
+//! manager, runs GC as the scheduler asks, and counts what it did. It issues every flash
+//! operation to the device (timing) and never names a policy: mapping, victim choice and GC
+//! scheduling are trait objects built from the config in `build`.
+
+pub mod blocks;
+pub mod gc;
+pub mod mapping;
+pub mod verify;
+
+use serde::Serialize;
+
+use crate::config::{AllocationKind, ValidatedConfig};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
+use crate::workload::IoOp;
+use blocks::{BlockManager, Stream};
+use gc::{GcAction, GcObservation, GcScheduler, GcStats, VictimPolicy, VictimView};
+use mapping::{MapCtx, Mapping};
+use verify::Verifier;
+
+/// Host-side FTL figures (pages, not requests).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FtlStats {
+    pub host_read_pages: u64,
+    pub host_write_pages: u64,
+    pub host_trim_pages: u64,
+    /// Reads of LPNs that hold no data (served without a flash read).
+    pub unmapped_read_pages: u64,
+    /// Partial-page writes of mapped pages: the old page is read first (read-modify-write).
+    pub rmw_reads: u64,
+    pub host_programs: u64,
+    pub gc_programs: u64,
+    pub gc_reads: u64,
+}
+
+pub struct Ftl {
+    blocks: BlockManager,
+    mapping: Box<dyn Mapping>,
+    victim: Box<dyn VictimPolicy>,
+    scheduler: Box<dyn GcScheduler>,
+    allocation: AllocationKind,
+    plane_order: Vec<PlaneId>,
+    cursor: usize,
+    trigger_free_blocks: u32,
+    verify: Option<Verifier>,
+    stats: FtlStats,
+    gc_stats: GcStats,
+    /// Victim being emptied by partial steps, and the next page to look at.
+    partial: Option<(BlockId, u32)>,
+    last_arrival: Option<SimTime>,
+}
+
+/// Free blocks per plane that host writes leave for GC's relocations.
+const GC_RESERVE_BLOCKS: u32 = 1;
+
+impl Ftl {
+    pub fn build(cfg: &ValidatedConfig) -> Ftl {
+        let geometry = cfg.geometry();
+        let logical = cfg.used_logical_pages();
+        let physical = geometry.pages();
+        Ftl {
+            plane_order: geometry.channel_first_order(),
+            blocks: BlockManager::new(geometry),
+            mapping: Box::new(mapping::page::PageMapping::new(logical)),
+            victim: gc::victim::build(cfg.gc.victim),
+            scheduler: gc::scheduler::build(&cfg.gc),
+            allocation: cfg.ftl.allocation,
+            cursor: 0,
+            trigger_free_blocks: cfg.gc.trigger_free_blocks,
+            verify: cfg.verify.then(|| Verifier::new(logical, physical)),
+            stats: FtlStats::default(),
+            gc_stats: GcStats::default(),
+            partial: None,
+            last_arrival: None,
+        }
+    }
+
+    pub fn blocks(&self) -> &BlockManager {
+        &self.blocks
+    }
+    pub fn mapping(&self) -> &dyn Mapping {
+        self.mapping.as_ref()
+    }
+    pub fn stats(&self) -> &FtlStats {
+        &self.stats
+    }
+    pub fn gc_stats(&self) -> &GcStats {
+        &self.gc_stats
+    }
+    pub fn scheduler(&self) -> &dyn GcScheduler {
+        self.scheduler.as_ref()
+    }
+    pub fn verify_reads_checked(&self) -> Option<u64> {
+        self.verify.as_ref().map(|v| v.reads_checked)
+    }
+
+    /// Forget the figures gathered so far (end of warm-up); the drive's contents stay.
+    pub fn reset_stats(&mut self) {
+        self.stats = FtlStats::default();
+        self.gc_stats = GcStats::default();
+        self.last_arrival = None;
+    }
+
+    fn observation(&self, now: SimTime, op: IoOp, interval_ns: u64) -> GcObservation {
+        let victim_valid_left = self.partial.map(|(b, _)| self.blocks.valid(b)).unwrap_or(0);
+        GcObservation {
+            now,
+            op,
+            free_blocks: self.blocks.free_blocks(),
+            total_blocks: self.blocks.blocks(),
+            interval_ns,
+            victim_valid_left,
+            pages_per_block: self.blocks.geometry().pages_per_block,
+        }
+    }
+
+    /// Serve one host request whose pages are `lpns` (already folded into the logical space).
+    /// `partial_head`/`partial_tail`: the first/last page is only partly written.
+    /// Returns the completion time.
+    pub fn serve(
+        &mut self,
+        op: IoOp,
+        lpns: &[Lpn],
+        partial_head: bool,
+        partial_tail: bool,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        let interval = self.last_arrival.map(|t| now - t).unwrap_or(u64::MAX);
+        self.last_arrival = Some(now);
+        let mut ready = now;
+        let action = self.scheduler.before_serve(&self.observation(now, op, interval));
+        match action {
+            GcAction::Nothing => {}
+            GcAction::Reclaim { target_free_blocks } => {
+                self.gc_stats.foreground_invocations += 1;
+                let end = self.reclaim_until(target_free_blocks, now, device)?;
+                self.gc_stats.foreground_wait_ns += end - now;
+                ready = end;
+            }
+            GcAction::Partial { copies, min_invalid_fraction } => {
+                ready = ready.max(self.partial_step(copies, min_invalid_fraction, now, device)?);
+            }
+        }
+        let mut done = ready;
+        match op {
+            IoOp::Read => {
+                for &lpn in lpns {
+                    done = done.max(self.read_page(lpn, ready, now, device)?);
+                }
+            }
+            IoOp::Write => {
+                let last = lpns.len().saturating_sub(1);
+                for (i, &lpn) in lpns.iter().enumerate() {
+                    let partial = (i == 0 && partial_head) || (i == last && partial_tail);
+                    done = done.max(self.write_page(lpn, partial, ready, now, device)?);
+                }
+            }
+            IoOp::Trim => {
+                for &lpn in lpns {
+                    self.trim_page(lpn);
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// After a request completed at `now` with `response_ns`: background GC if asked.
+    pub fn after_served(&mut self, op: IoOp, response_ns: u64, now: SimTime, device: &mut Device) -> Result<()> {
+        let obs = self.observation(now, op, 0);
+        match self.scheduler.after_serve(&obs, response_ns) {
+            GcAction::Nothing => {}
+            GcAction::Reclaim { target_free_blocks } => {
+                self.reclaim_until(target_free_blocks, now, device)?;
+            }
+            GcAction::Partial { copies, min_invalid_fraction } => {
+                self.partial_step(copies, min_invalid_fraction, now, device)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_page(&mut self, lpn: Lpn, ready: SimTime, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        self.stats.host_read_pages += 1;
+        let (ppn, start) = self.mapping.lookup(lpn, &mut MapCtx { device, now: ready.max(now) });
+        if let Some(v) = &mut self.verify {
+            v.check_read(lpn, ppn, &self.blocks)?;
+        }
+        match ppn {
+            Some(p) => {
+                let mode = self.blocks.mode(self.blocks.geometry().block_of(p));
+                Ok(device.read(p, mode, start))
+            }
+            None => {
+                self.stats.unmapped_read_pages += 1;
+                Ok(start)
+            }
+        }
+    }
+
+    fn write_page(
+        &mut self,
+        lpn: Lpn,
+        partial: bool,
+        mut ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        self.stats.host_write_pages += 1;
+        if partial {
+            if let Some(old) = self.mapping.peek(lpn) {
+                // Read-modify-write: the unwritten part of the page comes from the old copy.
+                self.stats.rmw_reads += 1;
+                let mode = self.blocks.mode(self.blocks.geometry().block_of(old));
+                ready = device.read(old, mode, ready);
+            }
+        }
+        let ppn = self.allocate_host(ready, now, device)?;
+        let (old, start) = self.mapping.update(lpn, ppn, &mut MapCtx { device, now: ready });
+        self.commit_write(lpn, ppn, old);
+        self.stats.host_programs += 1;
+        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
+        Ok(device.program(ppn, mode, start))
+    }
+
+    fn commit_write(&mut self, lpn: Lpn, ppn: Ppn, old: Option<Ppn>) {
+        if let Some(o) = old {
+            self.blocks.invalidate(o);
+        }
+        self.blocks.set_owner(ppn, lpn);
+        if let Some(v) = &mut self.verify {
+            v.on_write(lpn, ppn);
+        }
+    }
+
+    fn trim_page(&mut self, lpn: Lpn) {
+        self.stats.host_trim_pages += 1;
+        if let Some(old) = self.mapping.unmap(lpn) {
+            self.blocks.invalidate(old);
+        }
+        if let Some(v) = &mut self.verify {
+            v.on_trim(lpn);
+        }
+    }
+
+    /// Pick the plane for a host page (dynamic: least busy; static: fixed rotation) and take
+    /// a page there. If no plane has room, GC must reclaim first (an emergency: the scheduler
+    /// did not keep up).
+    fn allocate_host(&mut self, ready: SimTime, now: SimTime, device: &mut Device) -> Result<Ppn> {
+        for attempt in 0..2 {
+            if let Some(plane) = self.pick_plane(device) {
+                let ppn = self.blocks.allocate(Stream::Host, plane, now);
+                return ppn.ok_or_else(|| Error::invariant("plane with room gave no page"));
+            }
+            if attempt == 0 {
+                self.gc_stats.emergency_reclaims += 1;
+                let target = self.blocks.free_blocks() + 1;
+                self.reclaim_until(target, ready, device)?;
+            }
+        }
+        Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed a block".into() })
+    }
+
+    fn pick_plane(&mut self, device: &Device) -> Option<PlaneId> {
+        let n = self.plane_order.len();
+        let mut best: Option<(SimTime, usize)> = None;
+        for k in 0..n {
+            let idx = (self.cursor + k) % n;
+            let plane = self.plane_order[idx];
+            if !self.blocks.has_room(Stream::Host, plane, GC_RESERVE_BLOCKS) {
+                continue;
+            }
+            match self.allocation {
+                AllocationKind::Static => {
+                    best = Some((0, idx));
+                    break;
+                }
+                AllocationKind::Dynamic => {
+                    let free_at = device.plane_free_at(plane);
+                    if best.is_none_or(|(t, _)| free_at < t) {
+                        best = Some((free_at, idx));
+                    }
+                }
+            }
+        }
+        let (_, idx) = best?;
+        self.cursor = (idx + 1) % n;
+        Some(self.plane_order[idx])
+    }
+
+    /// Reclaim whole victims until `target` blocks are free. Returns when the last GC
+    /// operation ends.
+    fn reclaim_until(&mut self, target: u32, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let mut end = now;
+        while self.blocks.free_blocks() < target {
+            let victim = match self.partial.take() {
+                Some((b, _)) => b,
+                None => self.choose_victim(0.0, now)?.ok_or_else(|| Error::DeviceFull {
+                    reason: "GC found no sealed block to reclaim".into(),
+                })?,
+            };
+            end = end.max(self.empty_victim(victim, u32::MAX, now, device)?.1);
+        }
+        Ok(end)
+    }
+
+    fn choose_victim(&mut self, min_invalid_fraction: f64, now: SimTime) -> Result<Option<BlockId>> {
+        let mut view = VictimView { blocks: &mut self.blocks, now };
+        let Some(b) = self.victim.select(&mut view, min_invalid_fraction) else {
+            return Ok(None);
+        };
+        if self.blocks.state(b) != blocks::BlockState::Sealed {
+            return Err(Error::invariant(format!("victim policy '{}' chose unsealed block {}", self.victim.id(), b.0)));
+        }
+        // A full victim is legitimate for some policies (FIFO rotates cold data), but if even
+        // the emptiest sealed block is full, reclaiming cannot gain space: the device is full.
+        if self.blocks.valid(b) >= self.blocks.capacity(b) {
+            if let Some(least) = self.blocks.min_valid_sealed() {
+                if self.blocks.valid(least) >= self.blocks.capacity(least) {
+                    return Err(Error::DeviceFull {
+                        reason: format!(
+                            "every sealed block holds only valid pages (block {} among them): the logical data does \
+                             not fit the physical space (lower device.utilization or raise device.overprovisioning)",
+                            least.0
+                        ),
+                    });
+                }
+            }
+        }
+        self.blocks.mark_victim(b);
+        Ok(Some(b))
+    }
+
+    /// One partial GC step: up to `copies` page copies from the current victim, or its erase
+    /// once it holds no valid page. Returns when the step's operations end.
+    fn partial_step(&mut self, copies: u32, min_invalid: f64, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        if copies == 0 {
+            return Ok(now);
+        }
+        let (victim, from) = match self.partial {
+            Some(p) => p,
+            None => match self.choose_victim(min_invalid, now)? {
+                Some(b) => (b, 0),
+                None => return Ok(now),
+            },
+        };
+        self.gc_stats.partial_steps += 1;
+        let (next, end) = self.empty_victim_from(victim, from, copies, now, device)?;
+        self.partial = next.map(|page| (victim, page));
+        Ok(end)
+    }
+
+    fn empty_victim(&mut self, b: BlockId, copies: u32, now: SimTime, device: &mut Device) -> Result<(Option<u32>, SimTime)> {
+        self.empty_victim_from(b, 0, copies, now, device)
+    }
+
+    /// Copy up to `copies` valid pages of victim `b` from page `from`; if it then holds no
+    /// valid page (and no copy was asked of this step, or `copies` is unlimited), erase it.
+    /// Returns the page to resume from (None once erased) and the end time.
+    fn empty_victim_from(
+        &mut self,
+        b: BlockId,
+        mut from: u32,
+        copies: u32,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<(Option<u32>, SimTime)> {
+        let g = self.blocks.geometry().clone();
+        let victim_plane = g.plane_of_block(b);
+        let victim_mode = self.blocks.mode(b);
+        let mut end = now;
+        let mut done = 0u32;
+        while done < copies {
+            let Some((old, lpn)) = self.blocks.next_valid_page(b, from) else { break };
+            let new = match self.blocks.allocate(Stream::Gc, victim_plane, now) {
+                Some(p) => p,
+                None => self.allocate_gc_elsewhere(now)?,
+            };
+            let read_done = device.read(old, victim_mode, now);
+            let mode = self.blocks.mode(g.block_of(new));
+            end = end.max(device.program(new, mode, read_done));
+            self.mapping.relocate(lpn, old, new);
+            self.blocks.invalidate(old);
+            self.blocks.set_owner(new, lpn);
+            if let Some(v) = &mut self.verify {
+                v.on_copy(old, new);
+            }
+            self.stats.gc_reads += 1;
+            self.stats.gc_programs += 1;
+            self.gc_stats.pages_copied += 1;
+            from = g.page_in_block(old) + 1;
+            done += 1;
+        }
+        let copies_left = copies == u32::MAX || done == 0;
+        if self.blocks.valid(b) == 0 && copies_left {
+            end = end.max(device.erase(b, victim_mode, end));
+            self.blocks.erase(b);
+            self.gc_stats.victims_reclaimed += 1;
+            return Ok((None, end));
+        }
+        Ok((Some(from), end))
+    }
+
+    fn allocate_gc_elsewhere(&mut self, now: SimTime) -> Result<Ppn> {
+        for k in 0..self.plane_order.len() {
+            let plane = self.plane_order[k];
+            if self.blocks.has_room(Stream::Gc, plane, 0) {
+                if let Some(p) = self.blocks.allocate(Stream::Gc, plane, now) {
+                    return Ok(p);
+                }
+            }
+        }
+        Err(Error::DeviceFull { reason: "GC found no free page for relocation".into() })
+    }
+
+    /// Warm-up write: no timing, no scheduler; GC reclaims inline when free blocks run low.
+    pub fn warm_write(&mut self, lpn: Lpn, device: &mut Device) -> Result<()> {
+        if self.blocks.free_blocks() < self.trigger_free_blocks {
+            self.reclaim_until(self.trigger_free_blocks + 1, 0, device)?;
+        }
+        let ppn = self.allocate_host(0, 0, device)?;
+        let (old, _) = self.mapping.update(lpn, ppn, &mut MapCtx { device, now: 0 });
+        self.commit_write(lpn, ppn, old);
+        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
+        device.program(ppn, mode, 0);
+        Ok(())
+    }
+
+    /// Verify mode's end-of-run scan (no-op when verify is off).
+    pub fn final_verify(&mut self) -> Result<()> {
+        match &mut self.verify {
+            Some(v) => v.final_scan(self.mapping.as_ref(), &self.blocks),
+            None => Ok(()),
+        }
+    }
+
+    #[doc(hidden)]
+    pub fn corrupt_mapping(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.mapping.corrupt(lpn, ppn);
+    }
+}

@@ -1,0 +1,424 @@
+//! Layer: sim. Wires one run together and drives it: the host issues requests (open loop at
+//! their arrival times, or closed loop keeping N outstanding), the FTL serves them on the
+//! device, completions come back in time order and feed the stats.
+//!
+//! The event core is a (time, seq) min-heap of completions plus the one pending open-loop
+//! arrival; ties go to completions first, then FIFO by seq. `Simulation` owns everything it
+//! uses (no globals), so many can run in one process.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+
+use crate::config::ValidatedConfig;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::ftl::Ftl;
+use crate::nand::Timing;
+use crate::stats::report::*;
+use crate::stats::{LatencyHistogram, TimeSeries};
+use crate::units::{Lpn, SimTime, NS_PER_S};
+use crate::workload::config::{Arrival, Replay, WorkloadKind};
+use crate::workload::host::{Host, HostRequest, RecordSource};
+use crate::workload::synthetic::SyntheticSource;
+use crate::workload::IoOp;
+
+/// Synthetic requests when neither `workload.count` nor `workload.duration_ns` is set.
+pub const DEFAULT_SYNTHETIC_COUNT: u64 = 100_000;
+
+/// Named random streams: each component draws from its own, so adding a draw in one does not
+/// shift another's sequence.
+#[derive(Debug, Clone, Copy)]
+pub enum RngStream {
+    Workload = 1,
+    Warmup = 2,
+    Policy = 3,
+}
+
+pub fn rng_for(seed: u64, stream: RngStream) -> Pcg64Mcg {
+    // Distinct, well-mixed seeds per stream (splitmix64 of seed ^ stream tag).
+    let mut z = seed ^ ((stream as u64) << 56) ^ 0x9E37_79B9_7F4A_7C15;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    Pcg64Mcg::seed_from_u64(z ^ (z >> 31))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Completion {
+    time: SimTime,
+    seq: u64,
+    arrival: SimTime,
+    op: IoOp,
+    offset_bytes: u64,
+    size_bytes: u64,
+}
+
+/// One record per host request (optional, for Parquet export).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RequestLog {
+    pub arrival_ns: Vec<u64>,
+    pub latency_ns: Vec<u64>,
+    /// 0 = read, 1 = write, 2 = trim.
+    pub op: Vec<u8>,
+    pub offset_bytes: Vec<u64>,
+    pub size_bytes: Vec<u64>,
+}
+
+pub struct Simulation {
+    cfg: ValidatedConfig,
+    device: Device,
+    ftl: Ftl,
+    host: Host,
+    queue: BinaryHeap<Reverse<Completion>>,
+    seq: u64,
+    pending: Option<HostRequest>,
+    closed_depth: Option<u32>,
+    source_done: bool,
+    stop_after_ns: Option<SimTime>,
+    expected_requests: Option<u64>,
+    issued: u64,
+    completed: u64,
+    now: SimTime,
+    first_arrival: Option<SimTime>,
+    last_completion: SimTime,
+    lat_read: LatencyHistogram,
+    lat_write: LatencyHistogram,
+    lat_all: LatencyHistogram,
+    summary: WorkloadSummary,
+    free_blocks: TimeSeries,
+    log: Option<RequestLog>,
+    lpn_buf: Vec<Lpn>,
+    warmup: WarmupSummary,
+    warmed: bool,
+    erase_base: Vec<u32>,
+    final_scan_passed: bool,
+}
+
+impl Simulation {
+    /// Build a simulation with a synthetic workload or the trace the config names.
+    pub fn new(cfg: ValidatedConfig) -> Result<Simulation> {
+        let source: Box<dyn RecordSource + Send> = match cfg.workload.kind {
+            WorkloadKind::Synthetic => {
+                let count = match (cfg.workload.count, cfg.workload.duration_ns) {
+                    (Some(c), _) => Some(c),
+                    (None, Some(_)) => None,
+                    (None, None) => Some(DEFAULT_SYNTHETIC_COUNT),
+                };
+                let space = cfg.used_logical_pages() as u64 * cfg.device.page_bytes;
+                Box::new(SyntheticSource::new(&cfg.workload, space, count, rng_for(cfg.seed, RngStream::Workload)))
+            }
+            WorkloadKind::Trace => crate::workload::trace::open_source(&cfg)?,
+        };
+        Self::with_source(cfg, source)
+    }
+
+    /// Build a simulation that draws its requests from `source`.
+    pub fn with_source(cfg: ValidatedConfig, source: Box<dyn RecordSource + Send>) -> Result<Simulation> {
+        let geometry = cfg.geometry();
+        let timing = Timing::resolve(&cfg.device.timing, geometry.cell, geometry.page_bytes);
+        let w = &cfg.workload;
+        let closed = match w.kind {
+            WorkloadKind::Synthetic => w.arrival == Arrival::Closed,
+            WorkloadKind::Trace => w.replay == Replay::Closed,
+        };
+        let rebase = w.kind == WorkloadKind::Trace;
+        let host = Host::new(source, geometry.page_bytes, cfg.used_logical_pages(), w.fold, w.speedup, rebase);
+        let expected_requests = match w.kind {
+            WorkloadKind::Synthetic if w.duration_ns.is_none() => Some(w.count.unwrap_or(DEFAULT_SYNTHETIC_COUNT)),
+            _ => w.count,
+        };
+        Ok(Simulation {
+            device: Device::new(geometry, timing),
+            ftl: Ftl::build(&cfg),
+            host,
+            queue: BinaryHeap::new(),
+            seq: 0,
+            pending: None,
+            closed_depth: closed.then(|| w.queue_depth()),
+            source_done: false,
+            stop_after_ns: w.duration_ns,
+            expected_requests,
+            issued: 0,
+            completed: 0,
+            now: 0,
+            first_arrival: None,
+            last_completion: 0,
+            lat_read: LatencyHistogram::default(),
+            lat_write: LatencyHistogram::default(),
+            lat_all: LatencyHistogram::default(),
+            summary: WorkloadSummary::default(),
+            free_blocks: TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples),
+            log: cfg.report.per_request.then(RequestLog::default),
+            lpn_buf: Vec::new(),
+            warmup: WarmupSummary::default(),
+            warmed: false,
+            erase_base: Vec::new(),
+            final_scan_passed: false,
+            cfg,
+        })
+    }
+
+    pub fn config(&self) -> &ValidatedConfig {
+        &self.cfg
+    }
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+    pub fn ftl_mut(&mut self) -> &mut Ftl {
+        &mut self.ftl
+    }
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// (requests completed, requests expected if known).
+    pub fn progress(&self) -> (u64, Option<u64>) {
+        (self.completed, self.expected_requests)
+    }
+    pub fn request_log(&self) -> Option<&RequestLog> {
+        self.log.as_ref()
+    }
+
+    /// Fill and precondition the drive without timing, then reset every figure.
+    fn warm_up(&mut self) -> Result<()> {
+        self.warmed = true;
+        let wu = self.cfg.warmup.clone();
+        let used = self.cfg.used_logical_pages();
+        self.device.set_timed(false);
+        if wu.fill {
+            for lpn in 0..used {
+                self.ftl.warm_write(Lpn(lpn), &mut self.device)?;
+            }
+            self.warmup.pages_written += used as u64;
+        }
+        let random = (wu.random_writes * used as f64) as u64;
+        if random > 0 {
+            let mut rng = rng_for(self.cfg.seed, RngStream::Warmup);
+            for _ in 0..random {
+                let lpn = rand::Rng::gen_range(&mut rng, 0..used);
+                self.ftl.warm_write(Lpn(lpn), &mut self.device)?;
+            }
+            self.warmup.pages_written += random;
+        }
+        self.warmup.erases = self.device.counters().erases;
+        self.device.set_timed(true);
+        self.ftl.reset_stats();
+        self.erase_base = self.ftl.blocks().erase_counts().to_vec();
+        Ok(())
+    }
+
+    fn fetch(&mut self) -> Result<Option<HostRequest>> {
+        if self.source_done {
+            return Ok(None);
+        }
+        match self.host.next_request()? {
+            Some(r) if self.stop_after_ns.is_none_or(|stop| r.arrival_ns <= stop) => Ok(Some(r)),
+            _ => {
+                self.source_done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    fn issue(&mut self, req: HostRequest, now: SimTime) -> Result<()> {
+        self.now = now;
+        self.device.advance_to(now);
+        self.first_arrival.get_or_insert(now);
+        self.free_blocks.offer(now, self.ftl.blocks().free_blocks() as f64);
+        let mut lpns = std::mem::take(&mut self.lpn_buf);
+        self.host.lpns(&req, &mut lpns);
+        let done = self.ftl.serve(req.op, &lpns, req.partial_head, req.partial_tail, now, &mut self.device);
+        self.lpn_buf = lpns;
+        let done = done?;
+        self.issued += 1;
+        self.seq += 1;
+        self.queue.push(Reverse(Completion {
+            time: done,
+            seq: self.seq,
+            arrival: now,
+            op: req.op,
+            offset_bytes: req.offset_bytes,
+            size_bytes: req.size_bytes,
+        }));
+        Ok(())
+    }
+
+    fn complete(&mut self, c: Completion) -> Result<()> {
+        self.now = c.time;
+        self.completed += 1;
+        self.last_completion = self.last_completion.max(c.time);
+        let latency = c.time - c.arrival;
+        self.lat_all.record(latency);
+        let s = &mut self.summary;
+        s.requests += 1;
+        match c.op {
+            IoOp::Read => {
+                self.lat_read.record(latency);
+                s.reads += 1;
+                s.read_bytes += c.size_bytes;
+            }
+            IoOp::Write => {
+                self.lat_write.record(latency);
+                s.writes += 1;
+                s.write_bytes += c.size_bytes;
+            }
+            IoOp::Trim => s.trims += 1,
+        }
+        if let Some(log) = &mut self.log {
+            log.arrival_ns.push(c.arrival);
+            log.latency_ns.push(latency);
+            log.op.push(c.op as u8);
+            log.offset_bytes.push(c.offset_bytes);
+            log.size_bytes.push(c.size_bytes);
+        }
+        self.device.advance_to(c.time);
+        self.ftl.after_served(c.op, latency, c.time, &mut self.device)
+    }
+
+    /// Process up to `max_events` events (arrivals and completions). Returns true when the
+    /// workload is finished (then `report()` is final).
+    pub fn step(&mut self, max_events: u64) -> Result<bool> {
+        if !self.warmed {
+            self.warm_up()?;
+            if let Some(depth) = self.closed_depth {
+                for _ in 0..depth {
+                    match self.fetch()? {
+                        Some(r) => self.issue(r, 0)?,
+                        None => break,
+                    }
+                }
+            } else {
+                self.pending = self.fetch()?;
+            }
+        }
+        for _ in 0..max_events {
+            let next_completion = self.queue.peek().map(|Reverse(c)| c.time);
+            let arrival_first = match (self.pending, next_completion) {
+                (None, None) => return self.finish().map(|_| true),
+                (Some(req), Some(t)) => req.arrival_ns < t,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if arrival_first {
+                let req = self.pending.take().expect("arrival_first implies a pending request");
+                let at = req.arrival_ns.max(self.now);
+                self.issue(req, at)?;
+                self.pending = self.fetch()?;
+            } else {
+                let Some(Reverse(c)) = self.queue.pop() else { unreachable!("peeked a completion") };
+                self.complete(c)?;
+                if self.closed_depth.is_some() {
+                    if let Some(r) = self.fetch()? {
+                        self.issue(r, c.time)?;
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.issued != self.completed {
+            return Err(Error::invariant(format!(
+                "{} requests issued but {} completed",
+                self.issued, self.completed
+            )));
+        }
+        if !self.final_scan_passed {
+            self.ftl.final_verify()?;
+            self.final_scan_passed = self.cfg.verify;
+        }
+        Ok(())
+    }
+
+    /// Run to the end and return the report.
+    pub fn run(&mut self) -> Result<Report> {
+        while !self.step(1 << 20)? {}
+        Ok(self.report())
+    }
+
+    /// The report of what has run so far.
+    pub fn report(&self) -> Report {
+        let span = self.last_completion.saturating_sub(self.first_arrival.unwrap_or(0));
+        let secs = span as f64 / NS_PER_S as f64;
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let s = &self.summary;
+        let f = self.ftl.stats();
+        let host_programs = f.host_programs;
+        let waf = if host_programs == 0 { 0.0 } else { (f.host_programs + f.gc_programs) as f64 / host_programs as f64 };
+        let counts = self.ftl.blocks().erase_counts();
+        let measured: Vec<u32> = if self.erase_base.len() == counts.len() {
+            counts.iter().zip(&self.erase_base).map(|(a, b)| a - b).collect()
+        } else {
+            counts.to_vec()
+        };
+        let n = measured.len().max(1) as f64;
+        let mean = measured.iter().map(|&e| e as f64).sum::<f64>() / n;
+        let var = measured.iter().map(|&e| (e as f64 - mean).powi(2)).sum::<f64>() / n;
+        let busy: u64 = self.device.unit_busy_ns().iter().sum();
+        let units = self.device.unit_busy_ns().len().max(1) as f64;
+        let gc_report = self.ftl.scheduler().report();
+        Report {
+            schema: REPORT_SCHEMA,
+            ssdlab_version: env!("CARGO_PKG_VERSION"),
+            git_revision: env!("SSDLAB_GIT_REVISION"),
+            seed: self.cfg.seed,
+            config: serde_json::to_value(self.cfg.config()).unwrap_or(serde_json::Value::Null),
+            workload: WorkloadSummary {
+                span_ns: span,
+                skipped_records: self.host.skipped_records(),
+                host: self.host.stats.clone(),
+                ..s.clone()
+            },
+            latency: LatencyReport { read: self.lat_read.summary(), write: self.lat_write.summary(), all: self.lat_all.summary() },
+            throughput: Throughput {
+                iops: per_s(s.requests as f64),
+                read_mb_per_s: per_s(s.read_bytes as f64 / 1e6),
+                write_mb_per_s: per_s(s.write_bytes as f64 / 1e6),
+                mb_per_s: per_s((s.read_bytes + s.write_bytes) as f64 / 1e6),
+            },
+            waf,
+            ftl: f.clone(),
+            gc: self.ftl.gc_stats().clone(),
+            wear: WearSummary {
+                erases: self.device.counters().erases,
+                max_erases_per_block: measured.iter().copied().max().unwrap_or(0),
+                mean_erases_per_block: mean,
+                std_erases_per_block: var.sqrt(),
+                lifetime_max_erases_per_block: counts.iter().copied().max().unwrap_or(0),
+            },
+            device: DeviceSummary {
+                counters: self.device.counters().clone(),
+                mean_unit_utilization: if span > 0 { busy as f64 / units / span as f64 } else { 0.0 },
+                free_blocks_at_end: self.ftl.blocks().free_blocks(),
+            },
+            policies: Policies {
+                mapping: self.ftl.mapping().id().to_string(),
+                gc_scheduler: self.ftl.scheduler().id().to_string(),
+                gc_victim: format!("{:?}", self.cfg.gc.victim).to_lowercase(),
+                gc_scheduler_report: gc_report,
+            },
+            warmup: self.warmup.clone(),
+            verify: VerifySummary {
+                enabled: self.cfg.verify,
+                reads_checked: self.ftl.verify_reads_checked().unwrap_or(0),
+                final_scan_passed: self.final_scan_passed,
+            },
+            time_series: TimeSeriesReport { free_blocks: self.free_blocks.clone() },
+        }
+    }
+
+    /// Latency histogram (value, count) pairs for plotting exact CDFs: ("read"|"write"|"all").
+    pub fn latency_histogram(&self, which: &str) -> Vec<(u64, u64)> {
+        match which {
+            "read" => self.lat_read.sorted(),
+            "write" => self.lat_write.sorted(),
+            _ => self.lat_all.sorted(),
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Layer: stats. The versioned run report: everything a run measured, plus the resolved
+//! configuration, seed, ssdlab version and git revision, so a result can be traced to what
+//! produced it. Serialised as JSON; the same config and seed give byte-identical JSON (no wall
+//! clock time is stored here).
+
+use serde::Serialize;
+
+use crate::device::DeviceCounters;
+use crate::ftl::gc::GcStats;
+use crate::ftl::FtlStats;
+use crate::stats::{LatencySummary, TimeSeries};
+use crate::workload::host::HostStats;
+
+pub const REPORT_SCHEMA: &str = "ssdlab-report/1";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    pub ssdlab_version: &'static str,
+    pub git_revision: &'static str,
+    pub seed: u64,
+    /// The fully resolved configuration.
+    pub config: serde_json::Value,
+    pub workload: WorkloadSummary,
+    pub latency: LatencyReport,
+    pub throughput: Throughput,
+    /// Flash page programs (host + GC) per host page write.
+    pub waf: f64,
+    pub ftl: FtlStats,
+    pub gc: GcStats,
+    pub wear: WearSummary,
+    pub device: DeviceSummary,
+    pub policies: Policies,
+    pub warmup: WarmupSummary,
+    pub verify: VerifySummary,
+    pub time_series: TimeSeriesReport,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WorkloadSummary {
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Simulated time from the first arrival to the last completion.
+    pub span_ns: u64,
+    pub skipped_records: u64,
+    pub host: HostStats,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LatencyReport {
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+    pub all: LatencySummary,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Throughput {
+    pub iops: f64,
+    pub read_mb_per_s: f64,
+    pub write_mb_per_s: f64,
+    pub mb_per_s: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WearSummary {
+    /// Erases during the measured run.
+    pub erases: u64,
+    /// Per-block erases during the measured run.
+    pub max_erases_per_block: u32,
+    pub mean_erases_per_block: f64,
+    pub std_erases_per_block: f64,
+    /// Per-block erase counts over the device's whole life (warm-up included).
+    pub lifetime_max_erases_per_block: u32,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DeviceSummary {
+    pub counters: DeviceCounters,
+    /// Mean fraction of the measured span the array units were busy.
+    pub mean_unit_utilization: f64,
+    pub free_blocks_at_end: u32,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Policies {
+    pub mapping: String,
+    pub gc_scheduler: String,
+    pub gc_victim: String,
+    pub gc_scheduler_report: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WarmupSummary {
+    pub pages_written: u64,
+    pub erases: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VerifySummary {
+    pub enabled: bool,
+    pub reads_checked: u64,
+    pub final_scan_passed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeSeriesReport {
+    pub free_blocks: TimeSeries,
+}
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report types serialise")
+    }
+}

@@ -1,0 +1,7 @@
+//! Integration tests: one binary, one module per behaviour.
+
+mod common;
+mod determinism;
+mod timing;
+mod verify;
+mod waf;
