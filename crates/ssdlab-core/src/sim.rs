@@ -324,10 +324,7 @@ impl Simulation {
 
     fn finish(&mut self) -> Result<()> {
         if self.issued != self.completed {
-            return Err(Error::invariant(format!(
-                "{} requests issued but {} completed",
-                self.issued, self.completed
-            )));
+            return Err(Error::invariant(format!("{} requests issued but {} completed", self.issued, self.completed)));
         }
         if !self.final_scan_passed {
             self.ftl.final_verify()?;
@@ -350,7 +347,8 @@ impl Simulation {
         let s = &self.summary;
         let f = self.ftl.stats();
         let host_programs = f.host_programs;
-        let waf = if host_programs == 0 { 0.0 } else { (f.host_programs + f.gc_programs) as f64 / host_programs as f64 };
+        let waf =
+            if host_programs == 0 { 0.0 } else { (f.host_programs + f.gc_programs) as f64 / host_programs as f64 };
         let counts = self.ftl.blocks().erase_counts();
         let measured: Vec<u32> = if self.erase_base.len() == counts.len() {
             counts.iter().zip(&self.erase_base).map(|(a, b)| a - b).collect()
@@ -375,7 +373,11 @@ impl Simulation {
                 host: self.host.stats.clone(),
                 ..s.clone()
             },
-            latency: LatencyReport { read: self.lat_read.summary(), write: self.lat_write.summary(), all: self.lat_all.summary() },
+            latency: LatencyReport {
+                read: self.lat_read.summary(),
+                write: self.lat_write.summary(),
+                all: self.lat_all.summary(),
+            },
             throughput: Throughput {
                 iops: per_s(s.requests as f64),
                 read_mb_per_s: per_s(s.read_bytes as f64 / 1e6),

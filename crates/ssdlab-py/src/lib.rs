@@ -1,1 +1,19 @@
-use pyo3::prelude::*; #[pymodule] fn _core(_m: &Bound<PyModule>) -> PyResult<()> { Ok(()) }
+//! PyO3 bindings for ssdlab-core: the `ssdlab._core` extension module. Registration only; the
+//! conversions live in `errors.rs` and the wrapped types in `sim.rs`. No simulator logic here.
+
+mod errors;
+mod sim;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<sim::Simulation>()?;
+    m.add_function(wrap_pyfunction!(sim::presets, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::workload_patterns, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::workload_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::resolve_config, m)?)?;
+    Ok(())
+}

@@ -121,6 +121,11 @@ pub fn from_table(table: toml::Table) -> Result<Config> {
     result.map_err(|e| Error::config("config", e.message().to_string()))
 }
 
+/// The resolved configuration as TOML, every key with its value (defaults included).
+pub fn to_toml(cfg: &Config) -> String {
+    toml::to_string_pretty(cfg).unwrap_or_else(|e| format!("# could not render the configuration: {e}\n"))
+}
+
 /// Preset + layers + overrides -> a typed (not yet validated) configuration.
 pub fn load(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<Config> {
     from_table(merged_table(preset, layers, overrides)?)

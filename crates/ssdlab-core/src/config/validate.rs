@@ -48,13 +48,14 @@ impl ValidatedConfig {
             p.check(v >= 1, key, || "must be at least 1".into());
         }
         let bits = d.cell.bits_per_cell();
-        p.check(d.pages_per_block % bits == 0, "device.pages_per_block", || {
+        p.check(d.pages_per_block.is_multiple_of(bits), "device.pages_per_block", || {
             format!("must be a multiple of {bits} (pages per wordline of a {:?} cell)", d.cell)
         });
         p.check(d.page_bytes >= 512, "device.page_bytes", || "must be at least 512".into());
-        let pages = [d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die, d.blocks_per_plane, d.pages_per_block]
-            .iter()
-            .fold(1u128, |acc, &v| acc * v as u128);
+        let pages =
+            [d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die, d.blocks_per_plane, d.pages_per_block]
+                .iter()
+                .fold(1u128, |acc, &v| acc * v as u128);
         p.check(pages < u32::MAX as u128, "device", || {
             format!("{pages} physical pages; at most {} are supported (u32 page numbers)", u32::MAX - 1)
         });
@@ -72,9 +73,11 @@ impl ValidatedConfig {
             p.check(list.iter().all(|&v| v > 0), key, || "latencies must be positive".into());
         }
         p.check(t.erase_ns > 0, "device.timing.erase_ns", || "must be positive".into());
-        p.check(d.cell != CellType::Slc || (t.slc_program_ns.is_none() && t.slc_read_ns.is_none()), "device.timing", || {
-            "slc_* latencies apply to multi-level cells only".into()
-        });
+        p.check(
+            d.cell != CellType::Slc || (t.slc_program_ns.is_none() && t.slc_read_ns.is_none()),
+            "device.timing",
+            || "slc_* latencies apply to multi-level cells only".into(),
+        );
 
         let physical_pages = pages.min(u32::MAX as u128) as u64;
         let logical_pages = (physical_pages as f64 * (1.0 - d.overprovisioning)).floor() as u64;
@@ -107,16 +110,18 @@ impl ValidatedConfig {
         p.check(w.numjobs >= 1, "workload.numjobs", || "must be at least 1".into());
         p.check(w.rwmixread <= 100, "workload.rwmixread", || "is a percentage (0-100)".into());
         p.check(w.working_set > 0.0 && w.working_set <= 1.0, "workload.working_set", || "must be in (0, 1]".into());
-        p.check(
-            (w.working_set * used as f64 * d.page_bytes as f64) as u64 >= w.bs.0,
-            "workload.working_set",
-            || "is smaller than one block of workload.bs".into(),
-        );
+        p.check((w.working_set * used as f64 * d.page_bytes as f64) as u64 >= w.bs.0, "workload.working_set", || {
+            "is smaller than one block of workload.bs".into()
+        });
         if w.random_distribution == AddressDistribution::Zipf {
-            p.check(w.zipf_theta > 0.0 && w.zipf_theta.is_finite(), "workload.zipf_theta", || "must be positive".into());
+            p.check(w.zipf_theta > 0.0 && w.zipf_theta.is_finite(), "workload.zipf_theta", || {
+                "must be positive".into()
+            });
         }
         if w.random_distribution == AddressDistribution::Hotcold {
-            p.check(w.hot_fraction > 0.0 && w.hot_fraction < 1.0, "workload.hot_fraction", || "must be in (0, 1)".into());
+            p.check(w.hot_fraction > 0.0 && w.hot_fraction < 1.0, "workload.hot_fraction", || {
+                "must be in (0, 1)".into()
+            });
             p.check((0.0..=1.0).contains(&w.hot_share), "workload.hot_share", || "must be in [0, 1]".into());
         }
         if w.arrival != Arrival::Closed && w.kind == WorkloadKind::Synthetic {
@@ -129,7 +134,10 @@ impl ValidatedConfig {
         p.check(w.speedup > 0.0 && w.speedup.is_finite(), "workload.speedup", || "must be positive".into());
         if w.kind == WorkloadKind::Trace {
             match &w.path {
-                None => p.0.push(ConfigProblem { key: "workload.path".into(), reason: "a trace workload needs a path".into() }),
+                None => p.0.push(ConfigProblem {
+                    key: "workload.path".into(),
+                    reason: "a trace workload needs a path".into(),
+                }),
                 Some(path) => p.check(path.is_file(), "workload.path", || format!("{}: no such file", path.display())),
             }
         }

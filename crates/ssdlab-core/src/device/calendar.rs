@@ -42,13 +42,13 @@ impl Calendar {
             }
             _ => {}
         }
-        // Find the first gap of sufficient length starting at >= earliest.
+        // Intervals are sorted and disjoint, so also sorted by end: skip every interval that
+        // ends by `earliest` with a binary search, then walk forward to the first gap that fits.
+        let first = self.busy.partition_point(|&(_, e)| e <= earliest);
         let mut candidate = earliest;
         let mut insert_at = self.busy.len();
-        for (i, &(s, e)) in self.busy.iter().enumerate() {
-            if e <= candidate {
-                continue;
-            }
+        for i in first..self.busy.len() {
+            let (s, e) = self.busy[i];
             if s >= candidate + duration {
                 insert_at = i;
                 break;

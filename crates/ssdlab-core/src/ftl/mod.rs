@@ -297,9 +297,9 @@ impl Ftl {
         while self.blocks.free_blocks() < target {
             let victim = match self.partial.take() {
                 Some((b, _)) => b,
-                None => self.choose_victim(0.0, now)?.ok_or_else(|| Error::DeviceFull {
-                    reason: "GC found no sealed block to reclaim".into(),
-                })?,
+                None => self
+                    .choose_victim(0.0, now)?
+                    .ok_or_else(|| Error::DeviceFull { reason: "GC found no sealed block to reclaim".into() })?,
             };
             end = end.max(self.empty_victim(victim, u32::MAX, now, device)?.1);
         }
@@ -329,6 +329,8 @@ impl Ftl {
                 }
             }
         }
+        self.gc_stats.victims_chosen += 1;
+        self.gc_stats.victim_valid_pages_at_choice += self.blocks.valid(b) as u64;
         self.blocks.mark_victim(b);
         Ok(Some(b))
     }
@@ -352,7 +354,13 @@ impl Ftl {
         Ok(end)
     }
 
-    fn empty_victim(&mut self, b: BlockId, copies: u32, now: SimTime, device: &mut Device) -> Result<(Option<u32>, SimTime)> {
+    fn empty_victim(
+        &mut self,
+        b: BlockId,
+        copies: u32,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<(Option<u32>, SimTime)> {
         self.empty_victim_from(b, 0, copies, now, device)
     }
 

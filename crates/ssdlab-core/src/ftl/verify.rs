@@ -20,7 +20,11 @@ pub struct Verifier {
 
 impl Verifier {
     pub fn new(logical_pages: u32, physical_pages: u64) -> Verifier {
-        Verifier { latest: vec![0; logical_pages as usize], oob_version: vec![0; physical_pages as usize], reads_checked: 0 }
+        Verifier {
+            latest: vec![0; logical_pages as usize],
+            oob_version: vec![0; physical_pages as usize],
+            reads_checked: 0,
+        }
     }
 
     pub fn on_write(&mut self, lpn: Lpn, ppn: Ppn) {
@@ -44,9 +48,10 @@ impl Verifier {
         match ppn {
             None if latest == 0 || latest == TRIMMED => Ok(()),
             None => Err(Error::invariant(format!("verify: LPN {} (version {latest}) is unmapped: data lost", lpn.0))),
-            Some(_) if latest == 0 || latest == TRIMMED => {
-                Err(Error::invariant(format!("verify: LPN {} was never written or was trimmed, yet maps to data", lpn.0)))
-            }
+            Some(_) if latest == 0 || latest == TRIMMED => Err(Error::invariant(format!(
+                "verify: LPN {} was never written or was trimmed, yet maps to data",
+                lpn.0
+            ))),
             Some(p) => {
                 let owner = blocks.owner(p);
                 let held = self.oob_version[p.index()];

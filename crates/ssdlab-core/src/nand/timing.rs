@@ -73,7 +73,13 @@ impl Timing {
     /// Resolve per-type tables. `cfg` must have been validated (lists of 1 or n values).
     pub fn resolve(cfg: &TimingConfig, cell: CellType, page_bytes: u64) -> Timing {
         let n = cell.bits_per_cell() as usize;
-        let per_type = |v: &Vec<u64>| -> Vec<Nanos> { if v.len() == 1 { vec![v[0]; n] } else { v.clone() } };
+        let per_type = |v: &Vec<u64>| -> Vec<Nanos> {
+            if v.len() == 1 {
+                vec![v[0]; n]
+            } else {
+                v.clone()
+            }
+        };
         let read_ns = per_type(&cfg.read_ns);
         let program_ns = per_type(&cfg.program_ns);
         Timing {

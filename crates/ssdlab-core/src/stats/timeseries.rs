@@ -19,7 +19,13 @@ pub struct TimeSeries {
 
 impl TimeSeries {
     pub fn new(interval_ns: u64, max_samples: usize) -> TimeSeries {
-        TimeSeries { interval_ns: interval_ns.max(1), time_ns: Vec::new(), values: Vec::new(), next_ns: 0, max_samples: max_samples.max(2) }
+        TimeSeries {
+            interval_ns: interval_ns.max(1),
+            time_ns: Vec::new(),
+            values: Vec::new(),
+            next_ns: 0,
+            max_samples: max_samples.max(2),
+        }
     }
 
     /// Offer the current value at `now`; it is kept if a sample is due.

@@ -64,7 +64,14 @@ pub struct Host {
 
 impl Host {
     /// `rebase`: subtract the first record's time (traces); synthetic times start at 0 anyway.
-    pub fn new(source: Box<dyn RecordSource + Send>, page_bytes: u64, used_pages: u32, fold: Fold, speedup: f64, rebase: bool) -> Host {
+    pub fn new(
+        source: Box<dyn RecordSource + Send>,
+        page_bytes: u64,
+        used_pages: u32,
+        fold: Fold,
+        speedup: f64,
+        rebase: bool,
+    ) -> Host {
         Host {
             source,
             page_bytes,

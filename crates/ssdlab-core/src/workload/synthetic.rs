@@ -177,7 +177,13 @@ mod tests {
 
     #[test]
     fn onoff_arrivals_avoid_off_periods() {
-        let cfg = WorkloadConfig { arrival: Arrival::Onoff, rate_iops: 100_000.0, on_ns: 1_000_000, off_ns: 9_000_000, ..Default::default() };
+        let cfg = WorkloadConfig {
+            arrival: Arrival::Onoff,
+            rate_iops: 100_000.0,
+            on_ns: 1_000_000,
+            off_ns: 9_000_000,
+            ..Default::default()
+        };
         for r in source(cfg) {
             assert!(r.time_ns % 10_000_000 <= 1_000_000, "arrival in an off period: {}", r.time_ns);
         }

@@ -34,7 +34,8 @@ fn static_allocation_keeps_all_data() {
 
 #[test]
 fn corrupted_mapping_is_caught() {
-    let cfg = config("tiny", "verify = true\n[warmup]\nfill = true\n[workload]\nrw = \"randread\"\ncount = 5000\n", &[]);
+    let cfg =
+        config("tiny", "verify = true\n[warmup]\nfill = true\n[workload]\nrw = \"randread\"\ncount = 5000\n", &[]);
     let mut sim = Simulation::new(cfg).unwrap();
     sim.step(10).unwrap();
     // Point LPN 5 at the page holding LPN 6.

@@ -37,7 +37,9 @@ fn waf_run(r: f64, victim: &str) -> (f64, f64) {
     let cfg = config("tiny", &toml, &[]);
     let t = cfg.geometry().pages() as f64;
     let u = cfg.used_logical_pages() as f64;
+    let ppb = cfg.device.pages_per_block;
     let report = run(cfg);
+    eprintln!("{victim}: mean victim valid fraction {:.3}", report.gc.mean_victim_valid_fraction(ppb));
     (report.waf, u / t)
 }
 

@@ -46,7 +46,7 @@ impl VictimView<'_> {
 }
 
 /// Chooses the block GC empties next. Only sealed blocks are candidates (never an open one).
-pub trait VictimPolicy {
+pub trait VictimPolicy: Send {
     fn id(&self) -> &'static str;
     /// A victim with at least `min_invalid_fraction` invalid pages, or None.
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId>;
@@ -72,15 +72,20 @@ pub struct GcObservation {
 pub enum GcAction {
     Nothing,
     /// Foreground: reclaim whole victims until this many blocks are free; the request waits.
-    Reclaim { target_free_blocks: u32 },
+    Reclaim {
+        target_free_blocks: u32,
+    },
     /// Background: copy up to `copies` valid pages of the current victim (choosing one with at
     /// least `min_invalid_fraction` invalid pages if none is in progress), or erase the victim
     /// if it holds no valid page (an erase replaces the copies).
-    Partial { copies: u32, min_invalid_fraction: f64 },
+    Partial {
+        copies: u32,
+        min_invalid_fraction: f64,
+    },
 }
 
 /// Decides when GC runs and how much. One file per policy under `scheduler/`.
-pub trait GcScheduler {
+pub trait GcScheduler: Send {
     fn id(&self) -> &'static str;
     /// Called when a request arrives, before it is served.
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction;
@@ -106,4 +111,17 @@ pub struct GcStats {
     pub emergency_reclaims: u64,
     /// Simulated time requests spent waiting for foreground GC, summed.
     pub foreground_wait_ns: u64,
+    /// Victims chosen, and their valid pages summed at the moment of choice.
+    pub victims_chosen: u64,
+    pub victim_valid_pages_at_choice: u64,
+}
+
+impl GcStats {
+    /// Mean valid fraction of victims when chosen (u in the WAF = 1/(1-u) model).
+    pub fn mean_victim_valid_fraction(&self, pages_per_block: u32) -> f64 {
+        if self.victims_chosen == 0 {
+            return 0.0;
+        }
+        self.victim_valid_pages_at_choice as f64 / (self.victims_chosen as f64 * pages_per_block as f64)
+    }
 }

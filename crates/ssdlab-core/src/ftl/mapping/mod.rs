@@ -16,7 +16,7 @@ pub struct MapCtx<'a> {
     pub now: SimTime,
 }
 
-pub trait Mapping {
+pub trait Mapping: Send {
     /// The policy id used in configs and reports.
     fn id(&self) -> &'static str;
     /// Host read: the page holding `lpn` (None if never written or trimmed), and the time the

@@ -1,0 +1,128 @@
+//! `Simulation` and the configuration helpers, wrapped for Python. Stepping releases the GIL.
+
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use ssdlab_core::config::{load, presets as core_presets, to_toml, Layer};
+use ssdlab_core::ValidatedConfig;
+
+use crate::errors::IntoPy;
+
+fn layers(raw: Vec<(Option<String>, String)>) -> Vec<Layer> {
+    raw.into_iter().map(|(origin, text)| Layer { origin: origin.map(PathBuf::from), text }).collect()
+}
+
+fn validated(
+    py: Python<'_>,
+    preset: Option<&str>,
+    raw_layers: Vec<(Option<String>, String)>,
+    overrides: Vec<String>,
+) -> PyResult<ValidatedConfig> {
+    let cfg = load(preset, &layers(raw_layers), &overrides).py_err(py)?;
+    ValidatedConfig::new(cfg).py_err(py)
+}
+
+#[pyfunction]
+pub fn presets() -> Vec<&'static str> {
+    core_presets::names()
+}
+
+#[pyfunction]
+pub fn preset_toml(name: &str) -> Option<&'static str> {
+    core_presets::device_preset(name)
+}
+
+#[pyfunction]
+pub fn workload_patterns() -> Vec<&'static str> {
+    core_presets::workload_names()
+}
+
+#[pyfunction]
+pub fn workload_toml(name: &str) -> Option<&'static str> {
+    core_presets::workload_preset(name)
+}
+
+/// The fully resolved, validated configuration as TOML.
+#[pyfunction]
+#[pyo3(signature = (preset, layers, overrides))]
+pub fn resolve_config(
+    py: Python<'_>,
+    preset: Option<&str>,
+    layers: Vec<(Option<String>, String)>,
+    overrides: Vec<String>,
+) -> PyResult<String> {
+    Ok(to_toml(validated(py, preset, layers, overrides)?.config()))
+}
+
+/// Per-request columns: arrival_ns, latency_ns, op, offset_bytes, size_bytes.
+type RequestColumns = (Vec<u64>, Vec<u64>, Vec<u8>, Vec<u64>, Vec<u64>);
+
+/// One simulation run. Build it from a preset, TOML layers and `key=value` overrides, then
+/// `step()` until it returns True, then read `report_json()`.
+#[pyclass(module = "ssdlab._core")]
+pub struct Simulation {
+    // A Mutex makes the wrapper Sync (PyO3 requires it); Python calls never contend for it.
+    inner: Mutex<ssdlab_core::Simulation>,
+}
+
+impl Simulation {
+    fn sim(&self) -> MutexGuard<'_, ssdlab_core::Simulation> {
+        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (preset, layers, overrides))]
+    fn new(
+        py: Python<'_>,
+        preset: Option<&str>,
+        layers: Vec<(Option<String>, String)>,
+        overrides: Vec<String>,
+    ) -> PyResult<Self> {
+        let cfg = validated(py, preset, layers, overrides)?;
+        let inner = py.allow_threads(|| ssdlab_core::Simulation::new(cfg)).py_err(py)?;
+        Ok(Simulation { inner: Mutex::new(inner) })
+    }
+
+    /// Process up to `max_events` events without the GIL. True when the run is finished.
+    fn step(&mut self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
+        let inner = &mut self.inner;
+        py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).step(max_events)).py_err(py)
+    }
+
+    /// (requests completed, requests expected or None).
+    fn progress(&self) -> (u64, Option<u64>) {
+        self.sim().progress()
+    }
+
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.sim().now()
+    }
+
+    /// The report so far as JSON.
+    fn report_json(&self) -> String {
+        self.sim().report().to_json()
+    }
+
+    /// The resolved configuration as TOML.
+    fn config_toml(&self) -> String {
+        to_toml(self.sim().config().config())
+    }
+
+    /// Exact latency distribution as (value_ns, count) pairs: which = "read" | "write" | "all".
+    fn latency_histogram(&self, which: &str) -> Vec<(u64, u64)> {
+        self.sim().latency_histogram(which)
+    }
+
+    /// Per-request columns (arrival_ns, latency_ns, op, offset_bytes, size_bytes) or None if
+    /// `report.per_request` is off.
+    fn request_log(&self) -> Option<RequestColumns> {
+        self.sim().request_log().map(|l| {
+            (l.arrival_ns.clone(), l.latency_ns.clone(), l.op.clone(), l.offset_bytes.clone(), l.size_bytes.clone())
+        })
+    }
+}

@@ -1,0 +1,71 @@
+"""The `ssdlab` command line: run simulations, list presets, show resolved configs, bench.
+
+Input problems print `file:line: reason` plus a hint and exit with status 2;
+SSDLAB_DEBUG=1 shows the Python traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ssdlab.cli.bench import bench
+from ssdlab.cli.common import console_err
+from ssdlab.cli.configcmd import config
+from ssdlab.cli.presetscmd import presets
+from ssdlab.cli.run import run
+from ssdlab.errors import ConfigError, SsdlabError, SsdlabIOError, TraceFormatError
+
+INPUT_ERRORS = (ConfigError, TraceFormatError, SsdlabIOError)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="ssdlab", prog_name="ssdlab")
+def cli() -> None:
+    """ssdlab: a trace-driven SSD simulator and laboratory for learned FTL policies.
+
+    \b
+    Examples:
+      ssdlab run --preset kang-3d-128gb --workload onoff --out report.json
+      ssdlab run --preset tiny --trace hm_0.csv --set device.utilization=0.85
+      ssdlab config show --preset tiny --set gc.victim=fifo
+      ssdlab presets
+    """
+
+
+cli.add_command(run)
+cli.add_command(presets)
+cli.add_command(config)
+cli.add_command(bench)
+
+
+def _hint(err: SsdlabError) -> str:
+    if isinstance(err, ConfigError):
+        return "hint: `ssdlab config show` prints every key with its resolved value"
+    if isinstance(err, TraceFormatError):
+        return (
+            "hint: force a format with --format, or skip bad lines with --set workload.trace.on_bad_line=skip"
+        )
+    return ""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: maps ssdlab errors to clean messages and exit codes."""
+    try:
+        cli.main(args=argv, prog_name="ssdlab", standalone_mode=False)
+    except click.exceptions.Abort:
+        console_err.print("aborted")
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(2)
+    except SsdlabError as e:
+        if os.environ.get("SSDLAB_DEBUG") == "1":
+            raise
+        console_err.print(f"[bold red]error:[/] {e.message}", highlight=False, markup=True)
+        hint = _hint(e)
+        if hint:
+            console_err.print(hint, highlight=False, markup=False)
+        sys.exit(2 if isinstance(e, INPUT_ERRORS) else 1)

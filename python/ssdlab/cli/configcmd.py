@@ -1,0 +1,28 @@
+"""`ssdlab config show`: the fully resolved configuration, every key."""
+
+from __future__ import annotations
+
+import click
+
+from ssdlab.cli.common import config_options, console
+from ssdlab.config import resolve
+
+
+@click.group()
+def config() -> None:
+    """Inspect configurations."""
+
+
+@config.command()
+@config_options
+def show(
+    preset: str,
+    workload: str | None,
+    trace: str | None,
+    trace_format: str | None,
+    config_files: tuple[str, ...],
+    overrides: tuple[str, ...],
+) -> None:
+    """Print the resolved configuration (preset + files + --set), validated, with every key."""
+    text = resolve(preset, workload, trace, overrides, config_files, trace_format)
+    console.print(text, markup=False, highlight=False, end="")

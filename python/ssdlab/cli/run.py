@@ -1,0 +1,105 @@
+"""`ssdlab run`: one simulation, a summary table, the JSON report and optional plots."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from ssdlab.api import Simulation
+from ssdlab.cli.common import config_options, console, run_with_progress
+from ssdlab.report import Report
+
+
+def summary_table(report: Report, wall_s: float | None = None) -> Table:
+    s = report.summary()
+    table = Table(title="ssdlab run", show_header=True)
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    table.add_row("requests", f"{s['requests']:,}")
+    table.add_row("IOPS (simulated)", f"{s['iops']:,.0f}")
+    table.add_row("MB/s (simulated)", f"{s['mb_per_s']:,.1f}")
+    table.add_row("WAF", f"{s['waf']:.3f}")
+    lat = report.latency
+    for op in ("read", "write"):
+        if lat.loc[op, "count"] > 0:
+            row = lat.loc[op]
+            table.add_row(
+                f"{op} latency us: mean / p99 / p99.99 / max",
+                f"{row['mean']:,.1f} / {row['p99']:,.1f} / {row['p99_99']:,.1f} / {row['max']:,.1f}",
+            )
+    table.add_row("GC victims / pages copied", f"{s['gc_victims']:,} / {report['gc']['pages_copied']:,}")
+    table.add_row("erases (max per block)", f"{s['erases']:,} ({report['wear']['max_erases_per_block']})")
+    if report["verify"]["enabled"]:
+        table.add_row("verify", f"passed, {report['verify']['reads_checked']:,} reads checked")
+    if wall_s is not None and wall_s > 0:
+        table.add_row("wall time / simulated req/s", f"{wall_s:.2f} s / {s['requests'] / wall_s:,.0f}")
+    return table
+
+
+@click.command()
+@config_options
+@click.option("--seed", type=int, default=None, help="Seed (same config + seed = same report).")
+@click.option("--verify/--no-verify", default=None, help="Check every read against the latest write.")
+@click.option(
+    "--out", "-o", type=click.Path(dir_okay=False), default=None, help="Write the JSON report here."
+)
+@click.option(
+    "--requests-parquet",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write one row per host request (arrival, latency, op, offset, size) as Parquet.",
+)
+@click.option(
+    "--plots",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write latency CDF and time-series PNGs here.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary table.")
+def run(
+    preset: str,
+    workload: str | None,
+    trace: str | None,
+    trace_format: str | None,
+    config_files: tuple[str, ...],
+    overrides: tuple[str, ...],
+    seed: int | None,
+    verify: bool | None,
+    out: str | None,
+    requests_parquet: str | None,
+    plots: str | None,
+    quiet: bool,
+) -> None:
+    """Run one simulation and report latency percentiles, throughput, WAF, GC and wear."""
+    extra = list(overrides)
+    if seed is not None:
+        extra.append(f"seed={seed}")
+    if verify is not None:
+        extra.append(f"verify={'true' if verify else 'false'}")
+    if requests_parquet:
+        extra.append("report.per_request=true")
+    sim = Simulation(preset, workload, trace, extra, config_files, trace_format)
+    start = time.perf_counter()
+    report = run_with_progress(sim, quiet)
+    wall = time.perf_counter() - start
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        report.save(out)
+    if requests_parquet:
+        report.write_requests_parquet(requests_parquet)
+    if plots:
+        from ssdlab import plots as p
+
+        d = Path(plots)
+        d.mkdir(parents=True, exist_ok=True)
+        for which in ("read", "write"):
+            if report.histograms.get(which):
+                p.latency_cdf({preset: report}, which, tail=True, path=d / f"{which}_latency_tail.png")
+        p.time_series({preset: report}, "free_blocks", path=d / "free_blocks.png")
+    if not quiet:
+        console.print(summary_table(report, wall))
+        if out:
+            console.print(f"report: {out}")

@@ -1,0 +1,94 @@
+"""Building configuration layers for the native core: presets, built-in workload patterns,
+TOML files and `key=value` overrides. The core merges them (later wins) and validates."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ssdlab import _core
+from ssdlab.errors import ConfigError
+
+Layer = tuple[str | None, str]
+
+
+def presets() -> list[str]:
+    """Names of the built-in device presets."""
+    return list(_core.presets())
+
+
+def preset_toml(name: str) -> str:
+    """The TOML of a device preset (with the comment citing its source table)."""
+    text = _core.preset_toml(name)
+    if text is None:
+        raise ConfigError(
+            f"unknown preset '{name}'; known: {', '.join(presets())}", problems=[("preset", name)]
+        )
+    return text
+
+
+def workload_patterns() -> list[str]:
+    """Names of the built-in workload patterns (randwrite, randread, ...)."""
+    return list(_core.workload_patterns())
+
+
+def workload_layer(workload: str | Path) -> Layer:
+    """A built-in pattern name or a TOML file path, as a layer."""
+    text = _core.workload_toml(str(workload))
+    if text is not None:
+        return (f"workload:{workload}", text)
+    path = Path(workload)
+    if not path.is_file():
+        patterns = ", ".join(workload_patterns())
+        raise ConfigError(
+            f"workload '{workload}' is neither a built-in pattern ({patterns}) nor a file",
+            path=str(path),
+            problems=[("workload", str(workload))],
+        )
+    return (str(path), path.read_text())
+
+
+def trace_layer(trace: str | Path, fmt: str | None = None) -> Layer:
+    """A layer that replays a trace file."""
+    path = Path(trace)
+    lines = ["[workload]", 'kind = "trace"', f"path = {_toml_string(str(path))}"]
+    if fmt is not None:
+        lines += ["[workload.trace]", f"format = {_toml_string(fmt)}"]
+    return (f"trace:{path}", "\n".join(lines) + "\n")
+
+
+def _toml_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def build_layers(
+    workload: str | Path | None = None,
+    trace: str | Path | None = None,
+    trace_format: str | None = None,
+    config_files: Iterable[str | Path] = (),
+) -> list[Layer]:
+    layers: list[Layer] = []
+    for f in config_files:
+        p = Path(f)
+        if not p.is_file():
+            raise ConfigError(f"{p}: no such config file", path=str(p))
+        layers.append((str(p), p.read_text()))
+    if workload is not None:
+        layers.append(workload_layer(workload))
+    if trace is not None:
+        layers.append(trace_layer(trace, trace_format))
+    return layers
+
+
+def resolve(
+    preset: str | None = "tiny",
+    workload: str | Path | None = None,
+    trace: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    config_files: Iterable[str | Path] = (),
+    trace_format: str | None = None,
+) -> str:
+    """The fully resolved configuration (every key) as TOML; raises ConfigError listing every
+    problem."""
+    layers = build_layers(workload, trace, trace_format, config_files)
+    return _core.resolve_config(preset, layers, list(overrides))

@@ -1,0 +1,57 @@
+"""Exceptions raised by ssdlab. The Rust core's errors map onto these (one mapping, in
+crates/ssdlab-py/src/errors.rs); each carries attributes, not only text."""
+
+from __future__ import annotations
+
+
+class SsdlabError(Exception):
+    """Base of every ssdlab error.
+
+    Attributes:
+        path: the file concerned (config, trace), if any.
+        line: the 1-based line in that file, if known.
+        problems: for configuration errors, every (key, reason) found.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        problems: list[tuple[str, str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.problems = list(problems or [])
+
+
+class ConfigError(SsdlabError, ValueError):
+    """An impossible or malformed configuration (every problem listed at once)."""
+
+
+class TraceFormatError(SsdlabError, ValueError):
+    """A trace line that cannot be read (file, line and reason)."""
+
+
+class SsdlabIOError(SsdlabError, OSError):
+    """A file could not be read or written."""
+
+
+class DeviceFullError(SsdlabError):
+    """The simulated device cannot reclaim space: the data does not fit."""
+
+
+class InternalError(SsdlabError):
+    """A broken invariant inside ssdlab (a bug: please report it)."""
+
+
+__all__ = [
+    "ConfigError",
+    "DeviceFullError",
+    "InternalError",
+    "SsdlabError",
+    "SsdlabIOError",
+    "TraceFormatError",
+]

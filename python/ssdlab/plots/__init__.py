@@ -1,0 +1,76 @@
+"""Plots of reports: latency CDFs (with the tail on a log scale), time series, and bar tables
+normalised to a baseline like the papers' tables. Uses matplotlib's non-interactive backend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ssdlab.report import Report
+
+
+def latency_cdf(
+    reports: Mapping[str, Report], which: str = "write", tail: bool = False, path: str | Path | None = None
+):
+    """Latency CDF per labelled report. With `tail=True` the y axis shows 1 - CDF on a log scale
+    (how the RLGC paper's Fig. 7 reads the p99.99 and beyond)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, report in reports.items():
+        cdf = report.latency_cdf(which)
+        if cdf.empty:
+            continue
+        if tail:
+            ax.step(cdf["latency_us"], np.maximum(1.0 - cdf["cdf"], 1e-9), where="post", label=label)
+            ax.set_yscale("log")
+            ax.set_ylabel("1 - CDF")
+        else:
+            ax.step(cdf["latency_us"], cdf["cdf"], where="post", label=label)
+            ax.set_ylabel("CDF")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"{which} latency (us)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+def time_series(reports: Mapping[str, Report], name: str = "free_blocks", path: str | Path | None = None):
+    """One time series (e.g. free blocks) per labelled report."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, report in reports.items():
+        ts = report.time_series(name)
+        ax.plot(ts["time_s"], ts[name], label=label)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel(name.replace("_", " "))
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+def normalized_bars(table: pd.DataFrame, baseline: str, path: str | Path | None = None, title: str = ""):
+    """Bars of each column normalised to the `baseline` column (rows = workloads)."""
+    norm = table.div(table[baseline], axis=0)
+    ax = norm.plot.bar(figsize=(7, 4))
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_ylabel(f"normalised to {baseline}")
+    ax.set_title(title)
+    fig = ax.get_figure()
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+__all__ = ["latency_cdf", "normalized_bars", "time_series"]
