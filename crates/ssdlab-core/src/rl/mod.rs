@@ -1,1 +1,15 @@
 //! Layer: rl. Generic tabular reinforcement-learning pieces shared by the RL policies.
+//!
+//! Policy-agnostic: nothing here knows about GC, page types or SLC caches. A policy (RLGC,
+//! RLGC + Q-table cache, RL-FSP, RL SLC cache) owns an agent, maps what it observes to a state
+//! (`state`), turns outcomes into rewards (`percentile` for latency-based ones) and asks for
+//! actions. Everything is deterministic given the random generator the caller passes in (one of
+//! the simulation's named PCG streams); there are no globals and no std hash iteration.
+//!
+//! | module | job | source |
+//! |---|---|---|
+//! | `qtable` | dense Q-table, argmax, utilisation, JSON save/load | RLGC Sec. 4.2, 6.2 |
+
+pub mod qtable;
+
+pub use qtable::{QTable, QTableUtilisation};
