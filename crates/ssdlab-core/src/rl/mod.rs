@@ -9,7 +9,10 @@
 //! | module | job | source |
 //! |---|---|---|
 //! | `qtable` | dense Q-table, argmax, utilisation, JSON save/load | RLGC Sec. 4.2, 6.2 |
+//! | `update` | SARSA-form and Q-learning updates | RLGC Alg. 1 l. 9; SLC Eq. 1 |
 
 pub mod qtable;
+pub mod update;
 
 pub use qtable::{QTable, QTableUtilisation};
+pub use update::{q_learning_update, sarsa_update, TdParams};
