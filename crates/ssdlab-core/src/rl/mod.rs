@@ -10,9 +10,15 @@
 //! |---|---|---|
 //! | `qtable` | dense Q-table, argmax, utilisation, JSON save/load | RLGC Sec. 4.2, 6.2 |
 //! | `update` | SARSA-form and Q-learning updates | RLGC Alg. 1 l. 9; SLC Eq. 1 |
+//! | `epsilon` | exploration-rate schedules | RLGC Sec. 5.2; FSP Alg. 1; SLC Sec. 2.3 |
+//! | `policy` | epsilon-greedy, stochastic "proportional to Q" selection | RLGC Eq. 2, fn. 2 |
 
+pub mod epsilon;
+pub mod policy;
 pub mod qtable;
 pub mod update;
 
+pub use epsilon::EpsilonSchedule;
+pub use policy::{epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
 pub use qtable::{QTable, QTableUtilisation};
 pub use update::{q_learning_update, sarsa_update, TdParams};
