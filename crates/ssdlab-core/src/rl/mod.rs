@@ -12,13 +12,16 @@
 //! | `update` | SARSA-form and Q-learning updates | RLGC Alg. 1 l. 9; SLC Eq. 1 |
 //! | `epsilon` | exploration-rate schedules | RLGC Sec. 5.2; FSP Alg. 1; SLC Sec. 2.3 |
 //! | `policy` | epsilon-greedy, stochastic "proportional to Q" selection | RLGC Eq. 2, fn. 2 |
+//! | `percentile` | sliding-window percentile thresholds, step reward | RLGC Sec. 5.2, Fig. 6 |
 
 pub mod epsilon;
+pub mod percentile;
 pub mod policy;
 pub mod qtable;
 pub mod update;
 
 pub use epsilon::EpsilonSchedule;
+pub use percentile::{PercentileConfig, PercentileThresholds, StepReward};
 pub use policy::{epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
 pub use qtable::{QTable, QTableUtilisation};
 pub use update::{q_learning_update, sarsa_update, TdParams};
