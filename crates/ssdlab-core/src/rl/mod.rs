@@ -13,15 +13,18 @@
 //! | `epsilon` | exploration-rate schedules | RLGC Sec. 5.2; FSP Alg. 1; SLC Sec. 2.3 |
 //! | `policy` | epsilon-greedy, stochastic "proportional to Q" selection | RLGC Eq. 2, fn. 2 |
 //! | `percentile` | sliding-window percentile thresholds, step reward | RLGC Sec. 5.2, Fig. 6 |
+//! | `state` | binning, mixed-radix state index, 64-bit state key | RLGC Table 3; QTC slide |
 
 pub mod epsilon;
 pub mod percentile;
 pub mod policy;
 pub mod qtable;
+pub mod state;
 pub mod update;
 
 pub use epsilon::EpsilonSchedule;
 pub use percentile::{PercentileConfig, PercentileThresholds, StepReward};
 pub use policy::{epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
 pub use qtable::{QTable, QTableUtilisation};
+pub use state::{state_key, Binning, MixedRadix};
 pub use update::{q_learning_update, sarsa_update, TdParams};
