@@ -14,11 +14,13 @@
 //! | `policy` | epsilon-greedy, stochastic "proportional to Q" selection | RLGC Eq. 2, fn. 2 |
 //! | `percentile` | sliding-window percentile thresholds, step reward | RLGC Sec. 5.2, Fig. 6 |
 //! | `state` | binning, mixed-radix state index, 64-bit state key | RLGC Table 3; QTC slide |
+//! | `qtc` | Q-table cache: per-action LRU of (state key -> Q) | Kang & Yoo DAC'18 (slides) |
 
 pub mod epsilon;
 pub mod percentile;
 pub mod policy;
 pub mod qtable;
+pub mod qtc;
 pub mod state;
 pub mod update;
 
@@ -26,5 +28,6 @@ pub use epsilon::EpsilonSchedule;
 pub use percentile::{PercentileConfig, PercentileThresholds, StepReward};
 pub use policy::{epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
 pub use qtable::{QTable, QTableUtilisation};
+pub use qtc::{LruCache, QInitialiser, QTableCache, QtcChoice, QtcConfig, QtcStats};
 pub use state::{state_key, Binning, MixedRadix};
 pub use update::{q_learning_update, sarsa_update, TdParams};
