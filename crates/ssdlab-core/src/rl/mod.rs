@@ -15,7 +15,9 @@
 //! | `percentile` | sliding-window percentile thresholds, step reward | RLGC Sec. 5.2, Fig. 6 |
 //! | `state` | binning, mixed-radix state index, 64-bit state key | RLGC Table 3; QTC slide |
 //! | `qtc` | Q-table cache: per-action LRU of (state key -> Q) | Kang & Yoo DAC'18 (slides) |
+//! | `across_episode` | active/shadow Q-table with delayed rewards | FSP Sec. III-B, Fig. 6 |
 
+pub mod across_episode;
 pub mod epsilon;
 pub mod percentile;
 pub mod policy;
@@ -24,6 +26,10 @@ pub mod qtc;
 pub mod state;
 pub mod update;
 
+pub use across_episode::{
+    AcrossEpisodeConfig, AcrossEpisodeQTable, AcrossEpisodeStats, DecisionId, EpisodeSummary,
+    Settlement,
+};
 pub use epsilon::EpsilonSchedule;
 pub use percentile::{PercentileConfig, PercentileThresholds, StepReward};
 pub use policy::{epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
