@@ -16,8 +16,10 @@
 //! | `state` | binning, mixed-radix state index, 64-bit state key | RLGC Table 3; QTC slide |
 //! | `qtc` | Q-table cache: per-action LRU of (state key -> Q) | Kang & Yoo DAC'18 (slides) |
 //! | `across_episode` | active/shadow Q-table with delayed rewards | FSP Sec. III-B, Fig. 6 |
+//! | `agent` | `TabularAgent`: table + schedule + selection + counters | RLGC Alg. 1 |
 
 pub mod across_episode;
+pub mod agent;
 pub mod epsilon;
 pub mod percentile;
 pub mod policy;
@@ -30,6 +32,7 @@ pub use across_episode::{
     AcrossEpisodeConfig, AcrossEpisodeQTable, AcrossEpisodeStats, DecisionId, EpisodeSummary,
     Settlement,
 };
+pub use agent::{AgentStats, LearningConfig, RewardSample, TabularAgent};
 pub use epsilon::EpsilonSchedule;
 pub use percentile::{PercentileConfig, PercentileThresholds, StepReward};
 pub use policy::{epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
