@@ -102,26 +102,12 @@ impl Default for AcrossEpisodeConfig {
 impl AcrossEpisodeConfig {
     pub fn validate(&self, prefix: &str) -> Result<()> {
         if self.episode_length == 0 {
-            return Err(Error::config(
-                format!("{prefix}.episode_length"),
-                "must be at least 1",
-            ));
+            return Err(Error::config(format!("{prefix}.episode_length"), "must be at least 1"));
         }
-        if self
-            .reward_delay_episodes
-            .checked_mul(self.episode_length)
-            .is_none()
-        {
-            return Err(Error::config(
-                format!("{prefix}.reward_delay_episodes"),
-                "delay x episode_length overflows",
-            ));
+        if self.reward_delay_episodes.checked_mul(self.episode_length).is_none() {
+            return Err(Error::config(format!("{prefix}.reward_delay_episodes"), "delay x episode_length overflows"));
         }
-        TdParams {
-            alpha: self.alpha,
-            gamma: self.gamma,
-        }
-        .validate(prefix)
+        TdParams { alpha: self.alpha, gamma: self.gamma }.validate(prefix)
     }
 }
 
@@ -248,12 +234,7 @@ impl AcrossEpisodeQTable {
     pub fn record(&mut self, state: usize, action: usize) -> DecisionId {
         debug_assert!(state < self.shadow.n_states() && action < self.shadow.n_actions());
         let id = self.next_id;
-        self.pending.push_back(Pending {
-            episode: self.episode,
-            state,
-            action,
-            reward: None,
-        });
+        self.pending.push_back(Pending { episode: self.episode, state, action, reward: None });
         self.next_id += 1;
         self.in_episode += 1;
         self.shadow.mark_visited(state);
@@ -277,20 +258,13 @@ impl AcrossEpisodeQTable {
     /// Add `r` to the reward of a decision that is not yet settled.
     pub fn reward(&mut self, id: DecisionId, r: f64) -> Result<()> {
         if !r.is_finite() {
-            return Err(Error::invariant(format!(
-                "reward {r} for decision {} is not finite",
-                id.0
-            )));
+            return Err(Error::invariant(format!("reward {r} for decision {} is not finite", id.0)));
         }
         if id.0 < self.first_pending || id.0 >= self.next_id {
             return Err(Error::invariant(format!(
                 "reward for decision {} which is {}",
                 id.0,
-                if id.0 >= self.next_id {
-                    "not recorded yet"
-                } else {
-                    "already settled"
-                }
+                if id.0 >= self.next_id { "not recorded yet" } else { "already settled" }
             )));
         }
         let p = &mut self.pending[(id.0 - self.first_pending) as usize];
@@ -302,9 +276,7 @@ impl AcrossEpisodeQTable {
     pub fn end_episode(&mut self) -> EpisodeSummary {
         let ended = self.episode;
         if self.config.settlement == Settlement::EpisodeEnd {
-            while self.pending.len() >= 2
-                && self.pending[0].episode + self.config.reward_delay_episodes <= ended
-            {
+            while self.pending.len() >= 2 && self.pending[0].episode + self.config.reward_delay_episodes <= ended {
                 self.settle_front();
             }
         }
@@ -314,8 +286,7 @@ impl AcrossEpisodeQTable {
             decisions: self.in_episode,
             settled: self.episode_settled,
             unrewarded: self.episode_unrewarded,
-            mean_reward: (self.episode_settled > 0)
-                .then(|| self.episode_reward_sum / self.episode_settled as f64),
+            mean_reward: (self.episode_settled > 0).then(|| self.episode_reward_sum / self.episode_settled as f64),
         };
         self.episode += 1;
         self.in_episode = 0;
@@ -336,16 +307,7 @@ impl AcrossEpisodeQTable {
         match p.reward {
             Some(r) => {
                 let (alpha, gamma) = (self.config.alpha, self.config.gamma);
-                sarsa_update(
-                    &mut self.shadow,
-                    p.state,
-                    p.action,
-                    r,
-                    next.state,
-                    next.action,
-                    alpha,
-                    gamma,
-                );
+                sarsa_update(&mut self.shadow, p.state, p.action, r, next.state, next.action, alpha, gamma);
                 self.settled += 1;
                 self.episode_settled += 1;
                 self.episode_reward_sum += r;
@@ -376,11 +338,7 @@ mod tests {
     use rand_pcg::Pcg64Mcg;
 
     fn table(settlement: Settlement) -> AcrossEpisodeQTable {
-        let config = AcrossEpisodeConfig {
-            episode_length: 2,
-            settlement,
-            ..AcrossEpisodeConfig::default()
-        };
+        let config = AcrossEpisodeConfig { episode_length: 2, settlement, ..AcrossEpisodeConfig::default() };
         AcrossEpisodeQTable::new(3, 2, &config).unwrap()
     }
 
@@ -397,21 +355,14 @@ mod tests {
         assert!(q.episode_complete());
         assert_eq!(q.next_due(), Some(d0));
         let s = q.end_episode();
-        assert_eq!(
-            (s.episode, s.decisions, s.settled, s.mean_reward),
-            (0, 2, 0, None)
-        );
+        assert_eq!((s.episode, s.decisions, s.settled, s.mean_reward), (0, 2, 0, None));
 
         // Episode 1, offset 0 settles decision 0:
         // Q(s0, a1) = 0.7 * 0 + 0.3 * (1.0 + 0.8 * Q(s1, a0) = 0) = 0.3
         q.reward(d0, 1.0).unwrap();
         q.record(2, 1);
         assert!(close(q.shadow().get(0, 1), 0.3));
-        assert_eq!(
-            q.active().get(0, 1),
-            0.0,
-            "active is frozen within the episode"
-        );
+        assert_eq!(q.active().get(0, 1), 0.0, "active is frozen within the episode");
         assert!(q.reward(d0, 1.0).is_err(), "already settled");
 
         // Offset 1 settles decision 1 with the sum of two rewards (0.5 - 1.0):
@@ -425,11 +376,7 @@ mod tests {
         let s = q.end_episode();
         assert_eq!((s.episode, s.settled, s.unrewarded), (1, 2, 0));
         assert!(close(s.mean_reward.unwrap(), 0.25));
-        assert_eq!(
-            q.active().values(),
-            q.shadow().values(),
-            "renewal copies shadow to active"
-        );
+        assert_eq!(q.active().values(), q.shadow().values(), "renewal copies shadow to active");
 
         // Episode 2: decision 2 is left unrewarded and skipped; decision 3 bootstraps from the
         // shadow value of the decision after it (s1, a0) = -0.15:
@@ -443,16 +390,7 @@ mod tests {
         assert_eq!((s.settled, s.unrewarded), (1, 1));
         assert!(close(q.active().get(0, 1), 0.474));
         let stats = q.stats();
-        assert_eq!(
-            (
-                stats.episodes,
-                stats.decisions,
-                stats.settled,
-                stats.unrewarded,
-                stats.pending
-            ),
-            (3, 6, 3, 1, 2)
-        );
+        assert_eq!((stats.episodes, stats.decisions, stats.settled, stats.unrewarded, stats.pending), (3, 6, 3, 1, 2));
     }
 
     #[test]
@@ -486,10 +424,7 @@ mod tests {
 
     #[test]
     fn decide_reads_the_active_table() {
-        let config = AcrossEpisodeConfig {
-            episode_length: 1,
-            ..AcrossEpisodeConfig::default()
-        };
+        let config = AcrossEpisodeConfig { episode_length: 1, ..AcrossEpisodeConfig::default() };
         let mut q = AcrossEpisodeQTable::new(1, 2, &config).unwrap();
         let mut rng = Pcg64Mcg::seed_from_u64(9);
         let sel = ActionSelection::fsp();
@@ -499,10 +434,7 @@ mod tests {
         // Reward action 0 badly; after settlement and renewal the greedy choice flips to 1.
         q.reward(d0, -1.0).unwrap();
         let (_, c1) = q.decide(0, 0.0, &sel, &mut rng);
-        assert_eq!(
-            c1.action, 0,
-            "decision 0 settles only as this one is recorded"
-        );
+        assert_eq!(c1.action, 0, "decision 0 settles only as this one is recorded");
         assert!(q.shadow().get(0, 0) < 0.0);
         q.end_episode();
         let (_, c2) = q.decide(0, 0.0, &sel, &mut rng);
@@ -513,21 +445,11 @@ mod tests {
     fn config_defaults_and_validation() {
         let c: AcrossEpisodeConfig = serde_json::from_str("{}").unwrap();
         assert_eq!(c, AcrossEpisodeConfig::default());
-        assert_eq!(
-            (c.episode_length, c.reward_delay_episodes, c.alpha, c.gamma),
-            (1000, 1, 0.3, 0.8)
-        );
+        assert_eq!((c.episode_length, c.reward_delay_episodes, c.alpha, c.gamma), (1000, 1, 0.3, 0.8));
         assert_eq!(c.settlement, Settlement::Rolling);
-        let bad = AcrossEpisodeConfig {
-            episode_length: 0,
-            ..c.clone()
-        };
+        let bad = AcrossEpisodeConfig { episode_length: 0, ..c.clone() };
         assert!(bad.validate("x").is_err());
-        let bad = AcrossEpisodeConfig {
-            reward_delay_episodes: u64::MAX,
-            episode_length: 2,
-            ..c.clone()
-        };
+        let bad = AcrossEpisodeConfig { reward_delay_episodes: u64::MAX, episode_length: 2, ..c.clone() };
         assert!(bad.validate("x").is_err());
         let bad = AcrossEpisodeConfig { alpha: 2.0, ..c };
         assert!(AcrossEpisodeQTable::new(2, 2, &bad).is_err());

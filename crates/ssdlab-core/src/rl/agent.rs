@@ -64,10 +64,7 @@ impl LearningConfig {
     }
 
     pub fn td(&self) -> TdParams {
-        TdParams {
-            alpha: self.alpha,
-            gamma: self.gamma,
-        }
+        TdParams { alpha: self.alpha, gamma: self.gamma }
     }
 
     pub fn validate(&self, prefix: &str) -> Result<()> {
@@ -75,10 +72,7 @@ impl LearningConfig {
         self.selection.validate(&format!("{prefix}.selection"))?;
         self.td().validate(prefix)?;
         if self.reward_sample_every == 0 {
-            return Err(Error::config(
-                format!("{prefix}.reward_sample_every"),
-                "must be at least 1",
-            ));
+            return Err(Error::config(format!("{prefix}.reward_sample_every"), "must be at least 1"));
         }
         Ok(())
     }
@@ -182,30 +176,13 @@ impl TabularAgent {
     /// SARSA-form update of `Q(s_prev, a_prev)` (RLGC Algorithm 1 line 9); returns the new value.
     pub fn learn_sarsa(&mut self, s_prev: usize, a_prev: usize, r: f64, s: usize, a: usize) -> f64 {
         self.note_reward(r);
-        sarsa_update(
-            &mut self.q,
-            s_prev,
-            a_prev,
-            r,
-            s,
-            a,
-            self.config.alpha,
-            self.config.gamma,
-        )
+        sarsa_update(&mut self.q, s_prev, a_prev, r, s, a, self.config.alpha, self.config.gamma)
     }
 
     /// Q-learning update of `Q(s_prev, a_prev)`; returns the new value.
     pub fn learn_q(&mut self, s_prev: usize, a_prev: usize, r: f64, s: usize) -> f64 {
         self.note_reward(r);
-        q_learning_update(
-            &mut self.q,
-            s_prev,
-            a_prev,
-            r,
-            s,
-            self.config.alpha,
-            self.config.gamma,
-        )
+        q_learning_update(&mut self.q, s_prev, a_prev, r, s, self.config.alpha, self.config.gamma)
     }
 
     /// Count an episode (for `EpsilonSchedule::Episodes`).
@@ -315,10 +292,7 @@ mod tests {
         assert_eq!(s.epsilon, 0.01);
         assert_eq!(s.reward_series.len(), 5);
         // Greedy exploitation, same schedule: the best action dominates after exploration.
-        let config = LearningConfig {
-            selection: ActionSelection::slc_cache(),
-            ..LearningConfig::rlgc()
-        };
+        let config = LearningConfig { selection: ActionSelection::slc_cache(), ..LearningConfig::rlgc() };
         let s = bandit(config).stats();
         assert!(s.action_histogram[2] > 3900, "{:?}", s.action_histogram);
     }
@@ -353,37 +327,17 @@ mod tests {
         agent.learn_sarsa(1, 0, -1.0, 0, 0);
         agent.end_episode();
         let s = agent.stats();
-        assert_eq!(
-            (
-                s.decisions,
-                s.explorations,
-                s.updates,
-                s.episodes,
-                s.rewards
-            ),
-            (4, 0, 2, 1, 2)
-        );
+        assert_eq!((s.decisions, s.explorations, s.updates, s.episodes, s.rewards), (4, 0, 2, 1, 2));
         assert_eq!(s.action_histogram.iter().sum::<u64>(), 4);
         assert_eq!(s.mean_reward, Some(0.0));
         assert_eq!(
             s.reward_series,
             vec![
-                RewardSample {
-                    decisions: 2,
-                    window_mean_reward: Some(1.0),
-                    mean_reward: Some(1.0)
-                },
-                RewardSample {
-                    decisions: 4,
-                    window_mean_reward: None,
-                    mean_reward: Some(1.0)
-                },
+                RewardSample { decisions: 2, window_mean_reward: Some(1.0), mean_reward: Some(1.0) },
+                RewardSample { decisions: 4, window_mean_reward: None, mean_reward: Some(1.0) },
             ]
         );
-        assert_eq!(
-            (s.utilisation.states_visited, s.utilisation.entries_written),
-            (2, 2)
-        );
+        assert_eq!((s.utilisation.states_visited, s.utilisation.entries_written), (2, 2));
         // Reports serialise.
         let json = serde_json::to_string(&s).unwrap();
         assert!(json.contains("\"action_histogram\""));
@@ -391,10 +345,7 @@ mod tests {
 
     #[test]
     fn episode_schedule_uses_the_episode_counter() {
-        let config = LearningConfig {
-            epsilon: EpsilonSchedule::fsp(),
-            ..LearningConfig::rlgc()
-        };
+        let config = LearningConfig { epsilon: EpsilonSchedule::fsp(), ..LearningConfig::rlgc() };
         let mut agent = TabularAgent::new(1, 2, config).unwrap();
         for _ in 0..4 {
             assert_eq!(agent.stats().epsilon, 0.8);
@@ -407,20 +358,10 @@ mod tests {
     fn config_validation_and_serde() {
         assert!(LearningConfig::rlgc().validate("x").is_ok());
         assert!(LearningConfig::slc_cache().validate("x").is_ok());
-        let bad = LearningConfig {
-            reward_sample_every: 0,
-            ..LearningConfig::rlgc()
-        };
+        let bad = LearningConfig { reward_sample_every: 0, ..LearningConfig::rlgc() };
         assert!(TabularAgent::new(1, 1, bad).is_err());
-        let bad = LearningConfig {
-            epsilon: EpsilonSchedule::Constant { epsilon: 2.0 },
-            ..LearningConfig::rlgc()
-        };
-        assert!(bad
-            .validate("x")
-            .unwrap_err()
-            .to_string()
-            .starts_with("x.epsilon.epsilon:"));
+        let bad = LearningConfig { epsilon: EpsilonSchedule::Constant { epsilon: 2.0 }, ..LearningConfig::rlgc() };
+        assert!(bad.validate("x").unwrap_err().to_string().starts_with("x.epsilon.epsilon:"));
         let json = serde_json::to_string(&LearningConfig::rlgc()).unwrap();
         let back: LearningConfig = serde_json::from_str(&json).unwrap();
         assert_eq!(back, LearningConfig::rlgc());

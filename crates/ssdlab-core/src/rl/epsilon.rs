@@ -23,36 +23,20 @@ pub enum EpsilonSchedule {
     /// The same epsilon throughout.
     Constant { epsilon: f64 },
     /// `initial` for decisions `0..switch_after_decisions`, then `after`.
-    Step {
-        initial: f64,
-        after: f64,
-        switch_after_decisions: u64,
-    },
+    Step { initial: f64, after: f64, switch_after_decisions: u64 },
     /// `initial` for episodes `0..switch_after_episodes`, then `after`.
-    Episodes {
-        initial: f64,
-        after: f64,
-        switch_after_episodes: u64,
-    },
+    Episodes { initial: f64, after: f64, switch_after_episodes: u64 },
 }
 
 impl EpsilonSchedule {
     /// RLGC Sec. 5.2: 0.8 for the first 1000 decisions, then 0.01.
     pub const fn rlgc() -> Self {
-        EpsilonSchedule::Step {
-            initial: 0.8,
-            after: 0.01,
-            switch_after_decisions: 1000,
-        }
+        EpsilonSchedule::Step { initial: 0.8, after: 0.01, switch_after_decisions: 1000 }
     }
 
     /// FSP Algorithm 1 lines 8-11: 0.8 for the first 4 episodes, then 0.01.
     pub const fn fsp() -> Self {
-        EpsilonSchedule::Episodes {
-            initial: 0.8,
-            after: 0.01,
-            switch_after_episodes: 4,
-        }
+        EpsilonSchedule::Episodes { initial: 0.8, after: 0.01, switch_after_episodes: 4 }
     }
 
     /// SLC-cache paper Sec. 2.3: a constant 0.07.
@@ -65,22 +49,14 @@ impl EpsilonSchedule {
     pub fn value(&self, decisions: u64, episodes: u64) -> f64 {
         match *self {
             EpsilonSchedule::Constant { epsilon } => epsilon,
-            EpsilonSchedule::Step {
-                initial,
-                after,
-                switch_after_decisions,
-            } => {
+            EpsilonSchedule::Step { initial, after, switch_after_decisions } => {
                 if decisions < switch_after_decisions {
                     initial
                 } else {
                     after
                 }
             }
-            EpsilonSchedule::Episodes {
-                initial,
-                after,
-                switch_after_episodes,
-            } => {
+            EpsilonSchedule::Episodes { initial, after, switch_after_episodes } => {
                 if episodes < switch_after_episodes {
                     initial
                 } else {
@@ -96,16 +72,12 @@ impl EpsilonSchedule {
             if (0.0..=1.0).contains(&v) {
                 Ok(())
             } else {
-                Err(Error::config(
-                    format!("{prefix}.{name}"),
-                    format!("must be a probability in [0, 1], got {v}"),
-                ))
+                Err(Error::config(format!("{prefix}.{name}"), format!("must be a probability in [0, 1], got {v}")))
             }
         };
         match *self {
             EpsilonSchedule::Constant { epsilon } => check("epsilon", epsilon),
-            EpsilonSchedule::Step { initial, after, .. }
-            | EpsilonSchedule::Episodes { initial, after, .. } => {
+            EpsilonSchedule::Step { initial, after, .. } | EpsilonSchedule::Episodes { initial, after, .. } => {
                 check("initial", initial)?;
                 check("after", after)
             }
@@ -151,42 +123,25 @@ mod tests {
 
     #[test]
     fn serde_is_internally_tagged_and_strict() {
-        let s: EpsilonSchedule = serde_json::from_str(
-            r#"{"kind":"step","initial":0.8,"after":0.01,"switch_after_decisions":1000}"#,
-        )
-        .unwrap();
+        let s: EpsilonSchedule =
+            serde_json::from_str(r#"{"kind":"step","initial":0.8,"after":0.01,"switch_after_decisions":1000}"#)
+                .unwrap();
         assert_eq!(s, EpsilonSchedule::rlgc());
         let back: EpsilonSchedule =
             serde_json::from_str(&serde_json::to_string(&EpsilonSchedule::fsp()).unwrap()).unwrap();
         assert_eq!(back, EpsilonSchedule::fsp());
-        assert!(serde_json::from_str::<EpsilonSchedule>(
-            r#"{"kind":"constant","epsilon":0.1,"typo":1}"#
-        )
-        .is_err());
-        assert!(
-            serde_json::from_str::<EpsilonSchedule>(r#"{"kind":"linear","epsilon":0.1}"#).is_err()
-        );
+        assert!(serde_json::from_str::<EpsilonSchedule>(r#"{"kind":"constant","epsilon":0.1,"typo":1}"#).is_err());
+        assert!(serde_json::from_str::<EpsilonSchedule>(r#"{"kind":"linear","epsilon":0.1}"#).is_err());
     }
 
     #[test]
     fn validate_rejects_non_probabilities() {
         assert!(EpsilonSchedule::rlgc().validate("e").is_ok());
-        assert!(EpsilonSchedule::Constant { epsilon: 1.5 }
-            .validate("e")
-            .is_err());
-        assert!(EpsilonSchedule::Constant { epsilon: f64::NAN }
-            .validate("e")
-            .is_err());
-        let err = EpsilonSchedule::Episodes {
-            initial: 0.8,
-            after: -0.1,
-            switch_after_episodes: 4,
-        }
-        .validate("ftl.fsp.epsilon")
-        .unwrap_err();
-        assert!(
-            err.to_string().starts_with("ftl.fsp.epsilon.after:"),
-            "{err}"
-        );
+        assert!(EpsilonSchedule::Constant { epsilon: 1.5 }.validate("e").is_err());
+        assert!(EpsilonSchedule::Constant { epsilon: f64::NAN }.validate("e").is_err());
+        let err = EpsilonSchedule::Episodes { initial: 0.8, after: -0.1, switch_after_episodes: 4 }
+            .validate("ftl.fsp.epsilon")
+            .unwrap_err();
+        assert!(err.to_string().starts_with("ftl.fsp.epsilon.after:"), "{err}");
     }
 }

@@ -29,8 +29,7 @@ pub mod state;
 pub mod update;
 
 pub use across_episode::{
-    AcrossEpisodeConfig, AcrossEpisodeQTable, AcrossEpisodeStats, DecisionId, EpisodeSummary,
-    Settlement,
+    AcrossEpisodeConfig, AcrossEpisodeQTable, AcrossEpisodeStats, DecisionId, EpisodeSummary, Settlement,
 };
 pub use agent::{AgentStats, LearningConfig, RewardSample, TabularAgent};
 pub use epsilon::EpsilonSchedule;

@@ -73,10 +73,7 @@ impl Default for PercentileConfig {
 impl PercentileConfig {
     pub fn validate(&self, prefix: &str) -> Result<()> {
         if self.percentiles.is_empty() {
-            return Err(Error::config(
-                format!("{prefix}.percentiles"),
-                "needs at least one percentile",
-            ));
+            return Err(Error::config(format!("{prefix}.percentiles"), "needs at least one percentile"));
         }
         for (i, &p) in self.percentiles.iter().enumerate() {
             if !(p > 0.0 && p <= 100.0) {
@@ -86,23 +83,14 @@ impl PercentileConfig {
                 ));
             }
             if i > 0 && p <= self.percentiles[i - 1] {
-                return Err(Error::config(
-                    format!("{prefix}.percentiles"),
-                    "must be strictly ascending",
-                ));
+                return Err(Error::config(format!("{prefix}.percentiles"), "must be strictly ascending"));
             }
         }
         if self.window == 0 {
-            return Err(Error::config(
-                format!("{prefix}.window"),
-                "must be at least 1",
-            ));
+            return Err(Error::config(format!("{prefix}.window"), "must be at least 1"));
         }
         if self.refresh_every == 0 {
-            return Err(Error::config(
-                format!("{prefix}.refresh_every"),
-                "must be at least 1",
-            ));
+            return Err(Error::config(format!("{prefix}.refresh_every"), "must be at least 1"));
         }
         Ok(())
     }
@@ -238,16 +226,12 @@ impl StepReward {
 
     /// RLGC Fig. 6 as we read it: `[1.0, 0.5, 0.0, -0.5]` (see the module header).
     pub fn rlgc() -> Self {
-        StepReward {
-            rewards: vec![1.0, 0.5, 0.0, -0.5],
-        }
+        StepReward { rewards: vec![1.0, 0.5, 0.0, -0.5] }
     }
 
     /// FSP Sec. III-B latency part: 1, 0.5, 0 under the 70/90/99th percentiles, else -1.
     pub fn fsp_latency() -> Self {
-        StepReward {
-            rewards: vec![1.0, 0.5, 0.0, -1.0],
-        }
+        StepReward { rewards: vec![1.0, 0.5, 0.0, -1.0] }
     }
 
     /// Every reward finite and, when `n_bands` is given, exactly one reward per band.
@@ -262,10 +246,7 @@ impl StepReward {
             if self.rewards.len() != n {
                 return Err(Error::config(
                     prefix,
-                    format!(
-                        "{} rewards for {n} bands (one more than the number of percentiles)",
-                        self.rewards.len()
-                    ),
+                    format!("{} rewards for {n} bands (one more than the number of percentiles)", self.rewards.len()),
                 ));
             }
         }
@@ -294,21 +275,14 @@ mod tests {
     use proptest::prelude::*;
 
     fn tracker(window: usize, refresh_every: usize) -> PercentileThresholds {
-        PercentileThresholds::new(&PercentileConfig {
-            percentiles: vec![70.0, 90.0, 99.0],
-            window,
-            refresh_every,
-        })
-        .unwrap()
+        PercentileThresholds::new(&PercentileConfig { percentiles: vec![70.0, 90.0, 99.0], window, refresh_every })
+            .unwrap()
     }
 
     fn naive(values: &[u64], percentiles: &[f64]) -> Vec<u64> {
         let mut sorted = values.to_vec();
         sorted.sort_unstable();
-        percentiles
-            .iter()
-            .map(|&p| sorted[nearest_rank_index(p, sorted.len())])
-            .collect()
+        percentiles.iter().map(|&p| sorted[nearest_rank_index(p, sorted.len())]).collect()
     }
 
     #[test]
@@ -350,11 +324,7 @@ mod tests {
         assert_eq!(t.thresholds(), &[1_000, 1_000, 1_000]);
         // ... the tenth triggers a refresh.
         t.observe(5);
-        assert_eq!(
-            t.thresholds(),
-            &[1_000, 1_000, 1_000],
-            "90 of 100 are still 1000"
-        );
+        assert_eq!(t.thresholds(), &[1_000, 1_000, 1_000], "90 of 100 are still 1000");
         for _ in 0..80 {
             t.observe(5);
         }
@@ -391,13 +361,7 @@ mod tests {
     fn config_and_reward_validation() {
         assert!(PercentileConfig::default().validate("p").is_ok());
         let bad = |percentiles: Vec<f64>, window, refresh_every| {
-            PercentileConfig {
-                percentiles,
-                window,
-                refresh_every,
-            }
-            .validate("p")
-            .is_err()
+            PercentileConfig { percentiles, window, refresh_every }.validate("p").is_err()
         };
         assert!(bad(vec![], 10, 1));
         assert!(bad(vec![90.0, 70.0], 10, 1));
@@ -412,11 +376,7 @@ mod tests {
         assert!(StepReward::rlgc().validate("r", Some(4)).is_ok());
         assert!(StepReward::rlgc().validate("r", Some(3)).is_err());
         assert_eq!(StepReward::fsp_latency().reward(3), -1.0);
-        assert_eq!(
-            StepReward::rlgc().reward(17),
-            -0.5,
-            "bands past the end clamp"
-        );
+        assert_eq!(StepReward::rlgc().reward(17), -0.5, "bands past the end clamp");
         let parsed: PercentileConfig = serde_json::from_str("{}").unwrap();
         assert_eq!(parsed, PercentileConfig::default());
     }

@@ -69,36 +69,24 @@ pub struct ActionSelection {
 impl Default for ActionSelection {
     /// Textbook epsilon-greedy: greedy exploitation, uniform exploration.
     fn default() -> Self {
-        ActionSelection {
-            exploit: Exploit::Greedy,
-            explore: Explore::Uniform,
-        }
+        ActionSelection { exploit: Exploit::Greedy, explore: Explore::Uniform }
     }
 }
 
 impl ActionSelection {
     /// RLGC: stochastic policy (footnote 2), exploration away from the policy's action (Sec. 4.2).
     pub const fn rlgc() -> Self {
-        ActionSelection {
-            exploit: Exploit::Proportional { floor: 0.01 },
-            explore: Explore::NonGreedy,
-        }
+        ActionSelection { exploit: Exploit::Proportional { floor: 0.01 }, explore: Explore::NonGreedy }
     }
 
     /// FSP Algorithm 1 lines 2-7: argmax, or any random action.
     pub const fn fsp() -> Self {
-        ActionSelection {
-            exploit: Exploit::Greedy,
-            explore: Explore::Uniform,
-        }
+        ActionSelection { exploit: Exploit::Greedy, explore: Explore::Uniform }
     }
 
     /// SLC-cache paper Eq. (2): argmax, or a random action other than the argmax.
     pub const fn slc_cache() -> Self {
-        ActionSelection {
-            exploit: Exploit::Greedy,
-            explore: Explore::NonGreedy,
-        }
+        ActionSelection { exploit: Exploit::Greedy, explore: Explore::NonGreedy }
     }
 
     pub fn validate(&self, prefix: &str) -> Result<()> {
@@ -123,24 +111,13 @@ pub struct Choice {
 
 /// Epsilon-greedy selection over `row` (one Q value per action; must be non-empty).
 #[inline]
-pub fn epsilon_greedy<R: Rng + ?Sized>(
-    row: &[f64],
-    epsilon: f64,
-    selection: &ActionSelection,
-    rng: &mut R,
-) -> Choice {
+pub fn epsilon_greedy<R: Rng + ?Sized>(row: &[f64], epsilon: f64, selection: &ActionSelection, rng: &mut R) -> Choice {
     debug_assert!(!row.is_empty());
     let coin: f64 = rng.gen();
     if coin < epsilon {
-        Choice {
-            action: explore(row, selection.explore, rng),
-            explored: true,
-        }
+        Choice { action: explore(row, selection.explore, rng), explored: true }
     } else {
-        Choice {
-            action: exploit(row, selection.exploit, rng),
-            explored: false,
-        }
+        Choice { action: exploit(row, selection.exploit, rng), explored: false }
     }
 }
 
@@ -278,13 +255,7 @@ mod tests {
         let sel = ActionSelection::default();
         for _ in 0..100 {
             let c = epsilon_greedy(&[0.1, 0.9, 0.9], 0.0, &sel, &mut rng);
-            assert_eq!(
-                c,
-                Choice {
-                    action: 1,
-                    explored: false
-                }
-            );
+            assert_eq!(c, Choice { action: 1, explored: false });
         }
     }
 
@@ -330,14 +301,10 @@ mod tests {
     #[test]
     fn selection_serde_and_validation() {
         let s: ActionSelection =
-            serde_json::from_str(r#"{"exploit":{"kind":"proportional"},"explore":"non_greedy"}"#)
-                .unwrap();
+            serde_json::from_str(r#"{"exploit":{"kind":"proportional"},"explore":"non_greedy"}"#).unwrap();
         assert_eq!(s, ActionSelection::rlgc());
         assert!(s.validate("x").is_ok());
-        let bad = ActionSelection {
-            exploit: Exploit::Proportional { floor: 0.0 },
-            explore: Explore::Uniform,
-        };
+        let bad = ActionSelection { exploit: Exploit::Proportional { floor: 0.0 }, explore: Explore::Uniform };
         assert!(bad.validate("x").is_err());
     }
 }

@@ -71,35 +71,23 @@ impl QTable {
     /// A table with every entry set to `initial` (not counted as written).
     pub fn filled(n_states: usize, n_actions: usize, initial: f64) -> Result<Self> {
         if n_states == 0 {
-            return Err(Error::config(
-                "n_states",
-                "a Q-table needs at least one state",
-            ));
+            return Err(Error::config("n_states", "a Q-table needs at least one state"));
         }
         if n_actions == 0 {
-            return Err(Error::config(
-                "n_actions",
-                "a Q-table needs at least one action",
-            ));
+            return Err(Error::config("n_actions", "a Q-table needs at least one action"));
         }
         if !initial.is_finite() {
-            return Err(Error::config(
-                "initial_q",
-                format!("must be finite, got {initial}"),
-            ));
+            return Err(Error::config("initial_q", format!("must be finite, got {initial}")));
         }
-        let entries = n_states
-            .checked_mul(n_actions)
-            .filter(|&n| n <= MAX_ENTRIES)
-            .ok_or_else(|| {
-                Error::config(
-                    "n_states",
-                    format!(
-                        "{n_states} states x {n_actions} actions exceeds {MAX_ENTRIES} entries; \
+        let entries = n_states.checked_mul(n_actions).filter(|&n| n <= MAX_ENTRIES).ok_or_else(|| {
+            Error::config(
+                "n_states",
+                format!(
+                    "{n_states} states x {n_actions} actions exceeds {MAX_ENTRIES} entries; \
                          use the Q-table cache for large state spaces"
-                    ),
-                )
-            })?;
+                ),
+            )
+        })?;
         Ok(QTable {
             n_states,
             n_actions,
@@ -119,16 +107,8 @@ impl QTable {
 
     #[inline]
     fn index(&self, state: usize, action: usize) -> usize {
-        debug_assert!(
-            state < self.n_states,
-            "state {state} out of range {}",
-            self.n_states
-        );
-        debug_assert!(
-            action < self.n_actions,
-            "action {action} out of range {}",
-            self.n_actions
-        );
+        debug_assert!(state < self.n_states, "state {state} out of range {}", self.n_states);
+        debug_assert!(action < self.n_actions, "action {action} out of range {}", self.n_actions);
         state * self.n_actions + action
     }
 
@@ -140,10 +120,7 @@ impl QTable {
     /// Write one entry; marks the entry written and the state visited.
     #[inline]
     pub fn set(&mut self, state: usize, action: usize, value: f64) {
-        debug_assert!(
-            value.is_finite(),
-            "non-finite Q value {value} at ({state}, {action})"
-        );
+        debug_assert!(value.is_finite(), "non-finite Q value {value} at ({state}, {action})");
         let i = self.index(state, action);
         self.values[i] = value;
         self.written[i] = true;
@@ -184,10 +161,7 @@ impl QTable {
     /// Overwrite every value with another table's (same shape), keeping this table's flags.
     /// Used by the across-episode table's renewal.
     pub fn copy_values_from(&mut self, other: &QTable) {
-        debug_assert_eq!(
-            (self.n_states, self.n_actions),
-            (other.n_states, other.n_actions)
-        );
+        debug_assert_eq!((self.n_states, self.n_actions), (other.n_states, other.n_actions));
         self.values.copy_from_slice(&other.values);
     }
 
@@ -219,36 +193,22 @@ impl QTable {
             format_version: QTABLE_FORMAT_VERSION,
             n_states: self.n_states,
             n_actions: self.n_actions,
-            values: self
-                .values
-                .chunks(self.n_actions)
-                .map(<[f64]>::to_vec)
-                .collect(),
+            values: self.values.chunks(self.n_actions).map(<[f64]>::to_vec).collect(),
             metadata: metadata.clone(),
         };
-        serde_json::to_string(&file)
-            .map_err(|e| Error::invariant(format!("serialising a Q-table: {e}")))
+        serde_json::to_string(&file).map_err(|e| Error::invariant(format!("serialising a Q-table: {e}")))
     }
 
     /// Parse the JSON file format. `origin` names the source in error messages.
-    pub fn from_json(
-        text: &str,
-        origin: Option<&Path>,
-    ) -> Result<(QTable, BTreeMap<String, String>)> {
+    pub fn from_json(text: &str, origin: Option<&Path>) -> Result<(QTable, BTreeMap<String, String>)> {
         let bad = |key: &str, reason: String| Error::Config {
             path: origin.map(Path::to_path_buf),
-            problems: vec![ConfigProblem {
-                key: key.to_string(),
-                reason,
-            }],
+            problems: vec![ConfigProblem { key: key.to_string(), reason }],
         };
-        let file: QTableFile = serde_json::from_str(text)
-            .map_err(|e| bad("qtable", format!("not a Q-table file: {e}")))?;
+        let file: QTableFile =
+            serde_json::from_str(text).map_err(|e| bad("qtable", format!("not a Q-table file: {e}")))?;
         if file.format != QTABLE_FORMAT {
-            return Err(bad(
-                "format",
-                format!("expected \"{QTABLE_FORMAT}\", got \"{}\"", file.format),
-            ));
+            return Err(bad("format", format!("expected \"{QTABLE_FORMAT}\", got \"{}\"", file.format)));
         }
         if file.format_version != QTABLE_FORMAT_VERSION {
             return Err(bad(
@@ -261,16 +221,10 @@ impl QTable {
         }
         // Check the rows before allocating, so a bogus header cannot make us allocate gigabytes.
         if file.values.len() != file.n_states {
-            return Err(bad(
-                "values",
-                format!("{} rows for {} states", file.values.len(), file.n_states),
-            ));
+            return Err(bad("values", format!("{} rows for {} states", file.values.len(), file.n_states)));
         }
         let mut table = QTable::new(file.n_states, file.n_actions).map_err(|e| match e {
-            Error::Config { problems, .. } => Error::Config {
-                path: origin.map(Path::to_path_buf),
-                problems,
-            },
+            Error::Config { problems, .. } => Error::Config { path: origin.map(Path::to_path_buf), problems },
             other => other,
         })?;
         for (state, row) in file.values.iter().enumerate() {
@@ -281,10 +235,7 @@ impl QTable {
                 ));
             }
             if let Some(a) = row.iter().position(|v| !v.is_finite()) {
-                return Err(bad(
-                    &format!("values[{state}][{a}]"),
-                    "must be finite".to_string(),
-                ));
+                return Err(bad(&format!("values[{state}][{a}]"), "must be finite".to_string()));
             }
             let start = state * file.n_actions;
             table.values[start..start + file.n_actions].copy_from_slice(row);
@@ -338,14 +289,8 @@ mod tests {
         assert!(q.values().iter().all(|&v| v == 0.0));
         assert!(matches!(QTable::new(0, 3), Err(Error::Config { .. })));
         assert!(matches!(QTable::new(3, 0), Err(Error::Config { .. })));
-        assert!(matches!(
-            QTable::new(usize::MAX, 2),
-            Err(Error::Config { .. })
-        ));
-        assert!(matches!(
-            QTable::new(MAX_ENTRIES, 2),
-            Err(Error::Config { .. })
-        ));
+        assert!(matches!(QTable::new(usize::MAX, 2), Err(Error::Config { .. })));
+        assert!(matches!(QTable::new(MAX_ENTRIES, 2), Err(Error::Config { .. })));
     }
 
     #[test]
@@ -425,34 +370,13 @@ mod tests {
 
         let cases = [
             ("garbage", "not json"),
-            (
-                "wrong_format",
-                r#"{"format":"x","format_version":1,"n_states":1,"n_actions":1,"values":[[0]]}"#,
-            ),
-            (
-                "version",
-                r#"{"format":"ssdlab-qtable","format_version":9,"n_states":1,"n_actions":1,"values":[[0]]}"#,
-            ),
-            (
-                "zero_states",
-                r#"{"format":"ssdlab-qtable","format_version":1,"n_states":0,"n_actions":1,"values":[]}"#,
-            ),
-            (
-                "rows",
-                r#"{"format":"ssdlab-qtable","format_version":1,"n_states":2,"n_actions":1,"values":[[0]]}"#,
-            ),
-            (
-                "cols",
-                r#"{"format":"ssdlab-qtable","format_version":1,"n_states":1,"n_actions":2,"values":[[0]]}"#,
-            ),
-            (
-                "null",
-                r#"{"format":"ssdlab-qtable","format_version":1,"n_states":1,"n_actions":1,"values":[[null]]}"#,
-            ),
-            (
-                "huge",
-                r#"{"format":"ssdlab-qtable","format_version":1,"n_states":1e400,"n_actions":1,"values":[]}"#,
-            ),
+            ("wrong_format", r#"{"format":"x","format_version":1,"n_states":1,"n_actions":1,"values":[[0]]}"#),
+            ("version", r#"{"format":"ssdlab-qtable","format_version":9,"n_states":1,"n_actions":1,"values":[[0]]}"#),
+            ("zero_states", r#"{"format":"ssdlab-qtable","format_version":1,"n_states":0,"n_actions":1,"values":[]}"#),
+            ("rows", r#"{"format":"ssdlab-qtable","format_version":1,"n_states":2,"n_actions":1,"values":[[0]]}"#),
+            ("cols", r#"{"format":"ssdlab-qtable","format_version":1,"n_states":1,"n_actions":2,"values":[[0]]}"#),
+            ("null", r#"{"format":"ssdlab-qtable","format_version":1,"n_states":1,"n_actions":1,"values":[[null]]}"#),
+            ("huge", r#"{"format":"ssdlab-qtable","format_version":1,"n_states":1e400,"n_actions":1,"values":[]}"#),
             (
                 "unknown_key",
                 r#"{"format":"ssdlab-qtable","format_version":1,"n_states":1,"n_actions":1,"values":[[0]],"x":1}"#,

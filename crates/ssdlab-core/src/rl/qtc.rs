@@ -60,10 +60,7 @@ impl LruCache {
     /// `capacity` between 1 and 2^31.
     pub fn new(capacity: usize) -> Result<Self> {
         if capacity == 0 || capacity > (1 << 31) {
-            return Err(Error::config(
-                "capacity",
-                format!("must be between 1 and 2^31, got {capacity}"),
-            ));
+            return Err(Error::config("capacity", format!("must be between 1 and 2^31, got {capacity}")));
         }
         Ok(LruCache {
             map: HashMap::with_capacity_and_hasher(capacity, FxBuildHasher),
@@ -114,12 +111,7 @@ impl LruCache {
         }
         if self.nodes.len() < self.capacity {
             let i = self.nodes.len() as u32;
-            self.nodes.push(Node {
-                key,
-                value,
-                prev: NIL,
-                next: NIL,
-            });
+            self.nodes.push(Node { key, value, prev: NIL, next: NIL });
             self.push_front(i);
             self.map.insert(key, i);
             return None;
@@ -205,10 +197,7 @@ fn default_capacity() -> usize {
 
 impl Default for QtcConfig {
     fn default() -> Self {
-        QtcConfig {
-            capacity_per_action: default_capacity(),
-            default_action: 0,
-        }
+        QtcConfig { capacity_per_action: default_capacity(), default_action: 0 }
     }
 }
 
@@ -217,19 +206,13 @@ impl QtcConfig {
         if self.capacity_per_action == 0 || self.capacity_per_action > (1 << 31) {
             return Err(Error::config(
                 format!("{prefix}.capacity_per_action"),
-                format!(
-                    "must be between 1 and 2^31, got {}",
-                    self.capacity_per_action
-                ),
+                format!("must be between 1 and 2^31, got {}", self.capacity_per_action),
             ));
         }
         if self.default_action >= n_actions {
             return Err(Error::config(
                 format!("{prefix}.default_action"),
-                format!(
-                    "must be below the number of actions ({n_actions}), got {}",
-                    self.default_action
-                ),
+                format!("must be below the number of actions ({n_actions}), got {}", self.default_action),
             ));
         }
         Ok(())
@@ -296,9 +279,7 @@ impl QTableCache {
             return Err(Error::config("qtc.n_actions", "needs at least one action"));
         }
         config.validate("qtc", n_actions)?;
-        let caches = (0..n_actions)
-            .map(|_| LruCache::new(config.capacity_per_action))
-            .collect::<Result<_>>()?;
+        let caches = (0..n_actions).map(|_| LruCache::new(config.capacity_per_action)).collect::<Result<_>>()?;
         Ok(QTableCache {
             caches,
             default_action: config.default_action,
@@ -391,19 +372,11 @@ impl QTableCache {
         self.selections += 1;
         if !self.is_known(key) {
             self.unseen_selections += 1;
-            return QtcChoice {
-                action: self.default_action,
-                explored: false,
-                known: false,
-            };
+            return QtcChoice { action: self.default_action, explored: false, known: false };
         }
         self.fill_row(key);
         let choice = epsilon_greedy(&self.row, epsilon, selection, rng);
-        QtcChoice {
-            action: choice.action,
-            explored: choice.explored,
-            known: true,
-        }
+        QtcChoice { action: choice.action, explored: choice.explored, known: true }
     }
 
     /// SARSA-form update (`rl::update::sarsa_update`) on cached values; returns the new value.
@@ -508,39 +481,19 @@ mod tests {
 
     #[test]
     fn unseen_state_takes_the_default_action_without_randomness() {
-        let config = QtcConfig {
-            capacity_per_action: 4,
-            default_action: 0,
-        };
+        let config = QtcConfig { capacity_per_action: 4, default_action: 0 };
         let mut q = QTableCache::new(3, &config).unwrap();
         let mut rng = Pcg64Mcg::seed_from_u64(1);
         let before = rng.clone();
         let c = q.select(42, 1.0, &ActionSelection::default(), &mut rng);
-        assert_eq!(
-            c,
-            QtcChoice {
-                action: 0,
-                explored: false,
-                known: false
-            }
-        );
+        assert_eq!(c, QtcChoice { action: 0, explored: false, known: false });
         assert_eq!(rng, before, "no draw for an unseen state");
         assert_eq!(q.stats().unseen_selections, 1);
 
-        let config = QtcConfig {
-            capacity_per_action: 4,
-            default_action: 2,
-        };
+        let config = QtcConfig { capacity_per_action: 4, default_action: 2 };
         let mut q = QTableCache::new(3, &config).unwrap();
-        assert_eq!(
-            q.select(42, 0.0, &ActionSelection::default(), &mut rng)
-                .action,
-            2
-        );
-        assert!(
-            QTableCache::new(2, &config).is_err(),
-            "default action out of range"
-        );
+        assert_eq!(q.select(42, 0.0, &ActionSelection::default(), &mut rng).action, 2);
+        assert!(QTableCache::new(2, &config).is_err(), "default action out of range");
     }
 
     #[test]
@@ -550,20 +503,9 @@ mod tests {
         q.set(9, 2, -0.4);
         // Actions 0 and 1 are absent (0 by default), action 2 is -0.4: greedy takes action 0.
         let c = q.select(9, 0.0, &ActionSelection::default(), &mut rng);
-        assert_eq!(
-            c,
-            QtcChoice {
-                action: 0,
-                explored: false,
-                known: true
-            }
-        );
+        assert_eq!(c, QtcChoice { action: 0, explored: false, known: true });
         q.set(9, 1, 0.3);
-        assert_eq!(
-            q.select(9, 0.0, &ActionSelection::default(), &mut rng)
-                .action,
-            1
-        );
+        assert_eq!(q.select(9, 0.0, &ActionSelection::default(), &mut rng).action, 1);
         assert!(q.peek(9, 0).is_none(), "reading does not insert");
     }
 
@@ -577,10 +519,7 @@ mod tests {
         assert!((new - 0.89).abs() < 1e-12);
         assert_eq!(q.peek(1, 0), Some(new));
         let s = q.stats();
-        assert_eq!(
-            (s.insertions, s.evictions, s.occupancy.clone()),
-            (2, 0, vec![1, 1])
-        );
+        assert_eq!((s.insertions, s.evictions, s.occupancy.clone()), (2, 0, vec![1, 1]));
         // An absent previous entry starts from 0: 0.3 * (-0.5 + 0.8 * 0) = -0.15, and is inserted.
         let new = q.sarsa_update(3, 1, -0.5, 4, 0, 0.3, 0.8);
         assert!((new + 0.15).abs() < 1e-12);
@@ -593,9 +532,7 @@ mod tests {
     #[test]
     fn initialiser_hook_seeds_absent_entries() {
         let init: QInitialiser = Arc::new(|key, action| (key as f64) * 0.1 + action as f64);
-        let mut q = QTableCache::new(2, &QtcConfig::default())
-            .unwrap()
-            .with_initialiser(init);
+        let mut q = QTableCache::new(2, &QtcConfig::default()).unwrap().with_initialiser(init);
         assert_eq!(q.value(5, 1), 1.5);
         assert!(q.peek(5, 1).is_none());
         // Update from the initial 1.5: 0.7 * 1.5 + 0.3 * (0 + 0.8 * init(6, 0) = 0.48) = 1.194
@@ -605,14 +542,7 @@ mod tests {
 
     #[test]
     fn stats_count_hits_misses_evictions() {
-        let mut q = QTableCache::new(
-            1,
-            &QtcConfig {
-                capacity_per_action: 2,
-                default_action: 0,
-            },
-        )
-        .unwrap();
+        let mut q = QTableCache::new(1, &QtcConfig { capacity_per_action: 2, default_action: 0 }).unwrap();
         q.set(1, 0, 1.0);
         q.set(2, 0, 1.0);
         q.set(3, 0, 1.0); // evicts 1

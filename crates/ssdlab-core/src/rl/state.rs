@@ -53,14 +53,8 @@ impl Binning {
                 format!("geometric edges need 0 < first <= last (and first == last for one edge), got {first}..{last}"),
             ));
         }
-        let ratio = if n_edges == 1 {
-            1.0
-        } else {
-            (last as f64 / first as f64).powf(1.0 / (n_edges - 1) as f64)
-        };
-        let mut edges: Vec<u64> = (0..n_edges)
-            .map(|i| (first as f64 * ratio.powi(i as i32)).round() as u64)
-            .collect();
+        let ratio = if n_edges == 1 { 1.0 } else { (last as f64 / first as f64).powf(1.0 / (n_edges - 1) as f64) };
+        let mut edges: Vec<u64> = (0..n_edges).map(|i| (first as f64 * ratio.powi(i as i32)).round() as u64).collect();
         edges[0] = first;
         edges[n_edges - 1] = last;
         Binning::new(edges)
@@ -96,22 +90,13 @@ impl MixedRadix {
         let mut n: u64 = 1;
         for (i, &r) in radices.iter().enumerate() {
             if r == 0 {
-                return Err(Error::config(
-                    format!("radices[{i}]"),
-                    "a feature needs at least one bin",
-                ));
+                return Err(Error::config(format!("radices[{i}]"), "a feature needs at least one bin"));
             }
-            n = n.checked_mul(r as u64).ok_or_else(|| {
-                Error::config(
-                    "radices",
-                    "the number of states overflows u64; use state_key",
-                )
-            })?;
+            n = n
+                .checked_mul(r as u64)
+                .ok_or_else(|| Error::config("radices", "the number of states overflows u64; use state_key"))?;
         }
-        Ok(MixedRadix {
-            radices,
-            n_states: n,
-        })
+        Ok(MixedRadix { radices, n_states: n })
     }
 
     /// Number of distinct states (product of the radices).
@@ -165,8 +150,7 @@ pub fn mix64(mut z: u64) -> u64 {
 /// The fixed 64-bit key of a bin vector (see the module header).
 #[inline]
 pub fn state_key(bins: &[usize]) -> u64 {
-    bins.iter()
-        .fold(0u64, |h, &b| mix64(h.wrapping_add(GOLDEN) ^ b as u64))
+    bins.iter().fold(0u64, |h, &b| mix64(h.wrapping_add(GOLDEN) ^ b as u64))
 }
 
 #[cfg(test)]
@@ -202,10 +186,7 @@ mod tests {
         assert_eq!(b.edges()[15], 100_000_000);
         assert!(Binning::geometric(0, 10, 3).is_err());
         assert!(Binning::geometric(10, 5, 3).is_err());
-        assert!(
-            Binning::geometric(1, 3, 10).is_err(),
-            "rounding collapses edges"
-        );
+        assert!(Binning::geometric(1, 3, 10).is_err(), "rounding collapses edges");
         assert_eq!(Binning::geometric(7, 7, 1).unwrap().edges(), &[7]);
     }
 
@@ -228,8 +209,7 @@ mod tests {
 
     #[test]
     fn qtc_slide_feature_space_fits_u64() {
-        let m =
-            MixedRadix::new(vec![32, 32, 3, 3, 3, 3, 3, 12, 5, 5, 2, 2, 2, 2, 2, 2, 2]).unwrap();
+        let m = MixedRadix::new(vec![32, 32, 3, 3, 3, 3, 3, 12, 5, 5, 2, 2, 2, 2, 2, 2, 2]).unwrap();
         // The slide's table multiplies to 9.56e9; its text says "88 x 10^8". Either fits easily.
         assert_eq!(m.n_states(), 9_555_148_800);
     }

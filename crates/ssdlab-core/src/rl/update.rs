@@ -38,10 +38,7 @@ fn default_gamma() -> f64 {
 
 impl Default for TdParams {
     fn default() -> Self {
-        TdParams {
-            alpha: default_alpha(),
-            gamma: default_gamma(),
-        }
+        TdParams { alpha: default_alpha(), gamma: default_gamma() }
     }
 }
 
@@ -49,16 +46,10 @@ impl TdParams {
     /// Check the ranges; `prefix` is the dotted config key of this table (e.g. `ftl.gc.rlgc`).
     pub fn validate(&self, prefix: &str) -> Result<()> {
         if !(self.alpha > 0.0 && self.alpha <= 1.0) {
-            return Err(Error::config(
-                format!("{prefix}.alpha"),
-                format!("must be in (0, 1], got {}", self.alpha),
-            ));
+            return Err(Error::config(format!("{prefix}.alpha"), format!("must be in (0, 1], got {}", self.alpha)));
         }
         if !(0.0..=1.0).contains(&self.gamma) {
-            return Err(Error::config(
-                format!("{prefix}.gamma"),
-                format!("must be in [0, 1], got {}", self.gamma),
-            ));
+            return Err(Error::config(format!("{prefix}.gamma"), format!("must be in [0, 1], got {}", self.gamma)));
         }
         Ok(())
     }
@@ -156,37 +147,11 @@ mod tests {
     #[test]
     fn params_validate() {
         assert!(TdParams::default().validate("x").is_ok());
-        assert_eq!(
-            TdParams::default(),
-            TdParams {
-                alpha: 0.3,
-                gamma: 0.8
-            }
-        );
-        assert!(TdParams {
-            alpha: 0.0,
-            gamma: 0.8
-        }
-        .validate("x")
-        .is_err());
-        assert!(TdParams {
-            alpha: 1.5,
-            gamma: 0.8
-        }
-        .validate("x")
-        .is_err());
-        assert!(TdParams {
-            alpha: 0.3,
-            gamma: f64::NAN
-        }
-        .validate("x")
-        .is_err());
-        let err = TdParams {
-            alpha: 0.3,
-            gamma: 1.1,
-        }
-        .validate("ftl.gc.rlgc")
-        .unwrap_err();
+        assert_eq!(TdParams::default(), TdParams { alpha: 0.3, gamma: 0.8 });
+        assert!(TdParams { alpha: 0.0, gamma: 0.8 }.validate("x").is_err());
+        assert!(TdParams { alpha: 1.5, gamma: 0.8 }.validate("x").is_err());
+        assert!(TdParams { alpha: 0.3, gamma: f64::NAN }.validate("x").is_err());
+        let err = TdParams { alpha: 0.3, gamma: 1.1 }.validate("ftl.gc.rlgc").unwrap_err();
         assert!(err.to_string().starts_with("ftl.gc.rlgc.gamma:"), "{err}");
     }
 }
