@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::config::ValidatedConfig;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::ftl::Ftl;
+use crate::ftl::{Ftl, PageRequest, RequestInfo};
 use crate::nand::Timing;
 use crate::stats::report::*;
 use crate::stats::{LatencyHistogram, TimeSeries};
@@ -51,6 +51,7 @@ struct Completion {
     time: SimTime,
     seq: u64,
     arrival: SimTime,
+    pages: u32,
     op: IoOp,
     offset_bytes: u64,
     size_bytes: u64,
@@ -232,15 +233,23 @@ impl Simulation {
         self.free_blocks.offer(now, self.ftl.blocks().free_blocks() as f64);
         let mut lpns = std::mem::take(&mut self.lpn_buf);
         self.host.lpns(&req, &mut lpns);
-        let done = self.ftl.serve(req.op, &lpns, req.partial_head, req.partial_tail, now, &mut self.device);
+        self.seq += 1;
+        let page_request = PageRequest {
+            seq: self.seq,
+            op: req.op,
+            lpns: &lpns,
+            partial_head: req.partial_head,
+            partial_tail: req.partial_tail,
+        };
+        let done = self.ftl.serve(&page_request, now, &mut self.device);
         self.lpn_buf = lpns;
         let done = done?;
         self.issued += 1;
-        self.seq += 1;
         self.queue.push(Reverse(Completion {
             time: done,
             seq: self.seq,
             arrival: now,
+            pages: req.pages,
             op: req.op,
             offset_bytes: req.offset_bytes,
             size_bytes: req.size_bytes,
@@ -277,7 +286,8 @@ impl Simulation {
             log.size_bytes.push(c.size_bytes);
         }
         self.device.advance_to(c.time);
-        self.ftl.after_served(c.op, latency, c.time, &mut self.device)
+        let req = RequestInfo { seq: c.seq, op: c.op, pages: c.pages };
+        self.ftl.after_served(req, latency, c.time, &mut self.device)
     }
 
     /// Process up to `max_events` events (arrivals and completions). Returns true when the

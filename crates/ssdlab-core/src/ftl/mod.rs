@@ -35,6 +35,25 @@ pub struct FtlStats {
     pub gc_reads: u64,
 }
 
+/// One host request as the FTL sees it: pages already folded into the logical space.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRequest<'a> {
+    pub seq: u64,
+    pub op: IoOp,
+    pub lpns: &'a [Lpn],
+    /// The first / last page is only partly written (read-modify-write if it holds data).
+    pub partial_head: bool,
+    pub partial_tail: bool,
+}
+
+/// Which host request a GC decision concerns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestInfo {
+    pub seq: u64,
+    pub op: IoOp,
+    pub pages: u32,
+}
+
 pub struct Ftl {
     blocks: BlockManager,
     mapping: Box<dyn Mapping>,
@@ -103,35 +122,31 @@ impl Ftl {
         self.last_arrival = None;
     }
 
-    fn observation(&self, now: SimTime, op: IoOp, interval_ns: u64) -> GcObservation {
+    fn observation(&self, req: RequestInfo, now: SimTime, interval_ns: u64) -> GcObservation {
         let victim_valid_left = self.partial.map(|(b, _)| self.blocks.valid(b)).unwrap_or(0);
         GcObservation {
             now,
-            op,
+            request_seq: req.seq,
+            op: req.op,
+            request_pages: req.pages,
             free_blocks: self.blocks.free_blocks(),
             total_blocks: self.blocks.blocks(),
             interval_ns,
             victim_valid_left,
             pages_per_block: self.blocks.geometry().pages_per_block,
+            gc_copies_total: self.gc_stats.pages_copied,
+            gc_erases_total: self.gc_stats.victims_reclaimed,
         }
     }
 
-    /// Serve one host request whose pages are `lpns` (already folded into the logical space).
-    /// `partial_head`/`partial_tail`: the first/last page is only partly written.
-    /// Returns the completion time.
-    pub fn serve(
-        &mut self,
-        op: IoOp,
-        lpns: &[Lpn],
-        partial_head: bool,
-        partial_tail: bool,
-        now: SimTime,
-        device: &mut Device,
-    ) -> Result<SimTime> {
+    /// Serve one host request at `now`. Returns its completion time.
+    pub fn serve(&mut self, request: &PageRequest, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let PageRequest { seq, op, lpns, partial_head, partial_tail } = *request;
         let interval = self.last_arrival.map(|t| now - t).unwrap_or(u64::MAX);
         self.last_arrival = Some(now);
         let mut ready = now;
-        let action = self.scheduler.before_serve(&self.observation(now, op, interval));
+        let req = RequestInfo { seq, op, pages: lpns.len() as u32 };
+        let action = self.scheduler.before_serve(&self.observation(req, now, interval));
         match action {
             GcAction::Nothing => {}
             GcAction::Reclaim { target_free_blocks } => {
@@ -167,9 +182,15 @@ impl Ftl {
         Ok(done)
     }
 
-    /// After a request completed at `now` with `response_ns`: background GC if asked.
-    pub fn after_served(&mut self, op: IoOp, response_ns: u64, now: SimTime, device: &mut Device) -> Result<()> {
-        let obs = self.observation(now, op, 0);
+    /// After request `req` completed at `now` with `response_ns`: background GC if asked.
+    pub fn after_served(
+        &mut self,
+        req: RequestInfo,
+        response_ns: u64,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<()> {
+        let obs = self.observation(req, now, 0);
         match self.scheduler.after_serve(&obs, response_ns) {
             GcAction::Nothing => {}
             GcAction::Reclaim { target_free_blocks } => {

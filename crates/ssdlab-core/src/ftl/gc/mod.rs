@@ -56,7 +56,12 @@ pub trait VictimPolicy: Send {
 #[derive(Debug, Clone, Copy)]
 pub struct GcObservation {
     pub now: SimTime,
+    /// Sequence number of the host request (1, 2, ...), the same in `before_serve` and
+    /// `after_serve` of one request; requests may overlap, so schedulers match on it.
+    pub request_seq: u64,
     pub op: IoOp,
+    /// Pages the request touches.
+    pub request_pages: u32,
     pub free_blocks: u32,
     pub total_blocks: u32,
     /// Arrival time of this request minus that of the previous one.
@@ -65,6 +70,10 @@ pub struct GcObservation {
     pub victim_valid_left: u32,
     /// Pages per block (native mode), for schedulers that reason in blocks.
     pub pages_per_block: u32,
+    /// GC page copies and victim erases since the start of measurement (diff them to see what
+    /// a step did).
+    pub gc_copies_total: u64,
+    pub gc_erases_total: u64,
 }
 
 /// What the scheduler asks the FTL to do.
