@@ -87,7 +87,7 @@ pub struct Simulation {
     last_completion: SimTime,
     lat_read: LatencyHistogram,
     lat_write: LatencyHistogram,
-    lat_all: LatencyHistogram,
+    lat_trim: LatencyHistogram,
     summary: WorkloadSummary,
     free_blocks: TimeSeries,
     log: Option<RequestLog>,
@@ -149,7 +149,7 @@ impl Simulation {
             last_completion: 0,
             lat_read: LatencyHistogram::default(),
             lat_write: LatencyHistogram::default(),
-            lat_all: LatencyHistogram::default(),
+            lat_trim: LatencyHistogram::default(),
             summary: WorkloadSummary::default(),
             free_blocks: TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples),
             log: cfg.report.per_request.then(RequestLog::default),
@@ -262,7 +262,6 @@ impl Simulation {
         self.completed += 1;
         self.last_completion = self.last_completion.max(c.time);
         let latency = c.time - c.arrival;
-        self.lat_all.record(latency);
         let s = &mut self.summary;
         s.requests += 1;
         match c.op {
@@ -276,7 +275,10 @@ impl Simulation {
                 s.writes += 1;
                 s.write_bytes += c.size_bytes;
             }
-            IoOp::Trim => s.trims += 1,
+            IoOp::Trim => {
+                self.lat_trim.record(latency);
+                s.trims += 1;
+            }
         }
         if let Some(log) = &mut self.log {
             log.arrival_ns.push(c.arrival);
@@ -285,7 +287,6 @@ impl Simulation {
             log.offset_bytes.push(c.offset_bytes);
             log.size_bytes.push(c.size_bytes);
         }
-        self.device.advance_to(c.time);
         let req = RequestInfo { seq: c.seq, op: c.op, pages: c.pages };
         self.ftl.after_served(req, latency, c.time, &mut self.device)
     }
@@ -386,7 +387,7 @@ impl Simulation {
             latency: LatencyReport {
                 read: self.lat_read.summary(),
                 write: self.lat_write.summary(),
-                all: self.lat_all.summary(),
+                all: self.all_latencies().summary(),
             },
             throughput: Throughput {
                 iops: per_s(s.requests as f64),
@@ -425,12 +426,19 @@ impl Simulation {
         }
     }
 
+    fn all_latencies(&self) -> LatencyHistogram {
+        let mut all = self.lat_read.clone();
+        all.merge(&self.lat_write);
+        all.merge(&self.lat_trim);
+        all
+    }
+
     /// Latency histogram (value, count) pairs for plotting exact CDFs: ("read"|"write"|"all").
     pub fn latency_histogram(&self, which: &str) -> Vec<(u64, u64)> {
         match which {
             "read" => self.lat_read.sorted(),
             "write" => self.lat_write.sorted(),
-            _ => self.lat_all.sorted(),
+            _ => self.all_latencies().sorted(),
         }
     }
 }

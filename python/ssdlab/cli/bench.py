@@ -13,13 +13,13 @@ from rich.table import Table
 from ssdlab.api import Simulation
 from ssdlab.cli.common import console
 
-# 16 GiB device (4 channels x 2 chips x 2 planes x 512 blocks x 256 pages x 4 KiB) at 90%
+# 16 GiB device (4 channels x 2 chips x 2 planes x 1024 blocks x 256 pages x 4 KiB) at 90%
 # utilisation: the foundation issue's benchmark device.
 BENCH_DEVICE = [
     "device.channels=4",
     "device.chips_per_channel=2",
     "device.planes_per_die=2",
-    "device.blocks_per_plane=512",
+    "device.blocks_per_plane=1024",
     "device.pages_per_block=256",
     "device.page_bytes=4096",
     "device.cell=slc",

@@ -1,5 +1,9 @@
 //! Layer: device. A channel's bookings: sorted, non-overlapping busy intervals. A new booking
 //! takes the first idle gap at or after its earliest start that is long enough.
+//!
+//! A VecDeque (binary search for the first interval ending after the earliest start, then a
+//! short walk) beat a BTreeMap here: host bookings land near the front, where VecDeque's
+//! insert moves the shorter side, and GC bursts append at the back.
 
 use crate::units::{Nanos, SimTime};
 use std::collections::VecDeque;
@@ -77,6 +81,7 @@ impl Calendar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn fills_gaps_and_queues_otherwise() {
@@ -89,5 +94,22 @@ mod tests {
         assert_eq!(c.book(0, 6), 120); // no gap of 6 left before 120
         c.prune(200);
         assert_eq!(c.book(300, 5), 300);
+    }
+
+    proptest! {
+        /// Bookings never overlap and never start before their earliest time.
+        #[test]
+        fn bookings_are_disjoint(ops in proptest::collection::vec((0u64..1000, 1u64..50), 1..60)) {
+            let mut c = Calendar::default();
+            let mut booked: Vec<(u64, u64)> = Vec::new();
+            for (earliest, duration) in ops {
+                let start = c.book(earliest, duration);
+                prop_assert!(start >= earliest);
+                for &(s, e) in &booked {
+                    prop_assert!(start + duration <= s || start >= e, "overlap [{start},{}) with [{s},{e})", start + duration);
+                }
+                booked.push((start, start + duration));
+            }
+        }
     }
 }

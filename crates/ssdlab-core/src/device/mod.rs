@@ -41,6 +41,8 @@ pub struct Device {
     channels: Vec<Calendar>,
     /// Array-busy nanoseconds per unit (utilisation figures).
     unit_busy_ns: Vec<u64>,
+    /// Per plane: (array unit, channel), precomputed off the hot path.
+    plane_resources: Vec<(u32, u32)>,
     /// When false (warm-up), operations change no timing state: they complete at `ready`.
     timed: bool,
     counters: DeviceCounters,
@@ -54,7 +56,19 @@ impl Device {
             ArrayUnit::Plane => geometry.planes(),
         } as usize;
         let bits = geometry.cell.bits_per_cell() as usize;
+        let plane_resources = (0..geometry.planes())
+            .map(|p| {
+                let plane = PlaneId(p);
+                let unit = match timing.array_unit {
+                    ArrayUnit::Chip => geometry.chip_of_plane(plane),
+                    ArrayUnit::Die => geometry.die_of_plane(plane),
+                    ArrayUnit::Plane => p,
+                };
+                (unit, geometry.channel_of_plane(plane))
+            })
+            .collect();
         Device {
+            plane_resources,
             channels: (0..geometry.channels).map(|_| Calendar::default()).collect(),
             unit_free_at: vec![0; units],
             unit_busy_ns: vec![0; units],
@@ -97,11 +111,7 @@ impl Device {
 
     /// The array unit a plane's operations occupy.
     pub fn unit_of_plane(&self, plane: PlaneId) -> usize {
-        (match self.timing.array_unit {
-            ArrayUnit::Chip => self.geometry.chip_of_plane(plane),
-            ArrayUnit::Die => self.geometry.die_of_plane(plane),
-            ArrayUnit::Plane => plane.0,
-        }) as usize
+        self.plane_resources[plane.index()].0 as usize
     }
 
     /// When the array unit holding `plane` becomes free (for least-busy allocation).
@@ -114,8 +124,8 @@ impl Device {
     }
 
     fn locate(&self, block: BlockId) -> (usize, usize) {
-        let plane = self.geometry.plane_of_block(block);
-        (self.unit_of_plane(plane), self.geometry.channel_of_plane(plane) as usize)
+        let (unit, channel) = self.plane_resources[self.geometry.plane_of_block(block).index()];
+        (unit as usize, channel as usize)
     }
 
     /// Read one page; returns when its data has crossed the channel.

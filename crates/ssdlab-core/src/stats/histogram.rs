@@ -39,6 +39,16 @@ impl LatencyHistogram {
         self.max_ns = self.max_ns.max(latency_ns);
     }
 
+    /// Add every sample of `other` (e.g. "all" = read + write + trim).
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        for (v, c) in &other.counts {
+            *self.counts.entry(*v).or_insert(0) += c;
+        }
+        self.total += other.total;
+        self.sum_ns += other.sum_ns;
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
     pub fn count(&self) -> u64 {
         self.total
     }

@@ -1,0 +1,72 @@
+//! Runs one benchmark scenario outside Python and prints simulated requests per wall second
+//! and the process's peak resident memory: `cargo run --release --example run_scenario --
+//! randwrite_gc 2000000`. Used by docs/performance.md (and for profiling).
+
+use std::time::Instant;
+
+use ssdlab_core::config::{load, Layer};
+use ssdlab_core::{Simulation, ValidatedConfig};
+
+/// The 16 GiB benchmark device of the foundation issue, at 90% utilisation.
+const DEVICE: &str = r#"
+[device]
+channels = 4
+chips_per_channel = 2
+planes_per_die = 2
+blocks_per_plane = 1024
+pages_per_block = 256
+page_bytes = 4096
+cell = "slc"
+overprovisioning = 0.07
+utilization = 0.9
+[device.timing]
+read_ns = [50000]
+program_ns = [500000]
+[gc]
+trigger_free_blocks = 32
+"#;
+
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let scenario = args.next().unwrap_or_else(|| "randwrite_gc".into());
+    let count: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
+    let workload = match scenario.as_str() {
+        "randwrite_gc" => "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n",
+        "randread" => "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\n",
+        other => {
+            eprintln!("unknown scenario {other}: use randwrite_gc or randread");
+            std::process::exit(2);
+        }
+    };
+    let cfg =
+        load(Some("tiny"), &[Layer::inline(DEVICE), Layer::inline(workload)], &[format!("workload.count={count}")])
+            .and_then(ValidatedConfig::new)
+            .unwrap_or_else(|e| {
+                eprintln!("{e}");
+                std::process::exit(2);
+            });
+    let physical_pages = cfg.geometry().pages();
+    let mut sim = Simulation::new(cfg).expect("simulation builds");
+    sim.step(1).expect("warm-up"); // warm-up runs on the first step; keep it out of the timing
+    let start = Instant::now();
+    let report = sim.run().expect("run");
+    let wall = start.elapsed().as_secs_f64();
+    let requests = report.workload.requests;
+    let rss = peak_rss_mib();
+    println!(
+        "{scenario}: {requests} requests in {wall:.3} s = {:.0} req/s; WAF {:.3}; peak RSS {rss:.1} MiB \
+         (budget 12 B x {physical_pages} pages + 64 MiB = {:.1} MiB)",
+        requests as f64 / wall,
+        report.waf,
+        (12.0 * physical_pages as f64) / (1024.0 * 1024.0) + 64.0
+    );
+}
