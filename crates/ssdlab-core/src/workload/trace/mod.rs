@@ -9,7 +9,8 @@
 //!
 //! Layout: `source.rs` (decompression), `detect.rs` (auto-detection), `text.rs` and `fields.rs`
 //! (the line loop and byte-level parsing shared by the text formats), one file per format,
-//! `filter.rs` (the options), `binary.rs` (the compact binary format). See docs/traces.md for every format, its units and sample lines.
+//! `filter.rs` (the options), `binary.rs` (the compact binary format), `stats.rs` (trace
+//! statistics). See docs/traces.md for every format, its units and sample lines.
 
 mod alibaba;
 pub mod binary;
@@ -25,6 +26,7 @@ pub mod generic;
 mod msr;
 mod source;
 mod spc;
+pub mod stats;
 mod systor;
 mod tencent;
 mod text;
@@ -42,6 +44,7 @@ use serde::{Deserialize, Serialize};
 
 pub use binary::convert;
 pub use generic::{AddressUnit, GenericColumns, TimeUnit};
+pub use stats::{compute as compute_stats, TraceStats};
 
 use crate::error::{Error, Result};
 use crate::workload::TraceRecord;
