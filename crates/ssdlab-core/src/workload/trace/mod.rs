@@ -32,6 +32,8 @@ mod tencent;
 mod text;
 
 #[cfg(test)]
+mod robustness;
+#[cfg(test)]
 mod test_support;
 
 use std::fmt;
