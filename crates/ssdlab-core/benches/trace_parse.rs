@@ -35,7 +35,7 @@ fn msr_csv() -> Vec<u8> {
     let mut ticks: u64 = 128_166_385_295_514_663;
     for _ in 0..LINES {
         ticks += rng.next() % 20_000;
-        let op = if rng.next() % 2 == 0 { "Read" } else { "Write" };
+        let op = if rng.next() & 1 == 0 { "Read" } else { "Write" };
         let offset = (rng.next() % (16 << 21)) * 512;
         let size = 512 << (rng.next() % 8);
         writeln!(
