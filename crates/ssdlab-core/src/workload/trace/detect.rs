@@ -157,8 +157,8 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
                 path,
                 0,
                 format!(
-                    "cannot detect the trace format from the first {} data lines (first: {}); name it with format = \
-                     one of {}, or describe the columns with a generic mapping",
+                    "cannot detect the trace format: no known layout fits the {} data line(s) examined (first: {}); \
+                     name it with format = one of {}, or describe the columns with a generic mapping",
                     sample.len(),
                     quote(sample[0]),
                     ids.join(", ")

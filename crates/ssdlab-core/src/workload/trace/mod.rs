@@ -328,7 +328,6 @@ pub trait TraceReader {
 
 /// Open a trace file: decompress, detect or take the format, and stack the option filters.
 pub fn open(path: &Path, options: &TraceOptions) -> Result<Box<dyn TraceReader + Send>> {
-    options.validate()?;
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     from_reader(Box::new(file), path, options)
 }
