@@ -385,6 +385,21 @@ mod tests {
     }
 
     #[test]
+    fn gzip_compressed_binary_is_detected() {
+        use std::io::Write as _;
+        let record = TraceRecord {
+            time_ns: 1,
+            op: IoOp::Read,
+            offset_bytes: 0,
+            size_bytes: 4096,
+            device: 2,
+        };
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&binary_bytes(&[record])).unwrap();
+        assert_eq!(read_bytes(encoder.finish().unwrap()).unwrap(), vec![record]);
+    }
+
+    #[test]
     fn damaged_files_are_reported() {
         let record = TraceRecord {
             time_ns: 5,
