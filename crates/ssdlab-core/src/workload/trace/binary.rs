@@ -18,10 +18,10 @@
 //! order and times they were converted with (after the filters of the converting reader).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::source::{Compression, Source};
+use super::source::{read_up_to, Compression, Source};
 use super::{BadLinePolicy, TraceReader};
 use crate::error::{Error, Result};
 use crate::workload::{IoOp, TraceRecord};
@@ -147,7 +147,7 @@ impl BinaryReader {
             ..
         } = source;
         let mut bytes = [0u8; HEADER_BYTES];
-        let got = read_fully(source.as_mut(), &mut bytes)
+        let got = read_up_to(&mut source, &mut bytes)
             .map_err(|e| Error::trace(path, 0, compression.describe_read_error(&e)))?;
         if got < HEADER_BYTES || bytes[0..8] != MAGIC {
             let what = if got < HEADER_BYTES {
@@ -235,7 +235,7 @@ impl TraceReader for BinaryReader {
                 };
             }
             let mut bytes = [0u8; RECORD_BYTES];
-            let got = match read_fully(self.source.as_mut(), &mut bytes) {
+            let got = match read_up_to(&mut self.source, &mut bytes) {
                 Ok(got) => got,
                 Err(e) => {
                     let reason = self.compression.describe_read_error(&e);
@@ -269,20 +269,6 @@ impl TraceReader for BinaryReader {
     fn skipped_lines(&self) -> u64 {
         self.skipped
     }
-}
-
-/// Read until `buf` is full or the stream ends; the count read.
-fn read_fully(source: &mut dyn BufRead, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match source.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 fn le8(bytes: &[u8]) -> [u8; 8] {
@@ -377,7 +363,7 @@ mod tests {
 
     fn read_bytes(bytes: Vec<u8>) -> Result<Vec<TraceRecord>> {
         let mut reader = from_reader(
-            Box::new(io::Cursor::new(bytes)),
+            Box::new(std::io::Cursor::new(bytes)),
             Path::new("t.bin"),
             &TraceOptions::default(),
         )?;
@@ -443,7 +429,7 @@ mod tests {
         version[8] = 9;
         let options = TraceOptions::with_format(TraceFormat::Binary);
         let error = from_reader(
-            Box::new(io::Cursor::new(version)),
+            Box::new(std::io::Cursor::new(version)),
             Path::new("t.bin"),
             &options,
         )
@@ -455,7 +441,7 @@ mod tests {
         );
 
         let error = from_reader(
-            Box::new(io::Cursor::new(b"hello, world\n".to_vec())),
+            Box::new(std::io::Cursor::new(b"hello, world\n".to_vec())),
             Path::new("t"),
             &options,
         )

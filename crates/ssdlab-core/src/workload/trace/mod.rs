@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 pub use binary::convert;
 pub use generic::{AddressUnit, GenericColumns, TimeUnit};
-pub use stats::{compute as compute_stats, TraceStats};
+pub use stats::TraceStats;
 
 use crate::error::{Error, Result};
 use crate::workload::TraceRecord;

@@ -104,7 +104,7 @@ pub(crate) fn open_source(raw: Box<dyn Read + Send>, path: &Path) -> Result<Sour
 }
 
 /// Read until `buf` is full or the stream ends; return how many bytes were read.
-fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match reader.read(&mut buf[filled..]) {
