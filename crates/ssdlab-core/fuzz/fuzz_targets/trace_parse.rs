@@ -13,16 +13,42 @@ use ssdlab_core::workload::trace::{
 };
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&selector, content)) = data.split_first() else { return };
+    let Some((&selector, content)) = data.split_first() else {
+        return;
+    };
     let format = TraceFormat::ALL[usize::from(selector) % TraceFormat::ALL.len()];
     let generic = (format == TraceFormat::Generic).then(|| GenericColumns {
         device_column: Some(2),
-        ..GenericColumns::csv(0, TimeUnit::Filetime, 4, AddressUnit::Sectors, 5, AddressUnit::Pages, 3)
+        ..GenericColumns::csv(
+            0,
+            TimeUnit::Filetime,
+            4,
+            AddressUnit::Sectors,
+            5,
+            AddressUnit::Pages,
+            3,
+        )
     });
-    let on_bad_line = if selector & 0x80 == 0 { BadLinePolicy::Error } else { BadLinePolicy::Skip };
-    let options = TraceOptions { format, generic, on_bad_line, reorder_window: 8, ..TraceOptions::default() };
+    let on_bad_line = if selector & 0x80 == 0 {
+        BadLinePolicy::Error
+    } else {
+        BadLinePolicy::Skip
+    };
+    let options = TraceOptions {
+        format,
+        generic,
+        on_bad_line,
+        reorder_window: 8,
+        ..TraceOptions::default()
+    };
 
-    let open = || trace::from_reader(Box::new(Cursor::new(content.to_vec())), Path::new("fuzz"), &options);
+    let open = || {
+        trace::from_reader(
+            Box::new(Cursor::new(content.to_vec())),
+            Path::new("fuzz"),
+            &options,
+        )
+    };
     if let Ok(mut reader) = open() {
         while let Ok(Some(_)) = reader.next_record() {}
     }
