@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ssdlab import _core
@@ -71,7 +72,10 @@ class Simulation:
                 {
                     "arrival_ns": pd.array(arrival, dtype="uint64"),
                     "latency_ns": pd.array(latency, dtype="uint64"),
-                    "op": pd.Categorical.from_codes(op, categories=["read", "write", "trim"]),
+                    "op": pd.Categorical.from_codes(
+                        np.frombuffer(bytes(op), dtype=np.uint8).astype(np.int8),
+                        categories=["read", "write", "trim"],
+                    ),
                     "offset_bytes": pd.array(offset, dtype="uint64"),
                     "size_bytes": pd.array(size, dtype="uint64"),
                 }

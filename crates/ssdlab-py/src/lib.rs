@@ -3,6 +3,7 @@
 
 mod errors;
 mod sim;
+mod trace;
 
 use pyo3::prelude::*;
 
@@ -15,5 +16,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::workload_patterns, m)?)?;
     m.add_function(wrap_pyfunction!(sim::workload_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sim::resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::trace_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::trace_detect, m)?)?;
     Ok(())
 }

@@ -16,6 +16,7 @@ from ssdlab.cli.common import console_err
 from ssdlab.cli.configcmd import config
 from ssdlab.cli.presetscmd import presets
 from ssdlab.cli.run import run
+from ssdlab.cli.tracecmd import trace
 from ssdlab.errors import ConfigError, SsdlabError, SsdlabIOError, TraceFormatError
 
 INPUT_ERRORS = (ConfigError, TraceFormatError, SsdlabIOError)
@@ -32,6 +33,7 @@ def cli() -> None:
       ssdlab run --preset tiny --trace hm_0.csv --set device.utilization=0.85
       ssdlab config show --preset tiny --set gc.victim=fifo
       ssdlab presets
+      ssdlab trace stats ../shared/traces/msr/*.csv
     """
 
 
@@ -39,6 +41,7 @@ cli.add_command(run)
 cli.add_command(presets)
 cli.add_command(config)
 cli.add_command(bench)
+cli.add_command(trace)
 
 
 def _hint(err: SsdlabError) -> str:

@@ -132,6 +132,9 @@ impl ValidatedConfig {
         }
         p.check(w.count != Some(0), "workload.count", || "must be at least 1 if set".into());
         p.check(w.speedup > 0.0 && w.speedup.is_finite(), "workload.speedup", || "must be positive".into());
+        if let Err(Error::Config { problems, .. }) = w.trace.validate() {
+            p.0.extend(problems.into_iter().map(|c| ConfigProblem { key: format!("workload.trace.{}", c.key), ..c }));
+        }
         if w.kind == WorkloadKind::Trace {
             match &w.path {
                 None => p.0.push(ConfigProblem {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::config::ByteSize;
+use crate::workload::trace::TraceOptions;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -114,6 +115,9 @@ pub struct WorkloadConfig {
     pub speedup: f64,
     pub fold: Fold,
     pub replay: Replay,
+    /// Reader options: format (auto-detected by default), filters, bad-line policy
+    /// (`[workload.trace]`, see docs/traces.md).
+    pub trace: TraceOptions,
 }
 
 impl Default for WorkloadConfig {
@@ -140,6 +144,7 @@ impl Default for WorkloadConfig {
             speedup: 1.0,
             fold: Fold::Modulo,
             replay: Replay::Open,
+            trace: TraceOptions::default(),
         }
     }
 }

@@ -1,11 +1,570 @@
 //! Layer: workload. Block-trace readers: one file per format, all streaming.
-//! (Filled in by the trace issue; see docs/traces.md.)
+//!
+//! [`open`] reads a trace file (plain, gzip or zstd, recognised by magic bytes), detects or takes
+//! its [`TraceFormat`], and returns a [`TraceReader`] that yields [`TraceRecord`]s with time in
+//! nanoseconds in the trace's own time base (not rebased), offsets and sizes in bytes, and the
+//! device where the format has one. The [`TraceOptions`] filters (device, time window, first N,
+//! operations, re-ordering of slightly out-of-order timestamps) are stacked on top. Memory does
+//! not grow with the length of the trace: each reader holds one reused line buffer.
+//!
+//! Layout: `source.rs` (decompression), `detect.rs` (auto-detection), `text.rs` and `fields.rs`
+//! (the line loop and byte-level parsing shared by the text formats), one file per format,
+//! `filter.rs` (the options), `binary.rs` (the compact binary format), `stats.rs` (trace
+//! statistics). See docs/traces.md for every format, its units and sample lines.
 
-use crate::config::ValidatedConfig;
+mod alibaba;
+pub mod binary;
+mod blkparse;
+mod cloudphysics;
+mod detect;
+mod disksim;
+mod fields;
+mod filter;
+mod fiu;
+mod flashnet;
+pub mod generic;
+mod msr;
+mod source;
+mod spc;
+pub mod stats;
+mod systor;
+mod tencent;
+mod text;
+
+#[cfg(test)]
+mod robustness;
+#[cfg(test)]
+mod test_support;
+
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+pub use binary::convert;
+pub use generic::{AddressUnit, GenericColumns, TimeUnit};
+pub use stats::TraceStats;
+
 use crate::error::{Error, Result};
-use crate::workload::host::RecordSource;
+use crate::workload::TraceRecord;
+use text::TextReader;
 
-/// Open the trace the config names as a record source.
-pub fn open_source(cfg: &ValidatedConfig) -> Result<Box<dyn RecordSource + Send>> {
-    Err(Error::config("workload.path", format!("trace readers are not built yet ({:?})", cfg.workload.path)))
+/// The largest accepted `reorder_window`, in requests.
+pub const MAX_REORDER_WINDOW: usize = 1 << 20;
+
+/// A trace file format. The serde / CLI id is the snake_case name (`disksim_ms`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormat {
+    /// Detect the format from the first lines of content (see docs/traces.md).
+    #[default]
+    Auto,
+    /// MSR Cambridge CSV `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` (FILETIME
+    /// 100 ns ticks, bytes), or its reduced tab-separated form `Timestamp Type Offset Size`.
+    Msr,
+    /// DiskSim ASCII `time_ms devno lba_sectors size_sectors flags` (flags bit 0: 1 = read).
+    DisksimMs,
+    /// DiskSim ASCII with integer nanosecond times, as MQSim stores it.
+    DisksimNs,
+    /// UMass / SPC CSV `ASU,LBA,Size,Opcode,Timestamp` (sectors, bytes, r/w, seconds).
+    Spc,
+    /// FlashNet / Heimdall `time_ms devno offset_bytes size_bytes type` (1 = read, 0 = write).
+    Flashnet,
+    /// FIU (SNIA IOTTA) `ts_ns pid process lba size_blocks op major minor md5`.
+    Fiu,
+    /// SYSTOR '17 CSV `Timestamp,Response,IOType,LUN,Offset,Size` (seconds, bytes).
+    Systor,
+    /// Alibaba block traces `device_id,opcode,offset,length,timestamp` (bytes, microseconds).
+    Alibaba,
+    /// Tencent CBS `Timestamp,Offset,Size,IOType,VolumeID` (seconds, sectors, 0 = read).
+    Tencent,
+    /// CloudPhysics vSCSI CSV `timestamp_us,opcode,size_bytes,lbn_sectors` (SCSI opcodes in hex).
+    Cloudphysics,
+    /// blkparse default text output (Q events by default).
+    Blkparse,
+    /// Any CSV or whitespace-separated layout described by [`GenericColumns`].
+    Generic,
+    /// The ssdlab binary trace (see [`binary`]).
+    Binary,
+}
+
+impl TraceFormat {
+    /// Every format, `Auto` first.
+    pub const ALL: [TraceFormat; 14] = [
+        TraceFormat::Auto,
+        TraceFormat::Msr,
+        TraceFormat::DisksimMs,
+        TraceFormat::DisksimNs,
+        TraceFormat::Spc,
+        TraceFormat::Flashnet,
+        TraceFormat::Fiu,
+        TraceFormat::Systor,
+        TraceFormat::Alibaba,
+        TraceFormat::Tencent,
+        TraceFormat::Cloudphysics,
+        TraceFormat::Blkparse,
+        TraceFormat::Generic,
+        TraceFormat::Binary,
+    ];
+
+    /// The id used in configs, on the command line and in messages.
+    pub fn id(self) -> &'static str {
+        match self {
+            TraceFormat::Auto => "auto",
+            TraceFormat::Msr => "msr",
+            TraceFormat::DisksimMs => "disksim_ms",
+            TraceFormat::DisksimNs => "disksim_ns",
+            TraceFormat::Spc => "spc",
+            TraceFormat::Flashnet => "flashnet",
+            TraceFormat::Fiu => "fiu",
+            TraceFormat::Systor => "systor",
+            TraceFormat::Alibaba => "alibaba",
+            TraceFormat::Tencent => "tencent",
+            TraceFormat::Cloudphysics => "cloudphysics",
+            TraceFormat::Blkparse => "blkparse",
+            TraceFormat::Generic => "generic",
+            TraceFormat::Binary => "binary",
+        }
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl FromStr for TraceFormat {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        TraceFormat::ALL.into_iter().find(|format| format.id() == s).ok_or_else(|| {
+            let ids: Vec<&str> = TraceFormat::ALL.iter().map(|format| format.id()).collect();
+            Error::config("format", format!("unknown trace format {s:?}; expected one of {}", ids.join(", ")))
+        })
+    }
+}
+
+/// Which operations a trace delivers. Trims pass only with `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpFilter {
+    #[default]
+    All,
+    Reads,
+    Writes,
+}
+
+/// What a malformed line does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BadLinePolicy {
+    /// Stop with `Error::Trace` naming the file, the line and what is wrong.
+    #[default]
+    Error,
+    /// Skip the line and count it in [`TraceReader::skipped_lines`].
+    Skip,
+}
+
+/// What a request older than one already delivered (beyond `reorder_window`) does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutOfOrderPolicy {
+    /// Stop with `Error::Trace` naming the line.
+    #[default]
+    Error,
+    /// Give it the last delivered time and count it in [`TraceReader::clamped_records`].
+    Clamp,
+}
+
+/// Which blkparse events become requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlkparseEvent {
+    /// `Q`: the request as queued by the application.
+    #[default]
+    Queue,
+    /// `D`: the request as issued to the device driver.
+    Issue,
+}
+
+/// How a trace is read: its format and the filters stacked on the reader.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TraceOptions {
+    /// The format, or `auto` to detect it from the content.
+    pub format: TraceFormat,
+    /// The column mapping, required by (and only allowed with) `format = "generic"`; with
+    /// `format = "auto"` it selects the generic format.
+    pub generic: Option<GenericColumns>,
+    /// Keep only requests of this device / volume / LUN / ASU number.
+    pub device: Option<u32>,
+    /// Drop requests earlier than this, in ns after the first request (after the device filter).
+    pub start_ns: u64,
+    /// Stop at this time, in ns after the first request (exclusive).
+    pub end_ns: Option<u64>,
+    /// Deliver at most this many requests (after all other filters).
+    pub max_requests: Option<u64>,
+    /// Deliver all requests, or only reads, or only writes.
+    pub ops: OpFilter,
+    /// What a malformed line does.
+    pub on_bad_line: BadLinePolicy,
+    /// How many requests are held back to re-sort slightly out-of-order timestamps (0 = none).
+    pub reorder_window: usize,
+    /// What a request that arrives later than the window allows does.
+    pub on_out_of_order: OutOfOrderPolicy,
+    /// Which blkparse events are requests: `queue` (Q, as the application issued them) or
+    /// `issue` (D, as the block layer sent them to the device, after merging and splitting).
+    pub blkparse_event: BlkparseEvent,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            format: TraceFormat::Auto,
+            generic: None,
+            device: None,
+            start_ns: 0,
+            end_ns: None,
+            max_requests: None,
+            ops: OpFilter::All,
+            on_bad_line: BadLinePolicy::Error,
+            reorder_window: 256,
+            on_out_of_order: OutOfOrderPolicy::Error,
+            blkparse_event: BlkparseEvent::Queue,
+        }
+    }
+}
+
+impl TraceOptions {
+    /// The options with a given format, others default.
+    pub fn with_format(format: TraceFormat) -> Self {
+        TraceOptions { format, ..TraceOptions::default() }
+    }
+
+    /// Check the options on their own (not against a file).
+    pub fn validate(&self) -> Result<()> {
+        match (&self.generic, self.format) {
+            (None, TraceFormat::Generic) => {
+                return Err(Error::config("generic", "format = \"generic\" needs a [generic] column mapping"));
+            }
+            (Some(columns), TraceFormat::Auto | TraceFormat::Generic) => columns.validate()?,
+            (Some(_), format) => {
+                return Err(Error::config(
+                    "generic",
+                    format!(
+                        "a generic column mapping was given but format = {:?}; use format = \"generic\"",
+                        format.id()
+                    ),
+                ));
+            }
+            (None, _) => {}
+        }
+        if let Some(end_ns) = self.end_ns {
+            if end_ns <= self.start_ns {
+                return Err(Error::config(
+                    "end_ns",
+                    format!("end_ns = {end_ns} must be after start_ns = {}", self.start_ns),
+                ));
+            }
+        }
+        if self.reorder_window > MAX_REORDER_WINDOW {
+            return Err(Error::config(
+                "reorder_window",
+                format!("reorder_window = {} is above the maximum of {MAX_REORDER_WINDOW}", self.reorder_window),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Options from a TOML table (the keys of `[workload.trace]`), every unknown key reported.
+    pub fn from_toml(text: &str) -> Result<TraceOptions> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| Error::config("trace options", e.message()))?;
+        let mut unknown = Vec::new();
+        let options: TraceOptions = serde_ignored::deserialize(value, |path| unknown.push(path.to_string()))
+            .map_err(|e| Error::config("trace options", e.message()))?;
+        if !unknown.is_empty() {
+            return Err(Error::Config {
+                path: None,
+                problems: unknown
+                    .into_iter()
+                    .map(|key| crate::error::ConfigProblem { key, reason: "unknown trace option".into() })
+                    .collect(),
+            });
+        }
+        options.validate()?;
+        Ok(options)
+    }
+
+    /// The format to read with: `generic` when a mapping is given with `auto`.
+    fn requested_format(&self) -> TraceFormat {
+        match (self.format, &self.generic) {
+            (TraceFormat::Auto, Some(_)) => TraceFormat::Generic,
+            (format, _) => format,
+        }
+    }
+}
+
+/// A stream of trace requests.
+pub trait TraceReader {
+    /// The next request, `None` at the end of the trace.
+    fn next_record(&mut self) -> Result<Option<TraceRecord>>;
+
+    /// How far the reader has read: the 1-based number of the last line read (text formats) or
+    /// record read (binary format). Filters read ahead, so this can be past the line of the
+    /// request just returned.
+    fn line(&self) -> u64;
+
+    /// Malformed lines skipped under `on_bad_line = "skip"`.
+    fn skipped_lines(&self) -> u64;
+
+    /// Requests whose time was clamped under `on_out_of_order = "clamp"`.
+    fn clamped_records(&self) -> u64 {
+        0
+    }
+}
+
+/// Open a trace file: decompress, detect or take the format, and stack the option filters.
+pub fn open(path: &Path, options: &TraceOptions) -> Result<Box<dyn TraceReader + Send>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    from_reader(Box::new(file), path, options)
+}
+
+/// Like [`open`], for bytes from any reader; `path` only names the trace in messages.
+pub fn from_reader(
+    raw: Box<dyn Read + Send>,
+    path: &Path,
+    options: &TraceOptions,
+) -> Result<Box<dyn TraceReader + Send>> {
+    let reader = open_unfiltered(raw, path, options)?;
+    Ok(Box::new(filter::Filtered::new(reader, path, options)))
+}
+
+/// Detect the format of a trace file from its content.
+pub fn detect(path: &Path) -> Result<TraceFormat> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let source = source::open_source(Box::new(file), path)?;
+    detect::detect(&source.head, path)
+}
+
+/// The format reader without the option filters.
+fn open_unfiltered(
+    raw: Box<dyn Read + Send>,
+    path: &Path,
+    options: &TraceOptions,
+) -> Result<Box<dyn TraceReader + Send>> {
+    options.validate()?;
+    let source = source::open_source(raw, path)?;
+    let format = match options.requested_format() {
+        TraceFormat::Auto => detect::detect(&source.head, path)?,
+        format => format,
+    };
+    let policy = options.on_bad_line;
+    Ok(match format {
+        TraceFormat::Auto => return Err(Error::invariant("trace format still auto after detection")),
+        TraceFormat::Msr => Box::new(TextReader::new(source, path, policy, msr::MsrParser::default())),
+        TraceFormat::DisksimMs => {
+            Box::new(TextReader::new(source, path, policy, disksim::DisksimParser::milliseconds()))
+        }
+        TraceFormat::DisksimNs => {
+            Box::new(TextReader::new(source, path, policy, disksim::DisksimParser::nanoseconds()))
+        }
+        TraceFormat::Spc => Box::new(TextReader::new(source, path, policy, spc::SpcParser)),
+        TraceFormat::Flashnet => Box::new(TextReader::new(source, path, policy, flashnet::FlashnetParser)),
+        TraceFormat::Fiu => Box::new(TextReader::new(source, path, policy, fiu::FiuParser)),
+        TraceFormat::Systor => Box::new(TextReader::new(source, path, policy, systor::SystorParser)),
+        TraceFormat::Alibaba => Box::new(TextReader::new(source, path, policy, alibaba::AlibabaParser)),
+        TraceFormat::Tencent => Box::new(TextReader::new(source, path, policy, tencent::TencentParser)),
+        TraceFormat::Cloudphysics => Box::new(TextReader::new(source, path, policy, cloudphysics::CloudphysicsParser)),
+        TraceFormat::Blkparse => {
+            Box::new(TextReader::new(source, path, policy, blkparse::BlkparseParser::new(options.blkparse_event)))
+        }
+        TraceFormat::Generic => {
+            let columns = options
+                .generic
+                .as_ref()
+                .ok_or_else(|| Error::config("generic", "format = \"generic\" needs a [generic] column mapping"))?;
+            let header_lines = columns.header_lines;
+            let parser = generic::GenericParser::new(columns)?;
+            Box::new(TextReader::new(source, path, policy, parser).with_header_lines(header_lines))
+        }
+        TraceFormat::Binary => Box::new(binary::BinaryReader::new(source, path, policy)?),
+    })
+}
+
+/// A trace reader as the host model's record source.
+struct TraceSource(Box<dyn TraceReader + Send>);
+
+impl crate::workload::host::RecordSource for TraceSource {
+    fn next_record(&mut self) -> Result<Option<TraceRecord>> {
+        self.0.next_record()
+    }
+    fn skipped(&self) -> u64 {
+        self.0.skipped_lines()
+    }
+}
+
+/// Open the trace a validated config names (`workload.path` with `[workload.trace]` options;
+/// `workload.count` caps the requests read).
+pub fn open_source(
+    cfg: &crate::config::ValidatedConfig,
+) -> Result<Box<dyn crate::workload::host::RecordSource + Send>> {
+    let w = &cfg.workload;
+    let path = w.path.as_ref().ok_or_else(|| Error::config("workload.path", "a trace workload needs a path"))?;
+    let mut options = w.trace.clone();
+    if let Some(count) = w.count {
+        options.max_requests = Some(options.max_requests.map_or(count, |m| m.min(count)));
+    }
+    Ok(Box::new(TraceSource(open(path, &options)?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Cursor, Write};
+
+    use super::test_support::{drain, record, shared_trace};
+    use super::*;
+    use crate::workload::IoOp;
+
+    fn read_all(bytes: Vec<u8>, options: &TraceOptions) -> Result<Vec<TraceRecord>> {
+        let mut reader = from_reader(Box::new(Cursor::new(bytes)), Path::new("t.trace"), options)?;
+        drain(reader.as_mut())
+    }
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn format_ids_round_trip() {
+        for format in TraceFormat::ALL {
+            assert_eq!(format.id().parse::<TraceFormat>().unwrap(), format);
+            let json = serde_json::to_string(&format).unwrap();
+            assert_eq!(json, format!("\"{}\"", format.id()));
+        }
+        let error = "msr_csv".parse::<TraceFormat>().unwrap_err().to_string();
+        assert!(error.contains("unknown trace format \"msr_csv\""), "{error}");
+    }
+
+    #[test]
+    fn options_deserialize_strictly_with_defaults() {
+        let options: TraceOptions = toml::from_str("format = \"disksim_ms\"\nops = \"reads\"\n").unwrap();
+        assert_eq!(options.format, TraceFormat::DisksimMs);
+        assert_eq!(options.ops, OpFilter::Reads);
+        assert_eq!(options.reorder_window, 256);
+        assert_eq!(options.on_bad_line, BadLinePolicy::Error);
+        let error = toml::from_str::<TraceOptions>("formt = \"msr\"").unwrap_err().to_string();
+        assert!(error.contains("unknown field"), "{error}");
+    }
+
+    #[test]
+    fn inconsistent_options_are_config_errors() {
+        let cases = [
+            TraceOptions::with_format(TraceFormat::Generic),
+            TraceOptions {
+                generic: Some(GenericColumns::csv(0, TimeUnit::S, 1, AddressUnit::Bytes, 2, AddressUnit::Bytes, 3)),
+                ..TraceOptions::with_format(TraceFormat::Msr)
+            },
+            TraceOptions { start_ns: 10, end_ns: Some(10), ..TraceOptions::default() },
+            TraceOptions { reorder_window: MAX_REORDER_WINDOW + 1, ..TraceOptions::default() },
+        ];
+        for options in cases {
+            assert!(matches!(options.validate(), Err(Error::Config { .. })), "{options:?}");
+            assert!(matches!(read_all(b"1 0 0 1 1\n".to_vec(), &options), Err(Error::Config { .. })));
+        }
+    }
+
+    #[test]
+    fn empty_and_blank_files() {
+        let message = read_all(Vec::new(), &TraceOptions::default()).unwrap_err().to_string();
+        assert_eq!(message, "t.trace:0: the file is empty (0 bytes)");
+        let message = read_all(b"\n \n\t\n".to_vec(), &TraceOptions::default()).unwrap_err().to_string();
+        assert!(message.contains("empty (only blank or comment lines)"), "{message}");
+        let message = read_all(gzip(b""), &TraceOptions::default()).unwrap_err().to_string();
+        assert!(message.contains("empty (no data after decompression)"), "{message}");
+        let options = TraceOptions::with_format(TraceFormat::Msr);
+        let message = read_all(b"\n\n".to_vec(), &options).unwrap_err().to_string();
+        assert!(message.contains("no requests in 2 lines"), "{message}");
+        let message = read_all(b"Timestamp,Hostname\n".to_vec(), &options).unwrap_err().to_string();
+        assert!(message.contains("no requests in 1 lines"), "{message}");
+    }
+
+    #[test]
+    fn truncated_gzip_names_the_line_where_data_stops() {
+        let Some(path) = shared_trace("ms_production/msnfs_150k.disksim_ms.txt.gz") else {
+            return;
+        };
+        let compressed = std::fs::read(&path).unwrap();
+        let cut = compressed[..compressed.len() / 2].to_vec();
+        let message = read_all(cut, &TraceOptions::default()).unwrap_err().to_string();
+        assert!(message.contains("gzip data is truncated or corrupt here"), "{message}");
+        let line: u64 = message.split(':').nth(1).unwrap().parse().unwrap();
+        assert!(line > 10_000, "the error comes after the intact lines: {message}");
+    }
+
+    #[test]
+    fn binary_garbage_is_called_binary() {
+        let garbage: Vec<u8> = (0..2000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        let message = read_all(garbage.clone(), &TraceOptions::default()).unwrap_err().to_string();
+        assert!(message.contains("binary data"), "{message}");
+        let mut text = b"1,h,0,Read,0,512,1\n".to_vec();
+        text.extend_from_slice(b"2,h,0,Re\0d,0,512,1\n");
+        let message = read_all(text, &TraceOptions::default()).unwrap_err().to_string();
+        assert!(message.starts_with("t.trace:2: binary data, not text: NUL byte at column 9"), "{message}");
+    }
+
+    #[test]
+    fn crlf_bom_comments_and_missing_final_newline() {
+        let text = b"\xEF\xBB\xBF# MSR excerpt\r\n1,h,0,Read,0,512,1\r\n\r\n2,h,0,Write,512,512,1".to_vec();
+        let records = read_all(text, &TraceOptions::default()).unwrap();
+        assert_eq!(records, vec![record(100, IoOp::Read, 0, 512, 0), record(200, IoOp::Write, 512, 512, 0)]);
+    }
+
+    #[test]
+    fn zero_size_requests_are_errors_unless_skipped() {
+        let text = b"1,h,0,Read,0,512,1\n2,h,0,Read,0,0,1\n3,h,0,Read,0,512,1\n".to_vec();
+        let message = read_all(text.clone(), &TraceOptions::default()).unwrap_err().to_string();
+        assert!(message.contains("t.trace:2: Size (column 6, bytes) field \"0\" is zero"), "{message}");
+        let options = TraceOptions { on_bad_line: BadLinePolicy::Skip, ..TraceOptions::default() };
+        let mut reader = from_reader(Box::new(Cursor::new(text)), Path::new("t"), &options).unwrap();
+        assert_eq!(drain(reader.as_mut()).unwrap().len(), 2);
+        assert_eq!(reader.skipped_lines(), 1);
+    }
+
+    #[test]
+    fn all_lines_bad_under_skip_is_still_an_error() {
+        let options = TraceOptions { on_bad_line: BadLinePolicy::Skip, ..TraceOptions::with_format(TraceFormat::Msr) };
+        let message = read_all(b"1,h,0,Oops,0,512,1\n2,h,0,Oops,0,512,1\n".to_vec(), &options).unwrap_err().to_string();
+        assert!(message.contains("all 2 data lines were malformed"), "{message}");
+    }
+
+    #[test]
+    fn window_and_first_n_on_a_real_trace() {
+        let Some(path) = shared_trace("msr/hm_0.sample1000.csv") else {
+            return;
+        };
+        let all = drain(open(&path, &TraceOptions::default()).unwrap().as_mut()).unwrap();
+        let first_ns = all[0].time_ns;
+        let options = TraceOptions { start_ns: 1_000_000_000, end_ns: Some(2_000_000_000), ..TraceOptions::default() };
+        let window = drain(open(&path, &options).unwrap().as_mut()).unwrap();
+        let expected: Vec<TraceRecord> =
+            all.iter().copied().filter(|r| (1_000_000_000..2_000_000_000).contains(&(r.time_ns - first_ns))).collect();
+        assert!(!expected.is_empty());
+        assert_eq!(window, expected);
+        let options = TraceOptions { max_requests: Some(10), ops: OpFilter::Reads, ..TraceOptions::default() };
+        let reads = drain(open(&path, &options).unwrap().as_mut()).unwrap();
+        let expected: Vec<TraceRecord> = all.iter().copied().filter(|r| r.op == IoOp::Read).take(10).collect();
+        assert_eq!(reads, expected);
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error() {
+        let error = open(Path::new("/nonexistent/trace.csv"), &TraceOptions::default()).err().unwrap();
+        assert!(matches!(error, Error::Io { .. }), "{error}");
+    }
 }

@@ -1,0 +1,103 @@
+"""The command line: commands, outputs, error messages and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ssdlab.cli import cli, main
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_help_lists_commands():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("run", "presets", "config", "bench", "trace"):
+        assert command in result.output
+
+
+def test_presets_lists_every_preset_with_its_source():
+    result = invoke("presets")
+    assert result.exit_code == 0
+    for name in ("tiny", "kang-3d-128gb", "kang-3d-512gb", "femu-learnedftl", "li-qlc-fsp", "yoo-hybrid-qlc"):
+        assert name in result.output
+    assert "Table 2" in invoke("presets", "--show", "kang-3d-128gb").output
+
+
+def test_config_show_prints_the_resolved_override():
+    result = invoke("config", "show", "--preset", "tiny", "--set", "gc.victim=fifo", "--set", "seed=7")
+    assert result.exit_code == 0
+    assert 'victim = "fifo"' in result.output and "seed = 7" in result.output
+
+
+def test_run_writes_report_and_plots(tmp_path):
+    out = tmp_path / "r.json"
+    result = invoke(
+        "run", "--preset", "tiny", "--workload", "randwrite", "--set", "workload.count=2000",
+        "--out", str(out), "--plots", str(tmp_path / "plots"), "--requests-parquet", str(tmp_path / "req.parquet"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["workload"]["requests"] == 2000
+    assert (tmp_path / "plots" / "write_latency_tail.png").exists()
+    assert (tmp_path / "req.parquet").exists()
+    assert "WAF" in result.output
+
+
+def test_bad_config_exits_2_with_every_problem(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--set", "device.utilization=2", "--set", "workload.iodepth=0", "-q"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "device.utilization" in err and "workload.iodepth" in err
+    assert "hint:" in err
+
+
+def test_bad_argument_exits_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--set", "novalue"])
+    assert info.value.code == 2
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--no-such-flag"])
+    assert info.value.code == 2
+
+
+def test_bad_trace_line_names_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "128166372003061629,wdev,1,Write,2850816,4096,1000\n128166372003061630,wdev,1,Write,oops,4096,1000\n"
+    )
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--trace", str(bad), "-q"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2" in err.replace("\n", "")
+
+
+def test_msr_trace_replays_end_to_end(traces, tmp_path):
+    out = tmp_path / "r.json"
+    trace = traces / "msr" / "hm_0.sample1000.csv"
+    result = invoke("run", "--preset", "tiny", "--trace", str(trace), "--verify", "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["workload"]["requests"] == 1000
+    assert report["workload"]["reads"] == 508
+    assert report["verify"]["final_scan_passed"]
+
+
+def test_umass_websearch_replays_with_speedup(traces, tmp_path):
+    out = tmp_path / "r.json"
+    trace = traces / "umass" / "websearch_small.disksim_ns.txt.gz"
+    result = invoke(
+        "run", "--preset", "femu-learnedftl", "--trace", str(trace), "--set", "workload.speedup=64",
+        "--set", "workload.count=5000", "--out", str(out), "-q",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["workload"]["requests"] == 5000
+    assert report["workload"]["reads"] >= 4990
