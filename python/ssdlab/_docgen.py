@@ -57,7 +57,13 @@ def cli_md() -> str:
     ]
 
     def walk(cmd: click.Command, path: list[str]) -> None:
-        ctx = click.Context(cmd, info_name=" ".join(path), terminal_width=100, max_content_width=100)
+        ctx = click.Context(
+            cmd,
+            info_name=" ".join(path),
+            terminal_width=100,
+            max_content_width=100,
+            help_option_names=["-h", "--help"],
+        )
         out.extend([f"## `{' '.join(path)}`", "", "```text", cmd.get_help(ctx).rstrip(), "```", ""])
         if isinstance(cmd, click.Group):
             for name in sorted(cmd.commands):
@@ -68,7 +74,13 @@ def cli_md() -> str:
 
 
 def main(argv: list[str]) -> int:
-    docs = {"config.md": config_md(), "cli.md": cli_md()}
+    # Help text wraps at the terminal width; pin it so the output never depends on where it runs.
+    saved = click.formatting.FORCED_WIDTH
+    click.formatting.FORCED_WIDTH = 100
+    try:
+        docs = {"config.md": config_md(), "cli.md": cli_md()}
+    finally:
+        click.formatting.FORCED_WIDTH = saved
     stale = [
         name
         for name, text in docs.items()

@@ -453,13 +453,14 @@ mod tests {
 
     #[test]
     fn options_deserialize_strictly_with_defaults() {
-        let options: TraceOptions = toml::from_str("format = \"disksim_ms\"\nops = \"reads\"\n").unwrap();
+        let options = TraceOptions::from_toml("format = \"disksim_ms\"\nops = \"reads\"\n").unwrap();
         assert_eq!(options.format, TraceFormat::DisksimMs);
         assert_eq!(options.ops, OpFilter::Reads);
         assert_eq!(options.reorder_window, 256);
         assert_eq!(options.on_bad_line, BadLinePolicy::Error);
-        let error = toml::from_str::<TraceOptions>("formt = \"msr\"").unwrap_err().to_string();
-        assert!(error.contains("unknown field"), "{error}");
+        // Unknown keys are collected (all of them), not silently ignored.
+        let error = TraceOptions::from_toml("formt = \"msr\"\nops = \"reads\"\nbogus = 1").unwrap_err().to_string();
+        assert!(error.contains("formt") && error.contains("bogus"), "{error}");
     }
 
     #[test]
