@@ -131,6 +131,7 @@ impl ValidatedConfig {
             p.check(w.on_ns > 0, "workload.on_ns", || "must be positive".into());
         }
         p.check(w.count != Some(0), "workload.count", || "must be at least 1 if set".into());
+        p.check(w.repeat >= 1, "workload.repeat", || "must be at least 1".into());
         p.check(w.speedup > 0.0 && w.speedup.is_finite(), "workload.speedup", || "must be positive".into());
         if let Err(Error::Config { problems, .. }) = w.trace.validate() {
             p.0.extend(problems.into_iter().map(|c| ConfigProblem { key: format!("workload.trace.{}", c.key), ..c }));

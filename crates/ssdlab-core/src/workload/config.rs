@@ -115,6 +115,8 @@ pub struct WorkloadConfig {
     pub speedup: f64,
     pub fold: Fold,
     pub replay: Replay,
+    /// Replay the trace this many times back to back (short real traces, long experiments).
+    pub repeat: u32,
     /// Reader options: format (auto-detected by default), filters, bad-line policy
     /// (`[workload.trace]`, see docs/traces.md).
     pub trace: TraceOptions,
@@ -144,6 +146,7 @@ impl Default for WorkloadConfig {
             speedup: 1.0,
             fold: Fold::Modulo,
             replay: Replay::Open,
+            repeat: 1,
             trace: TraceOptions::default(),
         }
     }

@@ -3,5 +3,6 @@
 mod common;
 mod determinism;
 mod timing;
+mod trace_replay;
 mod verify;
 mod waf;

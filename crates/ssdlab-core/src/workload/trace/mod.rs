@@ -395,30 +395,79 @@ fn open_unfiltered(
     })
 }
 
-/// A trace reader as the host model's record source.
-struct TraceSource(Box<dyn TraceReader + Send>);
+/// A trace as the host model's record source: replayed `repeat` times back to back (each pass
+/// starts one mean inter-arrival gap after the previous pass's last request), at most `count`
+/// requests in all.
+struct TraceSource {
+    reader: Box<dyn TraceReader + Send>,
+    path: std::path::PathBuf,
+    options: TraceOptions,
+    passes_left: u32,
+    remaining: Option<u64>,
+    /// Added to this pass's (rebased) times.
+    offset_ns: u64,
+    pass_first_ns: Option<u64>,
+    pass_last_ns: u64,
+    pass_records: u64,
+    last_out_ns: u64,
+    skipped_before: u64,
+}
 
 impl crate::workload::host::RecordSource for TraceSource {
     fn next_record(&mut self) -> Result<Option<TraceRecord>> {
-        self.0.next_record()
+        if self.remaining == Some(0) {
+            return Ok(None);
+        }
+        loop {
+            if let Some(mut r) = self.reader.next_record()? {
+                let first = *self.pass_first_ns.get_or_insert(r.time_ns);
+                self.pass_last_ns = r.time_ns;
+                self.pass_records += 1;
+                r.time_ns = self.offset_ns + r.time_ns.saturating_sub(first);
+                self.last_out_ns = r.time_ns;
+                if let Some(n) = &mut self.remaining {
+                    *n -= 1;
+                }
+                return Ok(Some(r));
+            }
+            if self.passes_left <= 1 || self.pass_records == 0 {
+                return Ok(None);
+            }
+            self.passes_left -= 1;
+            let span = self.pass_last_ns - self.pass_first_ns.unwrap_or(self.pass_last_ns);
+            let gap = span / self.pass_records.max(2).saturating_sub(1);
+            self.offset_ns = self.last_out_ns + gap.max(1);
+            self.pass_first_ns = None;
+            self.pass_records = 0;
+            self.skipped_before += self.reader.skipped_lines();
+            self.reader = open(&self.path, &self.options)?;
+        }
     }
     fn skipped(&self) -> u64 {
-        self.0.skipped_lines()
+        self.skipped_before + self.reader.skipped_lines()
     }
 }
 
-/// Open the trace a validated config names (`workload.path` with `[workload.trace]` options;
-/// `workload.count` caps the requests read).
+/// Open the trace a validated config names (`workload.path` with `[workload.trace]` options,
+/// `workload.repeat` passes, at most `workload.count` requests).
 pub fn open_source(
     cfg: &crate::config::ValidatedConfig,
 ) -> Result<Box<dyn crate::workload::host::RecordSource + Send>> {
     let w = &cfg.workload;
     let path = w.path.as_ref().ok_or_else(|| Error::config("workload.path", "a trace workload needs a path"))?;
-    let mut options = w.trace.clone();
-    if let Some(count) = w.count {
-        options.max_requests = Some(options.max_requests.map_or(count, |m| m.min(count)));
-    }
-    Ok(Box::new(TraceSource(open(path, &options)?)))
+    Ok(Box::new(TraceSource {
+        reader: open(path, &w.trace)?,
+        path: path.clone(),
+        options: w.trace.clone(),
+        passes_left: w.repeat.max(1),
+        remaining: w.count,
+        offset_ns: 0,
+        pass_first_ns: None,
+        pass_last_ns: 0,
+        pass_records: 0,
+        last_out_ns: 0,
+        skipped_before: 0,
+    }))
 }
 
 #[cfg(test)]
