@@ -15,6 +15,7 @@ from ssdlab.cli.bench import bench
 from ssdlab.cli.common import console_err
 from ssdlab.cli.configcmd import config
 from ssdlab.cli.presetscmd import presets
+from ssdlab.cli.reproduce import reproduce
 from ssdlab.cli.run import run
 from ssdlab.cli.tracecmd import trace
 from ssdlab.errors import ConfigError, SsdlabError, SsdlabIOError, TraceFormatError
@@ -42,6 +43,7 @@ cli.add_command(presets)
 cli.add_command(config)
 cli.add_command(bench)
 cli.add_command(trace)
+cli.add_command(reproduce)
 
 
 def _hint(err: SsdlabError) -> str:

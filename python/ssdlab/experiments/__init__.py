@@ -1,0 +1,1 @@
+"""Reproductions of the papers' experiments, one module per paper (`ssdlab reproduce NAME`)."""
