@@ -227,6 +227,7 @@ impl Simulation {
     }
 
     fn issue(&mut self, req: HostRequest, now: SimTime) -> Result<()> {
+        debug_assert!(now >= self.now, "arrival at {now} before now {}", self.now);
         self.now = now;
         self.device.advance_to(now);
         self.first_arrival.get_or_insert(now);
@@ -258,6 +259,8 @@ impl Simulation {
     }
 
     fn complete(&mut self, c: Completion) -> Result<()> {
+        // Events are processed in (time, seq) order: time never runs backwards.
+        debug_assert!(c.time >= self.now, "completion at {} before now {}", c.time, self.now);
         self.now = c.time;
         self.completed += 1;
         self.last_completion = self.last_completion.max(c.time);

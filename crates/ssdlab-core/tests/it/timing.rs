@@ -14,7 +14,13 @@ fn qd1_read_is_command_plus_tr_plus_transfer() {
     let t = &cfg.device.timing;
     let xfer = (4096u64 * 1_000_000_000).div_ceil(t.channel_bytes_per_s);
     let expected: Vec<u64> = t.read_ns.iter().map(|tr| t.command_ns + tr + xfer).collect();
-    let report = run(cfg);
+    let mut sim = ssdlab_core::Simulation::new(cfg).unwrap();
+    let report = sim.run().unwrap();
+    // Every read took exactly command + tR(page type) + transfer, and every type occurred.
+    let values: Vec<u64> = sim.latency_histogram("read").iter().map(|(v, _)| *v).collect();
+    let mut sorted_expected = expected.clone();
+    sorted_expected.sort();
+    assert_eq!(values, sorted_expected, "distinct read latencies");
     let lat = &report.latency.read;
     assert_eq!(lat.count, 2000);
     // TLC: LSB/CSB/MSB pages; every read takes one of the three exact values.
