@@ -50,9 +50,9 @@ def test_config_errors_list_every_problem_with_attributes():
     keys = {key for key, _ in info.value.problems}
     assert {"gc.victimm", "device.colour"} <= keys
     with pytest.raises(ssdlab.ConfigError) as info:
-        ssdlab.run(preset="tiny", overrides=["device.utilization=1.5", "workload.iodepth=0"])
+        ssdlab.run(preset="tiny", overrides=["device.utilization=1.5", "workload.iodepth=0", "bogus=1"])
     keys = {key for key, _ in info.value.problems}
-    assert {"device.utilization", "workload.iodepth"} <= keys
+    assert {"device.utilization", "workload.iodepth", "bogus"} <= keys
     assert isinstance(info.value, ValueError)
 
 

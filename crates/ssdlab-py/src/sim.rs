@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
-use ssdlab_core::config::{load, presets as core_presets, to_toml, Layer};
+use ssdlab_core::config::{load_validated, presets as core_presets, to_toml, Layer};
 use ssdlab_core::ValidatedConfig;
 
 use crate::errors::IntoPy;
@@ -19,8 +19,7 @@ fn validated(
     raw_layers: Vec<(Option<String>, String)>,
     overrides: Vec<String>,
 ) -> PyResult<ValidatedConfig> {
-    let cfg = load(preset, &layers(raw_layers), &overrides).py_err(py)?;
-    ValidatedConfig::new(cfg).py_err(py)
+    load_validated(preset, &layers(raw_layers), &overrides).py_err(py)
 }
 
 #[pyfunction]

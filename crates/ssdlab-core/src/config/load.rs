@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::config::{presets, Config};
+use crate::config::{presets, Config, ValidatedConfig};
 use crate::error::{ConfigProblem, Error, Result};
 
 /// One TOML document and where it came from (for messages).
@@ -104,21 +104,42 @@ pub fn merged_table(preset: Option<&str>, layers: &[Layer], overrides: &[String]
     Ok(table)
 }
 
+fn unknown_problems(unknown: Vec<String>) -> Vec<ConfigProblem> {
+    unknown
+        .into_iter()
+        .map(|key| ConfigProblem { key, reason: "unknown key (see `ssdlab config show` for every key)".into() })
+        .collect()
+}
+
 /// Deserialise a merged table, listing every unknown key at once.
 pub fn from_table(table: toml::Table) -> Result<Config> {
     let mut unknown = Vec::new();
     let result: Result<Config, toml::de::Error> =
         serde_ignored::deserialize(toml::Value::Table(table), |path| unknown.push(path.to_string()));
     if !unknown.is_empty() {
-        return Err(Error::Config {
-            path: None,
-            problems: unknown
-                .into_iter()
-                .map(|key| ConfigProblem { key, reason: "unknown key (see `ssdlab config show` for every key)".into() })
-                .collect(),
-        });
+        return Err(Error::Config { path: None, problems: unknown_problems(unknown) });
     }
     result.map_err(|e| Error::config("config", e.message().to_string()))
+}
+
+/// Preset + layers + overrides -> a validated configuration, with unknown keys and every
+/// validation problem reported together in one error.
+pub fn load_validated(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
+    let table = merged_table(preset, layers, overrides)?;
+    let mut unknown = Vec::new();
+    let result: Result<Config, toml::de::Error> =
+        serde_ignored::deserialize(toml::Value::Table(table), |path| unknown.push(path.to_string()));
+    let mut problems = unknown_problems(unknown);
+    match result {
+        Err(e) => problems.push(ConfigProblem { key: "config".into(), reason: e.message().to_string() }),
+        Ok(cfg) => match ValidatedConfig::new(cfg) {
+            Ok(valid) if problems.is_empty() => return Ok(valid),
+            Ok(_) => {}
+            Err(Error::Config { problems: more, .. }) => problems.extend(more),
+            Err(other) => return Err(other),
+        },
+    }
+    Err(Error::Config { path: None, problems })
 }
 
 /// The resolved configuration as TOML, every key with its value (defaults included).
@@ -150,6 +171,13 @@ mod tests {
         let err = load(Some("tiny"), &[layer], &["device.colour=3".into()]).unwrap_err();
         let text = err.to_string();
         assert!(text.contains("bogus") && text.contains("gc.victimm") && text.contains("device.colour"), "{text}");
+    }
+
+    #[test]
+    fn unknown_keys_and_invalid_values_are_reported_together() {
+        let err = load_validated(Some("tiny"), &[], &["gc.victimm=fifo".into(), "device.utilization=2".into()]);
+        let text = err.unwrap_err().to_string();
+        assert!(text.contains("gc.victimm") && text.contains("device.utilization"), "{text}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod presets;
 mod validate;
 
 pub use bytesize::ByteSize;
-pub use load::{load, parse_override, to_toml, Layer};
+pub use load::{load, load_validated, parse_override, to_toml, Layer};
 pub use validate::ValidatedConfig;
 
 use serde::{Deserialize, Serialize};
