@@ -24,7 +24,7 @@ def reproduce() -> None:
     "--traces-dir",
     type=click.Path(file_okay=False),
     default=str(SHARED_TRACES),
-    show_default=True,
+    show_default="../shared/traces beside the repository",
     help="Where the default write-heavy real traces are.",
 )
 @click.option(
