@@ -5,14 +5,15 @@ Latency in SSD", ACM TECS 2017 (Tables 5-10, Figs. 7 and 9), plus the Q-table ca
 Schedulers: Page (blocking greedy GC), LazyRTGC, Base (RLGC), Aggr (RLGC aggressive), QTC, and
 with `--all` the interval predictors of Tables 11-12. Presets: kang-3d-128gb and kang-3d-512gb.
 
-Device sizing (the paper's FIU/MS traces are days long and write many times the drive; the real
-traces available here are short): like the paper, the drive starts empty and the trace is replayed
-from its own timestamps; the drive keeps the preset's page size, timings, planes and thresholds but
-gets `blocks_per_plane` reduced so that it holds about twice the trace's footprint (at least 512
-blocks per plane, so that T_GC^A = 100 free blocks is a small part of it), addresses are packed
-(`fold = "compact"`), and the trace is replayed back to back (`workload.repeat`) until it has
-written about three times the drive's physical pages, so GC reaches steady state. Every choice is
-printed per trace and written to the results.
+Device sizing (the paper's FIU/MS traces are days long and write many times the drive, which
+starts empty; the real traces available here write a few MB to a few GB): the drive keeps the
+preset's page size, timings, planes and thresholds but gets `blocks_per_plane` reduced to hold
+about twice the trace's footprint (at least 512 blocks per plane, so that T_GC^A = 100 free blocks
+stays a small part of it); instead of starting empty it is filled and preconditioned with one
+drive of uniform random overwrites (so GC is at steady state from the first request, as it would
+be days into the paper's traces); addresses are packed (`fold = "compact"`); and the trace is
+replayed back to back from its own timestamps (`workload.repeat`) until it has written about one
+drive of pages (at most 1.5 M requests). Every choice is printed per trace and saved.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def sizing(preset: str, trace: Path, reader_options: tuple[str, ...]) -> dict[st
     blocks = min(blocks, dev["blocks_per_plane"])
     physical = planes * blocks * ppb
     written_per_pass = max(1, math.ceil(stats["bytes_written"] / page))
-    repeat = max(1, min(MAX_REPEAT, math.ceil(3 * physical / written_per_pass)))
+    repeat = max(1, min(MAX_REPEAT, math.ceil(physical / written_per_pass)))
     repeat = max(1, min(repeat, MAX_REQUESTS // max(stats["requests"], 1)))
     return {
         "preset": preset,
@@ -133,6 +134,8 @@ def build_jobs(
             base = [
                 f"device.blocks_per_plane={plan['blocks_per_plane']}",
                 "workload.fold=compact",
+                "warmup.fill=true",
+                "warmup.random_writes=1.0",
                 f"workload.repeat={plan['repeat']}",
                 *(f"workload.trace.{o}" for o in options),
             ]
