@@ -268,20 +268,27 @@ impl Ftl {
 
     /// Pick the plane for a host page (dynamic: least busy; static: fixed rotation) and take
     /// a page there. If no plane has room, GC must reclaim first (an emergency: the scheduler
-    /// did not keep up).
+    /// did not keep up), one victim at a time until a plane has room: a reclaimed block may
+    /// land on a plane that holds only its GC reserve. Once more blocks are free than there are
+    /// planes, some plane has one beyond its reserve, so this ends after at most that many.
     fn allocate_host(&mut self, ready: SimTime, now: SimTime, device: &mut Device) -> Result<Ppn> {
-        for attempt in 0..2 {
+        let planes = self.plane_order.len() as u32;
+        let mut reclaimed = false;
+        loop {
             if let Some(plane) = self.pick_plane(device) {
                 let ppn = self.blocks.allocate(Stream::Host, plane, now);
                 return ppn.ok_or_else(|| Error::invariant("plane with room gave no page"));
             }
-            if attempt == 0 {
-                self.gc_stats.emergency_reclaims += 1;
-                let target = self.blocks.free_blocks() + 1;
-                self.reclaim_until(target, ready, device)?;
+            if reclaimed && self.blocks.free_blocks() > planes * GC_RESERVE_BLOCKS {
+                return Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed blocks".into() });
             }
+            if !reclaimed {
+                self.gc_stats.emergency_reclaims += 1;
+                reclaimed = true;
+            }
+            let target = self.blocks.free_blocks() + 1;
+            self.reclaim_until(target, ready, device)?;
         }
-        Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed a block".into() })
     }
 
     fn pick_plane(&mut self, device: &Device) -> Option<PlaneId> {
