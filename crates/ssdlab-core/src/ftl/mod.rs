@@ -8,6 +8,7 @@ pub mod gc;
 pub mod mapping;
 pub mod verify;
 
+use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 use crate::config::{AllocationKind, ValidatedConfig};
@@ -75,16 +76,17 @@ pub struct Ftl {
 const GC_RESERVE_BLOCKS: u32 = 1;
 
 impl Ftl {
-    pub fn build(cfg: &ValidatedConfig) -> Ftl {
+    /// `policy_rng` is the run's policy random stream, handed to the GC scheduler.
+    pub fn build(cfg: &ValidatedConfig, policy_rng: Pcg64Mcg) -> Result<Ftl> {
         let geometry = cfg.geometry();
         let logical = cfg.used_logical_pages();
         let physical = geometry.pages();
-        Ftl {
+        Ok(Ftl {
             plane_order: geometry.channel_first_order(),
             blocks: BlockManager::new(geometry),
             mapping: Box::new(mapping::page::PageMapping::new(logical)),
             victim: gc::victim::build(cfg.gc.victim),
-            scheduler: gc::scheduler::build(&cfg.gc),
+            scheduler: gc::scheduler::build(cfg, policy_rng)?,
             allocation: cfg.ftl.allocation,
             cursor: 0,
             trigger_free_blocks: cfg.gc.trigger_free_blocks,
@@ -93,7 +95,7 @@ impl Ftl {
             gc_stats: GcStats::default(),
             partial: None,
             last_arrival: None,
-        }
+        })
     }
 
     pub fn blocks(&self) -> &BlockManager {
@@ -130,6 +132,11 @@ impl Ftl {
             op: req.op,
             request_pages: req.pages,
             free_blocks: self.blocks.free_blocks(),
+            host_free_blocks: self
+                .plane_order
+                .iter()
+                .map(|&p| self.blocks.free_blocks_in(p).saturating_sub(GC_RESERVE_BLOCKS))
+                .sum(),
             total_blocks: self.blocks.blocks(),
             interval_ns,
             victim_valid_left,
@@ -359,6 +366,12 @@ impl Ftl {
         }
         self.gc_stats.victims_chosen += 1;
         self.gc_stats.victim_valid_pages_at_choice += self.blocks.valid(b) as u64;
+        if min_invalid_fraction > 0.0 {
+            let invalid = 1.0 - self.blocks.valid(b) as f64 / self.blocks.capacity(b) as f64;
+            let s = &mut self.gc_stats;
+            s.filtered_victims_chosen += 1;
+            s.filtered_victims_min_invalid_fraction = s.filtered_victims_min_invalid_fraction.min(invalid);
+        }
         self.blocks.mark_victim(b);
         Ok(Some(b))
     }

@@ -4,11 +4,16 @@ mod greedy;
 
 pub use greedy::GreedyScheduler;
 
-use crate::config::{GcConfig, GcSchedulerKind};
+use rand_pcg::Pcg64Mcg;
+
+use crate::config::{GcSchedulerKind, ValidatedConfig};
+use crate::error::Result;
 use crate::ftl::gc::GcScheduler;
 
-pub fn build(cfg: &GcConfig) -> Box<dyn GcScheduler> {
-    match cfg.scheduler {
-        GcSchedulerKind::Greedy => Box::new(GreedyScheduler::new(cfg)),
-    }
+/// The configured scheduler. `rng` is the run's policy stream (for schedulers that draw).
+pub fn build(cfg: &ValidatedConfig, _rng: Pcg64Mcg) -> Result<Box<dyn GcScheduler>> {
+    let gc = &cfg.gc;
+    Ok(match gc.scheduler {
+        GcSchedulerKind::Greedy => Box::new(GreedyScheduler::new(gc)),
+    })
 }
