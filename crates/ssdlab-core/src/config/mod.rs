@@ -108,6 +108,9 @@ pub enum GcSchedulerKind {
     /// victims are reclaimed (the RLGC paper's "page-level" baseline).
     #[default]
     Greedy,
+    /// Lazy-RTGC (Zhang et al. 2015): partial tasks of a few copies after each write once free
+    /// blocks fall under the threshold; `[gc.lazy_rtgc]`.
+    LazyRtgc,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -128,12 +131,15 @@ pub struct GcConfig {
     pub scheduler: GcSchedulerKind,
     #[serde(default)]
     pub victim: VictimKind,
-    /// GC starts when device-wide free blocks fall below this.
+    /// GC threshold in device-wide free blocks: greedy and Lazy-RTGC start when free blocks
+    /// fall below it; for RLGC and its variants it is T_GC (decisions while free <= it).
     #[serde(default = "default_trigger")]
     pub trigger_free_blocks: u32,
     /// Foreground GC reclaims until free blocks reach this (default: trigger + 1).
     #[serde(default)]
     pub target_free_blocks: Option<u32>,
+    #[serde(default)]
+    pub lazy_rtgc: LazyRtgcConfig,
 }
 
 fn default_trigger() -> u32 {
@@ -147,6 +153,62 @@ impl Default for GcConfig {
             victim: VictimKind::default(),
             trigger_free_blocks: default_trigger(),
             target_free_blocks: None,
+            lazy_rtgc: LazyRtgcConfig::default(),
+        }
+    }
+}
+
+/// Intensive GC (Lazy-RTGC, adopted by RLGC Sec. 5.2): when the host is down to its last free
+/// blocks, a fixed number of copies follows every write, whatever the policy says. Counted in
+/// free blocks the host may still open (each plane's GC reserve excluded), see
+/// `GcObservation::host_free_blocks`. Built from the `intensive_*` keys of a policy's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntensiveConfig {
+    /// Copies per step in intensive mode.
+    pub copies: u32,
+    /// Enter intensive mode when host-usable free blocks are at most this.
+    pub enter_free_blocks: u32,
+    /// Leave it when host-usable free blocks exceed this.
+    pub stop_free_blocks: u32,
+}
+
+/// RLGC Sec. 5.2: intensive GC does "5 or 7" copies; ours: 7 (see lazy_rtgc.rs).
+fn default_intensive_copies() -> u32 {
+    7
+}
+
+/// `[gc.lazy_rtgc]`: Lazy-RTGC's partial GC (Zhang et al., TODAES 2015, as RLGC's baseline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LazyRtgcConfig {
+    /// Valid-page copies per partial task (alpha). Unset: floor(tBERS / (tR + tPROG)) of the
+    /// device, the most copies that fit in one block-erase time.
+    pub copies_per_step: Option<u32>,
+    /// Copies per step in intensive mode (RLGC Sec. 5.2: "5 or 7"; ours 7).
+    pub intensive_copies: u32,
+    /// Enter intensive mode with this many host-usable free blocks left ("one free block": 1).
+    pub intensive_enter_free_blocks: u32,
+    /// Leave it above this many (Lazy-RTGC: "greater than one": 1).
+    pub intensive_stop_free_blocks: u32,
+}
+
+impl LazyRtgcConfig {
+    pub fn intensive(&self) -> IntensiveConfig {
+        IntensiveConfig {
+            copies: self.intensive_copies,
+            enter_free_blocks: self.intensive_enter_free_blocks,
+            stop_free_blocks: self.intensive_stop_free_blocks,
+        }
+    }
+}
+
+impl Default for LazyRtgcConfig {
+    fn default() -> Self {
+        LazyRtgcConfig {
+            copies_per_step: None,
+            intensive_copies: default_intensive_copies(),
+            intensive_enter_free_blocks: 1,
+            intensive_stop_free_blocks: 1,
         }
     }
 }

@@ -33,6 +33,33 @@ impl Problems {
     }
 }
 
+/// Most copies a partial step may ask for (the RL schedulers' Q-tables have one column per
+/// action).
+const MAX_ACTION_COPIES: u32 = 1024;
+
+/// The per-policy GC tables. Every table is checked whichever scheduler is chosen, so a
+/// mistake is caught before a sweep switches to it.
+fn check_gc_policies(p: &mut Problems, config: &Config) {
+    let g = &config.gc;
+    let copies = |p: &mut Problems, key: &str, v: Option<u32>| {
+        if let Some(v) = v {
+            p.check((1..=MAX_ACTION_COPIES).contains(&v), key, || {
+                format!("must be between 1 and {MAX_ACTION_COPIES}, got {v}")
+            });
+        }
+    };
+    let intensive = |p: &mut Problems, prefix: &str, copies: u32, enter: u32, stop: u32| {
+        p.check(copies >= 1, &format!("{prefix}.intensive_copies"), || "must be at least 1".into());
+        p.check(stop >= enter, &format!("{prefix}.intensive_stop_free_blocks"), || {
+            format!("must be at least {prefix}.intensive_enter_free_blocks ({enter})")
+        });
+    };
+
+    let l = &g.lazy_rtgc;
+    copies(p, "gc.lazy_rtgc.copies_per_step", l.copies_per_step);
+    intensive(p, "gc.lazy_rtgc", l.intensive_copies, l.intensive_enter_free_blocks, l.intensive_stop_free_blocks);
+}
+
 impl ValidatedConfig {
     pub fn new(config: Config) -> Result<ValidatedConfig> {
         let mut p = Problems(Vec::new());
@@ -92,6 +119,7 @@ impl ValidatedConfig {
                 format!("must exceed gc.trigger_free_blocks ({})", g.trigger_free_blocks)
             });
         }
+        check_gc_policies(&mut p, &config);
         // Spare blocks must cover the GC threshold, two open blocks per plane (host and GC
         // streams) and the per-plane GC reserve, or GC could never get ahead of the host.
         let planes = (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as u64;
