@@ -111,6 +111,12 @@ pub enum GcSchedulerKind {
     /// Lazy-RTGC (Zhang et al. 2015): partial tasks of a few copies after each write once free
     /// blocks fall under the threshold; `[gc.lazy_rtgc]`.
     LazyRtgc,
+    /// RLGC baseline (Kang et al. 2017, Sec. 5.2): a Q-table picks the copies after each write;
+    /// `[gc.rlgc]`.
+    Rlgc,
+    /// RLGC aggressive (Sec. 5.3): RLGC plus max-limited early triggering and read-initiated
+    /// triggering; `[gc.rlgc]`.
+    RlgcAggressive,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -140,6 +146,8 @@ pub struct GcConfig {
     pub target_free_blocks: Option<u32>,
     #[serde(default)]
     pub lazy_rtgc: LazyRtgcConfig,
+    #[serde(default)]
+    pub rlgc: RlgcConfig,
 }
 
 fn default_trigger() -> u32 {
@@ -154,6 +162,7 @@ impl Default for GcConfig {
             trigger_free_blocks: default_trigger(),
             target_free_blocks: None,
             lazy_rtgc: LazyRtgcConfig::default(),
+            rlgc: RlgcConfig::default(),
         }
     }
 }
@@ -209,6 +218,107 @@ impl Default for LazyRtgcConfig {
             intensive_copies: default_intensive_copies(),
             intensive_enter_free_blocks: 1,
             intensive_stop_free_blocks: 1,
+        }
+    }
+}
+
+/// How the RL agent exploits (RLGC Eq. 2 and footnote 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RlgcPolicyKind {
+    /// The action of the largest Q value (Eq. 2).
+    #[default]
+    Deterministic,
+    /// An action drawn with probability proportional to its (shifted) Q value (footnote 2;
+    /// the paper's experiments used it).
+    Stochastic,
+}
+
+/// `[gc.rlgc]`: RLGC (Kang, Shin, Yoo, ACM TECS 2017). Also the learning settings of
+/// `rlgc_qtc`. T_GC is `gc.trigger_free_blocks` (GC decisions while free blocks <= T_GC).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RlgcConfig {
+    /// Largest action: actions are 0..=max_copies page copies (the talk slides: "0 ~ 2 page
+    /// copies"; Sec. 5.3 finds a limit of 2 best).
+    pub max_copies: u32,
+    /// Current inter-request interval bin edges (Table 3: 17 bins from "<100" to ">100000" us).
+    pub current_interval_edges_ns: Vec<u64>,
+    /// Previous inter-request interval split (Table 3: 100 us).
+    pub previous_interval_edge_ns: u64,
+    /// Intensive GC: copies per step, entry (host-usable free blocks <= 1) and stop
+    /// (> T_IGC = 3, Table 4).
+    pub intensive_copies: u32,
+    pub intensive_enter_free_blocks: u32,
+    pub intensive_stop_free_blocks: u32,
+    /// T_GC^A of the aggressive variant (Table 4: 100).
+    pub aggressive_trigger_free_blocks: u32,
+    /// Action cap while T_GC < free blocks <= T_GC^A (Sec. 5.3: 2).
+    pub aggressive_max_copies: u32,
+    /// Victims chosen while T_GC < free blocks <= T_GC^A need this invalid fraction (0.6).
+    pub aggressive_min_invalid_fraction: f64,
+    /// Step size and discount (footnote 3: 0.3 and 0.8).
+    pub alpha: f64,
+    pub gamma: f64,
+    /// Epsilon for the first `epsilon_switch_after_decisions` decisions, then `epsilon_after`
+    /// (Sec. 5.2: 0.8 for 1000, then 0.01).
+    pub epsilon_initial: f64,
+    pub epsilon_after: f64,
+    pub epsilon_switch_after_decisions: u64,
+    pub policy: RlgcPolicyKind,
+    /// Weight floor of the stochastic policy (see `rl::policy`).
+    pub stochastic_floor: f64,
+    /// Reward thresholds: percentiles of response time (Sec. 5.2: 70, 90, 99) ...
+    pub reward_percentiles: Vec<f64>,
+    /// ... the rewards of the bands they delimit (Fig. 6, range -0.5..1) ...
+    pub rewards: Vec<f64>,
+    /// ... over the last `reward_window` responses of the same operation type, recomputed every
+    /// `reward_refresh_every` responses.
+    pub reward_window: usize,
+    pub reward_refresh_every: usize,
+    /// Decisions between two points of the reported reward series.
+    pub reward_sample_every: u64,
+}
+
+/// Table 3's current-interval edges as we complete them: 100 us, then 15 edges spaced
+/// geometrically from 500 us to 100 ms (whole microseconds), 17 bins in all.
+pub const RLGC_CURRENT_INTERVAL_EDGES_US: [u64; 16] =
+    [100, 500, 730, 1_066, 1_556, 2_272, 3_317, 4_843, 7_071, 10_324, 15_073, 22_007, 32_131, 46_912, 68_492, 100_000];
+
+impl RlgcConfig {
+    pub fn intensive(&self) -> IntensiveConfig {
+        IntensiveConfig {
+            copies: self.intensive_copies,
+            enter_free_blocks: self.intensive_enter_free_blocks,
+            stop_free_blocks: self.intensive_stop_free_blocks,
+        }
+    }
+}
+
+impl Default for RlgcConfig {
+    fn default() -> Self {
+        RlgcConfig {
+            max_copies: 2,
+            current_interval_edges_ns: RLGC_CURRENT_INTERVAL_EDGES_US.iter().map(|us| us * 1000).collect(),
+            previous_interval_edge_ns: 100_000,
+            intensive_copies: default_intensive_copies(),
+            intensive_enter_free_blocks: 1,
+            intensive_stop_free_blocks: 3,
+            aggressive_trigger_free_blocks: 100,
+            aggressive_max_copies: 2,
+            aggressive_min_invalid_fraction: 0.6,
+            alpha: 0.3,
+            gamma: 0.8,
+            epsilon_initial: 0.8,
+            epsilon_after: 0.01,
+            epsilon_switch_after_decisions: 1000,
+            policy: RlgcPolicyKind::default(),
+            stochastic_floor: 0.01,
+            reward_percentiles: vec![70.0, 90.0, 99.0],
+            rewards: vec![1.0, 0.5, 0.0, -0.5],
+            reward_window: 10_000,
+            reward_refresh_every: 1000,
+            reward_sample_every: 1000,
         }
     }
 }

@@ -3,9 +3,10 @@
 
 use std::ops::Deref;
 
-use crate::config::Config;
+use crate::config::{Config, GcSchedulerKind};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
+use crate::rl::{PercentileConfig, StepReward, TdParams};
 use crate::workload::config::{AddressDistribution, Arrival, WorkloadKind};
 
 /// A configuration that passed every check. Derefs to `Config`.
@@ -31,6 +32,15 @@ impl Problems {
             self.0.push(ConfigProblem { key: key.to_string(), reason: reason() });
         }
     }
+
+    /// Collect the problems of a check written as a `Result` (the `rl` module's validators).
+    fn absorb(&mut self, result: Result<()>) {
+        match result {
+            Ok(()) => {}
+            Err(Error::Config { problems, .. }) => self.0.extend(problems),
+            Err(e) => self.0.push(ConfigProblem { key: "gc".into(), reason: e.to_string() }),
+        }
+    }
 }
 
 /// Most copies a partial step may ask for (the RL schedulers' Q-tables have one column per
@@ -38,7 +48,8 @@ impl Problems {
 const MAX_ACTION_COPIES: u32 = 1024;
 
 /// The per-policy GC tables. Every table is checked whichever scheduler is chosen, so a
-/// mistake is caught before a sweep switches to it.
+/// mistake is caught before a sweep switches to it (except T_GC^A against T_GC, which only
+/// matters with the aggressive triggering).
 fn check_gc_policies(p: &mut Problems, config: &Config) {
     let g = &config.gc;
     let copies = |p: &mut Problems, key: &str, v: Option<u32>| {
@@ -58,6 +69,71 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
     let l = &g.lazy_rtgc;
     copies(p, "gc.lazy_rtgc.copies_per_step", l.copies_per_step);
     intensive(p, "gc.lazy_rtgc", l.intensive_copies, l.intensive_enter_free_blocks, l.intensive_stop_free_blocks);
+
+    let r = &g.rlgc;
+    copies(p, "gc.rlgc.max_copies", Some(r.max_copies));
+    intensive(p, "gc.rlgc", r.intensive_copies, r.intensive_enter_free_blocks, r.intensive_stop_free_blocks);
+    p.check(!r.current_interval_edges_ns.is_empty(), "gc.rlgc.current_interval_edges_ns", || {
+        "needs at least one edge".into()
+    });
+    p.check(r.current_interval_edges_ns.windows(2).all(|w| w[0] < w[1]), "gc.rlgc.current_interval_edges_ns", || {
+        "must be strictly ascending".into()
+    });
+    let aggressive = matches!(g.scheduler, GcSchedulerKind::RlgcAggressive);
+    // Only where it is used: presets with a large trigger would otherwise need T_GC^A set.
+    if aggressive {
+        p.check(
+            r.aggressive_trigger_free_blocks > g.trigger_free_blocks,
+            "gc.rlgc.aggressive_trigger_free_blocks",
+            || format!("must exceed gc.trigger_free_blocks ({}) with the aggressive triggering", g.trigger_free_blocks),
+        );
+    }
+    copies(p, "gc.rlgc.aggressive_max_copies", Some(r.aggressive_max_copies));
+    p.check(
+        (0.0..=1.0).contains(&r.aggressive_min_invalid_fraction),
+        "gc.rlgc.aggressive_min_invalid_fraction",
+        || format!("must be in [0, 1], got {}", r.aggressive_min_invalid_fraction),
+    );
+    p.absorb(TdParams { alpha: r.alpha, gamma: r.gamma }.validate("gc.rlgc"));
+    for (key, v) in [("gc.rlgc.epsilon_initial", r.epsilon_initial), ("gc.rlgc.epsilon_after", r.epsilon_after)] {
+        p.check((0.0..=1.0).contains(&v), key, || format!("must be a probability in [0, 1], got {v}"));
+    }
+    p.check(r.stochastic_floor > 0.0 && r.stochastic_floor.is_finite(), "gc.rlgc.stochastic_floor", || {
+        format!("must be a positive finite number, got {}", r.stochastic_floor)
+    });
+    let percentiles = PercentileConfig {
+        percentiles: r.reward_percentiles.clone(),
+        window: r.reward_window,
+        refresh_every: r.reward_refresh_every,
+    };
+    p.absorb(percentiles.validate("gc.rlgc.reward").map_err(|e| rename_key(e, "gc.rlgc.reward.", "gc.rlgc.reward_")));
+    p.absorb(
+        StepReward::new(r.rewards.clone())
+            .and_then(|s| s.validate("gc.rlgc.rewards", Some(r.reward_percentiles.len() + 1)))
+            .map_err(|e| rename_key(e, "reward", "gc.rlgc.rewards")),
+    );
+    p.check(r.reward_sample_every >= 1, "gc.rlgc.reward_sample_every", || "must be at least 1".into());
+}
+
+/// Give the `rl` validators' keys our names: `PercentileConfig::validate("gc.rlgc.reward")`
+/// says `gc.rlgc.reward.window` for our `gc.rlgc.reward_window`, `StepReward::new` says `reward`
+/// for `gc.rlgc.rewards`.
+fn rename_key(e: Error, from: &str, to: &str) -> Error {
+    match e {
+        Error::Config { path, problems } => Error::Config {
+            path,
+            problems: problems
+                .into_iter()
+                .map(|mut c| {
+                    if c.key.starts_with(from) && !c.key.starts_with(to) {
+                        c.key = c.key.replacen(from, to, 1);
+                    }
+                    c
+                })
+                .collect(),
+        },
+        e => e,
+    }
 }
 
 impl ValidatedConfig {

@@ -4,16 +4,21 @@
 //! |---|---|---|
 //! | `greedy` | `greedy.rs` | blocking GC, RLGC's "page-level" baseline |
 //! | `lazy_rtgc` | `lazy_rtgc.rs` | Zhang et al. 2015, as RLGC's baseline "Lazy" |
+//! | `rlgc`, `rlgc_aggressive` | `rlgc.rs` (+ `framework.rs`) | Kang, Shin, Yoo 2017, Sec. 5.2, 5.3 |
 //!
 //! `partial.rs` holds what the partial-GC schedulers share (alpha, intensive GC).
 
+mod framework;
 mod greedy;
 mod lazy_rtgc;
 mod partial;
+mod rlgc;
 
+pub use framework::{Decider, Decision, Driver, History};
 pub use greedy::GreedyScheduler;
 pub use lazy_rtgc::LazyRtgcScheduler;
 pub use partial::{copies_per_erase, copy_ns};
+pub use rlgc::RlgcScheduler;
 
 use rand_pcg::Pcg64Mcg;
 
@@ -22,13 +27,15 @@ use crate::error::Result;
 use crate::ftl::gc::GcScheduler;
 
 /// The configured scheduler. `rng` is the run's policy stream (used by the RL schedulers).
-pub fn build(cfg: &ValidatedConfig, _rng: Pcg64Mcg) -> Result<Box<dyn GcScheduler>> {
+pub fn build(cfg: &ValidatedConfig, rng: Pcg64Mcg) -> Result<Box<dyn GcScheduler>> {
     let gc = &cfg.gc;
     let timing = &cfg.device.timing;
     let alpha = copies_per_erase(timing);
     Ok(match gc.scheduler {
         GcSchedulerKind::Greedy => Box::new(GreedyScheduler::new(gc)),
         GcSchedulerKind::LazyRtgc => Box::new(LazyRtgcScheduler::new(gc, alpha)),
+        GcSchedulerKind::Rlgc => Box::new(rlgc::build(gc, false, rng)?),
+        GcSchedulerKind::RlgcAggressive => Box::new(rlgc::build(gc, true, rng)?),
     })
 }
 

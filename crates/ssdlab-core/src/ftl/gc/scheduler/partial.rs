@@ -87,6 +87,10 @@ impl IntensiveMode {
         self.active
     }
 
+    pub fn copies(&self) -> u32 {
+        self.copies
+    }
+
     /// Count one intensive step and return its copies.
     pub fn step(&mut self) -> u32 {
         self.steps += 1;
