@@ -117,6 +117,9 @@ pub enum GcSchedulerKind {
     /// RLGC aggressive (Sec. 5.3): RLGC plus max-limited early triggering and read-initiated
     /// triggering; `[gc.rlgc]`.
     RlgcAggressive,
+    /// RLGC with a Q-table cache over 17 state features (Kang & Yoo, DAC'18); `[gc.qtc]` plus
+    /// the learning settings of `[gc.rlgc]`.
+    RlgcQtc,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -148,6 +151,8 @@ pub struct GcConfig {
     pub lazy_rtgc: LazyRtgcConfig,
     #[serde(default)]
     pub rlgc: RlgcConfig,
+    #[serde(default)]
+    pub qtc: QtcGcConfig,
 }
 
 fn default_trigger() -> u32 {
@@ -163,6 +168,7 @@ impl Default for GcConfig {
             target_free_blocks: None,
             lazy_rtgc: LazyRtgcConfig::default(),
             rlgc: RlgcConfig::default(),
+            qtc: QtcGcConfig::default(),
         }
     }
 }
@@ -320,6 +326,27 @@ impl Default for RlgcConfig {
             reward_refresh_every: 1000,
             reward_sample_every: 1000,
         }
+    }
+}
+
+/// `[gc.qtc]`: the Q-table cache variant (Kang & Yoo, DAC'18; Yoo's 2019 slides). Learning,
+/// reward and intensive settings come from `[gc.rlgc]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QtcGcConfig {
+    /// Entries per action's LRU cache (the slides: 100).
+    pub capacity_per_action: usize,
+    /// Largest action (the slides: 0/1/2-page copy, so 2).
+    pub max_copies: u32,
+    /// Copies in a state no cache holds (the slides: "0-page copy is adopted").
+    pub unseen_copies: u32,
+    /// Use the aggressive variant's triggering (Sec. 5.3) too.
+    pub aggressive: bool,
+}
+
+impl Default for QtcGcConfig {
+    fn default() -> Self {
+        QtcGcConfig { capacity_per_action: 100, max_copies: 2, unseen_copies: 0, aggressive: false }
     }
 }
 

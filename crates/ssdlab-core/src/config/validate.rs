@@ -79,7 +79,11 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
     p.check(r.current_interval_edges_ns.windows(2).all(|w| w[0] < w[1]), "gc.rlgc.current_interval_edges_ns", || {
         "must be strictly ascending".into()
     });
-    let aggressive = matches!(g.scheduler, GcSchedulerKind::RlgcAggressive);
+    let aggressive = match g.scheduler {
+        GcSchedulerKind::RlgcAggressive => true,
+        GcSchedulerKind::RlgcQtc => g.qtc.aggressive,
+        _ => false,
+    };
     // Only where it is used: presets with a large trigger would otherwise need T_GC^A set.
     if aggressive {
         p.check(
@@ -113,6 +117,15 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
             .map_err(|e| rename_key(e, "reward", "gc.rlgc.rewards")),
     );
     p.check(r.reward_sample_every >= 1, "gc.rlgc.reward_sample_every", || "must be at least 1".into());
+
+    let q = &g.qtc;
+    p.check((1..=(1usize << 31)).contains(&q.capacity_per_action), "gc.qtc.capacity_per_action", || {
+        format!("must be between 1 and 2^31, got {}", q.capacity_per_action)
+    });
+    copies(p, "gc.qtc.max_copies", Some(q.max_copies));
+    p.check(q.unseen_copies <= q.max_copies, "gc.qtc.unseen_copies", || {
+        format!("must not exceed gc.qtc.max_copies ({})", q.max_copies)
+    });
 }
 
 /// Give the `rl` validators' keys our names: `PercentileConfig::validate("gc.rlgc.reward")`

@@ -5,6 +5,7 @@
 //! | `greedy` | `greedy.rs` | blocking GC, RLGC's "page-level" baseline |
 //! | `lazy_rtgc` | `lazy_rtgc.rs` | Zhang et al. 2015, as RLGC's baseline "Lazy" |
 //! | `rlgc`, `rlgc_aggressive` | `rlgc.rs` (+ `framework.rs`) | Kang, Shin, Yoo 2017, Sec. 5.2, 5.3 |
+//! | `rlgc_qtc` | `rlgc_qtc.rs` (+ `framework.rs`) | Kang & Yoo 2018 (Q-table cache) |
 //!
 //! `partial.rs` holds what the partial-GC schedulers share (alpha, intensive GC).
 
@@ -13,12 +14,14 @@ mod greedy;
 mod lazy_rtgc;
 mod partial;
 mod rlgc;
+mod rlgc_qtc;
 
 pub use framework::{Decider, Decision, Driver, History};
 pub use greedy::GreedyScheduler;
 pub use lazy_rtgc::LazyRtgcScheduler;
 pub use partial::{copies_per_erase, copy_ns};
 pub use rlgc::RlgcScheduler;
+pub use rlgc_qtc::RlgcQtcScheduler;
 
 use rand_pcg::Pcg64Mcg;
 
@@ -36,6 +39,7 @@ pub fn build(cfg: &ValidatedConfig, rng: Pcg64Mcg) -> Result<Box<dyn GcScheduler
         GcSchedulerKind::LazyRtgc => Box::new(LazyRtgcScheduler::new(gc, alpha)),
         GcSchedulerKind::Rlgc => Box::new(rlgc::build(gc, false, rng)?),
         GcSchedulerKind::RlgcAggressive => Box::new(rlgc::build(gc, true, rng)?),
+        GcSchedulerKind::RlgcQtc => Box::new(rlgc_qtc::build(gc, rng)?),
     })
 }
 
