@@ -120,6 +120,9 @@ pub enum GcSchedulerKind {
     /// RLGC with a Q-table cache over 17 state features (Kang & Yoo, DAC'18); `[gc.qtc]` plus
     /// the learning settings of `[gc.rlgc]`.
     RlgcQtc,
+    /// RLGC's framework with the agent replaced by an inter-request interval predictor (moving
+    /// average or exponential smoothing, the paper's Tables 11-12); `[gc.predictor]`.
+    Predictor,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -153,6 +156,8 @@ pub struct GcConfig {
     pub rlgc: RlgcConfig,
     #[serde(default)]
     pub qtc: QtcGcConfig,
+    #[serde(default)]
+    pub predictor: PredictorConfig,
 }
 
 fn default_trigger() -> u32 {
@@ -169,6 +174,7 @@ impl Default for GcConfig {
             lazy_rtgc: LazyRtgcConfig::default(),
             rlgc: RlgcConfig::default(),
             qtc: QtcGcConfig::default(),
+            predictor: PredictorConfig::default(),
         }
     }
 }
@@ -347,6 +353,45 @@ pub struct QtcGcConfig {
 impl Default for QtcGcConfig {
     fn default() -> Self {
         QtcGcConfig { capacity_per_action: 100, max_copies: 2, unseen_copies: 0, aggressive: false }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PredictorKind {
+    /// Mean of the last `window` intervals.
+    #[default]
+    MovingAverage,
+    /// s <- smoothing x interval + (1 - smoothing) x s.
+    ExponentialSmoothing,
+}
+
+/// `[gc.predictor]`: interval-prediction GC (the RLGC paper's Tables 11-12 comparison). Copies
+/// after a request = how many copies (tR + tPROG each) fit in the predicted next interval,
+/// capped by `max_copies`. Triggering and intensive mode as `[gc.rlgc]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PredictorConfig {
+    pub method: PredictorKind,
+    /// Moving-average window (Tables 11-12: 10 or 100).
+    pub window: usize,
+    /// Exponential-smoothing factor (Tables 11-12: 0.1 or 0.3).
+    pub smoothing: f64,
+    /// Largest step. Unset: as `gc.rlgc.max_copies`.
+    pub max_copies: Option<u32>,
+    /// Use the aggressive variant's triggering (Tables 11-12 compare against "Aggr").
+    pub aggressive: bool,
+}
+
+impl Default for PredictorConfig {
+    fn default() -> Self {
+        PredictorConfig {
+            method: PredictorKind::default(),
+            window: 10,
+            smoothing: 0.3,
+            max_copies: None,
+            aggressive: true,
+        }
     }
 }
 

@@ -82,6 +82,7 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
     let aggressive = match g.scheduler {
         GcSchedulerKind::RlgcAggressive => true,
         GcSchedulerKind::RlgcQtc => g.qtc.aggressive,
+        GcSchedulerKind::Predictor => g.predictor.aggressive,
         _ => false,
     };
     // Only where it is used: presets with a large trigger would otherwise need T_GC^A set.
@@ -126,6 +127,13 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
     p.check(q.unseen_copies <= q.max_copies, "gc.qtc.unseen_copies", || {
         format!("must not exceed gc.qtc.max_copies ({})", q.max_copies)
     });
+
+    let pr = &g.predictor;
+    p.check(pr.window >= 1, "gc.predictor.window", || "must be at least 1".into());
+    p.check(pr.smoothing > 0.0 && pr.smoothing <= 1.0, "gc.predictor.smoothing", || {
+        format!("must be in (0, 1], got {}", pr.smoothing)
+    });
+    copies(p, "gc.predictor.max_copies", pr.max_copies);
 }
 
 /// Give the `rl` validators' keys our names: `PercentileConfig::validate("gc.rlgc.reward")`
@@ -313,6 +321,44 @@ mod tests {
         let text = ValidatedConfig::new(cfg).unwrap_err().to_string();
         for key in ["device.pages_per_block", "device.utilization", "workload.iodepth"] {
             assert!(text.contains(key), "{key} missing from: {text}");
+        }
+    }
+
+    #[test]
+    fn gc_policy_tables_are_checked() {
+        let cfg = load(
+            Some("tiny"),
+            &[Layer::inline(
+                "[gc]\nscheduler = \"rlgc_aggressive\"\n[gc.lazy_rtgc]\ncopies_per_step = 0\n[gc.rlgc]\nintensive_stop_free_blocks = 0\n\
+                 aggressive_trigger_free_blocks = 2\nalpha = 0\nrewards = [1.0, 0.0]\nreward_window = 0\n\
+                 current_interval_edges_ns = [5, 5]\n[gc.qtc]\ncapacity_per_action = 0\n\
+                 [gc.predictor]\nsmoothing = 1.5\n",
+            )],
+            &[],
+        )
+        .unwrap();
+        let text = ValidatedConfig::new(cfg).unwrap_err().to_string();
+        for key in [
+            "gc.lazy_rtgc.copies_per_step",
+            "gc.rlgc.intensive_stop_free_blocks",
+            "gc.rlgc.aggressive_trigger_free_blocks",
+            "gc.rlgc.alpha",
+            "gc.rlgc.rewards",
+            "gc.rlgc.reward_window",
+            "gc.rlgc.current_interval_edges_ns",
+            "gc.qtc.capacity_per_action",
+            "gc.predictor.smoothing",
+        ] {
+            assert!(text.contains(key), "{key} missing from: {text}");
+        }
+        // Unknown keys inside the policy tables are reported by `load` like any other.
+        let err = load(Some("tiny"), &[Layer::inline("[gc.rlgc]\nmax_copy = 3\n[gc.qtc]\ncapacity = 5\n")], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("gc.rlgc.max_copy") && err.contains("gc.qtc.capacity"), "{err}");
+        for scheduler in ["lazy_rtgc", "rlgc", "rlgc_aggressive", "rlgc_qtc", "predictor"] {
+            let cfg = load(Some("kang-3d-128gb"), &[], &[format!("gc.scheduler={scheduler}")]).unwrap();
+            assert!(ValidatedConfig::new(cfg).is_ok(), "{scheduler}");
         }
     }
 

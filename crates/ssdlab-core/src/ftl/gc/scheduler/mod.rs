@@ -6,6 +6,7 @@
 //! | `lazy_rtgc` | `lazy_rtgc.rs` | Zhang et al. 2015, as RLGC's baseline "Lazy" |
 //! | `rlgc`, `rlgc_aggressive` | `rlgc.rs` (+ `framework.rs`) | Kang, Shin, Yoo 2017, Sec. 5.2, 5.3 |
 //! | `rlgc_qtc` | `rlgc_qtc.rs` (+ `framework.rs`) | Kang & Yoo 2018 (Q-table cache) |
+//! | `predictor` | `predictor.rs` (+ `framework.rs`) | Kang et al. 2017, Tables 11-12 |
 //!
 //! `partial.rs` holds what the partial-GC schedulers share (alpha, intensive GC).
 
@@ -13,6 +14,7 @@ mod framework;
 mod greedy;
 mod lazy_rtgc;
 mod partial;
+mod predictor;
 mod rlgc;
 mod rlgc_qtc;
 
@@ -20,6 +22,7 @@ pub use framework::{Decider, Decision, Driver, History};
 pub use greedy::GreedyScheduler;
 pub use lazy_rtgc::LazyRtgcScheduler;
 pub use partial::{copies_per_erase, copy_ns};
+pub use predictor::PredictorScheduler;
 pub use rlgc::RlgcScheduler;
 pub use rlgc_qtc::RlgcQtcScheduler;
 
@@ -40,6 +43,7 @@ pub fn build(cfg: &ValidatedConfig, rng: Pcg64Mcg) -> Result<Box<dyn GcScheduler
         GcSchedulerKind::Rlgc => Box::new(rlgc::build(gc, false, rng)?),
         GcSchedulerKind::RlgcAggressive => Box::new(rlgc::build(gc, true, rng)?),
         GcSchedulerKind::RlgcQtc => Box::new(rlgc_qtc::build(gc, rng)?),
+        GcSchedulerKind::Predictor => Box::new(predictor::build(gc, copy_ns(timing), rng)?),
     })
 }
 
