@@ -133,7 +133,7 @@ impl Simulation {
         };
         Ok(Simulation {
             device: Device::new(geometry, timing),
-            ftl: Ftl::build(&cfg),
+            ftl: Ftl::build(&cfg, rng_for(cfg.seed, RngStream::Policy))?,
             host,
             queue: BinaryHeap::new(),
             seq: 0,

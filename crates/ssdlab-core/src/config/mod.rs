@@ -108,6 +108,21 @@ pub enum GcSchedulerKind {
     /// victims are reclaimed (the RLGC paper's "page-level" baseline).
     #[default]
     Greedy,
+    /// Lazy-RTGC (Zhang et al. 2015): partial tasks of a few copies after each write once free
+    /// blocks fall under the threshold; `[gc.lazy_rtgc]`.
+    LazyRtgc,
+    /// RLGC baseline (Kang et al. 2017, Sec. 5.2): a Q-table picks the copies after each write;
+    /// `[gc.rlgc]`.
+    Rlgc,
+    /// RLGC aggressive (Sec. 5.3): RLGC plus max-limited early triggering and read-initiated
+    /// triggering; `[gc.rlgc]`.
+    RlgcAggressive,
+    /// RLGC with a Q-table cache over 17 state features (Kang & Yoo, DAC'18); `[gc.qtc]` plus
+    /// the learning settings of `[gc.rlgc]`.
+    RlgcQtc,
+    /// RLGC's framework with the agent replaced by an inter-request interval predictor (moving
+    /// average or exponential smoothing, the paper's Tables 11-12); `[gc.predictor]`.
+    Predictor,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -128,12 +143,21 @@ pub struct GcConfig {
     pub scheduler: GcSchedulerKind,
     #[serde(default)]
     pub victim: VictimKind,
-    /// GC starts when device-wide free blocks fall below this.
+    /// GC threshold in device-wide free blocks: greedy and Lazy-RTGC start when free blocks
+    /// fall below it; for RLGC and its variants it is T_GC (decisions while free <= it).
     #[serde(default = "default_trigger")]
     pub trigger_free_blocks: u32,
     /// Foreground GC reclaims until free blocks reach this (default: trigger + 1).
     #[serde(default)]
     pub target_free_blocks: Option<u32>,
+    #[serde(default)]
+    pub lazy_rtgc: LazyRtgcConfig,
+    #[serde(default)]
+    pub rlgc: RlgcConfig,
+    #[serde(default)]
+    pub qtc: QtcGcConfig,
+    #[serde(default)]
+    pub predictor: PredictorConfig,
 }
 
 fn default_trigger() -> u32 {
@@ -147,6 +171,226 @@ impl Default for GcConfig {
             victim: VictimKind::default(),
             trigger_free_blocks: default_trigger(),
             target_free_blocks: None,
+            lazy_rtgc: LazyRtgcConfig::default(),
+            rlgc: RlgcConfig::default(),
+            qtc: QtcGcConfig::default(),
+            predictor: PredictorConfig::default(),
+        }
+    }
+}
+
+/// Intensive GC (Lazy-RTGC, adopted by RLGC Sec. 5.2): when the host is down to its last free
+/// blocks, a fixed number of copies follows every write, whatever the policy says. Counted in
+/// free blocks the host may still open (each plane's GC reserve excluded), see
+/// `GcObservation::host_free_blocks`. Built from the `intensive_*` keys of a policy's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntensiveConfig {
+    /// Copies per step in intensive mode.
+    pub copies: u32,
+    /// Enter intensive mode when host-usable free blocks are at most this.
+    pub enter_free_blocks: u32,
+    /// Leave it when host-usable free blocks exceed this.
+    pub stop_free_blocks: u32,
+}
+
+/// RLGC Sec. 5.2: intensive GC does "5 or 7" copies; ours: 7 (see lazy_rtgc.rs).
+fn default_intensive_copies() -> u32 {
+    7
+}
+
+/// `[gc.lazy_rtgc]`: Lazy-RTGC's partial GC (Zhang et al., TODAES 2015, as RLGC's baseline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LazyRtgcConfig {
+    /// Valid-page copies per partial task (alpha). Unset: floor(tBERS / (tR + tPROG)) of the
+    /// device, the most copies that fit in one block-erase time.
+    pub copies_per_step: Option<u32>,
+    /// Copies per step in intensive mode (RLGC Sec. 5.2: "5 or 7"; ours 7).
+    pub intensive_copies: u32,
+    /// Enter intensive mode with this many host-usable free blocks left ("one free block": 1).
+    pub intensive_enter_free_blocks: u32,
+    /// Leave it above this many (Lazy-RTGC: "greater than one": 1).
+    pub intensive_stop_free_blocks: u32,
+}
+
+impl LazyRtgcConfig {
+    pub fn intensive(&self) -> IntensiveConfig {
+        IntensiveConfig {
+            copies: self.intensive_copies,
+            enter_free_blocks: self.intensive_enter_free_blocks,
+            stop_free_blocks: self.intensive_stop_free_blocks,
+        }
+    }
+}
+
+impl Default for LazyRtgcConfig {
+    fn default() -> Self {
+        LazyRtgcConfig {
+            copies_per_step: None,
+            intensive_copies: default_intensive_copies(),
+            intensive_enter_free_blocks: 1,
+            intensive_stop_free_blocks: 1,
+        }
+    }
+}
+
+/// How the RL agent exploits (RLGC Eq. 2 and footnote 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RlgcPolicyKind {
+    /// The action of the largest Q value (Eq. 2).
+    #[default]
+    Deterministic,
+    /// An action drawn with probability proportional to its (shifted) Q value (footnote 2;
+    /// the paper's experiments used it).
+    Stochastic,
+}
+
+/// `[gc.rlgc]`: RLGC (Kang, Shin, Yoo, ACM TECS 2017). Also the learning settings of
+/// `rlgc_qtc`. T_GC is `gc.trigger_free_blocks` (GC decisions while free blocks <= T_GC).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RlgcConfig {
+    /// Largest action: actions are 0..=max_copies page copies (the talk slides: "0 ~ 2 page
+    /// copies"; Sec. 5.3 finds a limit of 2 best).
+    pub max_copies: u32,
+    /// Current inter-request interval bin edges (Table 3: 17 bins from "<100" to ">100000" us).
+    pub current_interval_edges_ns: Vec<u64>,
+    /// Previous inter-request interval split (Table 3: 100 us).
+    pub previous_interval_edge_ns: u64,
+    /// Intensive GC: copies per step, entry (host-usable free blocks <= 1) and stop
+    /// (> T_IGC = 3, Table 4).
+    pub intensive_copies: u32,
+    pub intensive_enter_free_blocks: u32,
+    pub intensive_stop_free_blocks: u32,
+    /// T_GC^A of the aggressive variant (Table 4: 100).
+    pub aggressive_trigger_free_blocks: u32,
+    /// Action cap while T_GC < free blocks <= T_GC^A (Sec. 5.3: 2).
+    pub aggressive_max_copies: u32,
+    /// Victims chosen while T_GC < free blocks <= T_GC^A need this invalid fraction (0.6).
+    pub aggressive_min_invalid_fraction: f64,
+    /// Step size and discount (footnote 3: 0.3 and 0.8).
+    pub alpha: f64,
+    pub gamma: f64,
+    /// Epsilon for the first `epsilon_switch_after_decisions` decisions, then `epsilon_after`
+    /// (Sec. 5.2: 0.8 for 1000, then 0.01).
+    pub epsilon_initial: f64,
+    pub epsilon_after: f64,
+    pub epsilon_switch_after_decisions: u64,
+    pub policy: RlgcPolicyKind,
+    /// Weight floor of the stochastic policy (see `rl::policy`).
+    pub stochastic_floor: f64,
+    /// Reward thresholds: percentiles of response time (Sec. 5.2: 70, 90, 99) ...
+    pub reward_percentiles: Vec<f64>,
+    /// ... the rewards of the bands they delimit (Fig. 6, range -0.5..1) ...
+    pub rewards: Vec<f64>,
+    /// ... over the last `reward_window` responses of the same operation type, recomputed every
+    /// `reward_refresh_every` responses.
+    pub reward_window: usize,
+    pub reward_refresh_every: usize,
+    /// Decisions between two points of the reported reward series.
+    pub reward_sample_every: u64,
+}
+
+/// Table 3's current-interval edges as we complete them: 100 us, then 15 edges spaced
+/// geometrically from 500 us to 100 ms (whole microseconds), 17 bins in all.
+pub const RLGC_CURRENT_INTERVAL_EDGES_US: [u64; 16] =
+    [100, 500, 730, 1_066, 1_556, 2_272, 3_317, 4_843, 7_071, 10_324, 15_073, 22_007, 32_131, 46_912, 68_492, 100_000];
+
+impl RlgcConfig {
+    pub fn intensive(&self) -> IntensiveConfig {
+        IntensiveConfig {
+            copies: self.intensive_copies,
+            enter_free_blocks: self.intensive_enter_free_blocks,
+            stop_free_blocks: self.intensive_stop_free_blocks,
+        }
+    }
+}
+
+impl Default for RlgcConfig {
+    fn default() -> Self {
+        RlgcConfig {
+            max_copies: 2,
+            current_interval_edges_ns: RLGC_CURRENT_INTERVAL_EDGES_US.iter().map(|us| us * 1000).collect(),
+            previous_interval_edge_ns: 100_000,
+            intensive_copies: default_intensive_copies(),
+            intensive_enter_free_blocks: 1,
+            intensive_stop_free_blocks: 3,
+            aggressive_trigger_free_blocks: 100,
+            aggressive_max_copies: 2,
+            aggressive_min_invalid_fraction: 0.6,
+            alpha: 0.3,
+            gamma: 0.8,
+            epsilon_initial: 0.8,
+            epsilon_after: 0.01,
+            epsilon_switch_after_decisions: 1000,
+            policy: RlgcPolicyKind::default(),
+            stochastic_floor: 0.01,
+            reward_percentiles: vec![70.0, 90.0, 99.0],
+            rewards: vec![1.0, 0.5, 0.0, -0.5],
+            reward_window: 10_000,
+            reward_refresh_every: 1000,
+            reward_sample_every: 1000,
+        }
+    }
+}
+
+/// `[gc.qtc]`: the Q-table cache variant (Kang & Yoo, DAC'18; Yoo's 2019 slides). Learning,
+/// reward and intensive settings come from `[gc.rlgc]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QtcGcConfig {
+    /// Entries per action's LRU cache (the slides: 100).
+    pub capacity_per_action: usize,
+    /// Largest action (the slides: 0/1/2-page copy, so 2).
+    pub max_copies: u32,
+    /// Copies in a state no cache holds (the slides: "0-page copy is adopted").
+    pub unseen_copies: u32,
+    /// Use the aggressive variant's triggering (Sec. 5.3) too.
+    pub aggressive: bool,
+}
+
+impl Default for QtcGcConfig {
+    fn default() -> Self {
+        QtcGcConfig { capacity_per_action: 100, max_copies: 2, unseen_copies: 0, aggressive: false }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PredictorKind {
+    /// Mean of the last `window` intervals.
+    #[default]
+    MovingAverage,
+    /// s <- smoothing x interval + (1 - smoothing) x s.
+    ExponentialSmoothing,
+}
+
+/// `[gc.predictor]`: interval-prediction GC (the RLGC paper's Tables 11-12 comparison). Copies
+/// after a request = how many copies (tR + tPROG each) fit in the predicted next interval,
+/// capped by `max_copies`. Triggering and intensive mode as `[gc.rlgc]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PredictorConfig {
+    pub method: PredictorKind,
+    /// Moving-average window (Tables 11-12: 10 or 100).
+    pub window: usize,
+    /// Exponential-smoothing factor (Tables 11-12: 0.1 or 0.3).
+    pub smoothing: f64,
+    /// Largest step. Unset: as `gc.rlgc.max_copies`.
+    pub max_copies: Option<u32>,
+    /// Use the aggressive variant's triggering (Tables 11-12 compare against "Aggr").
+    pub aggressive: bool,
+}
+
+impl Default for PredictorConfig {
+    fn default() -> Self {
+        PredictorConfig {
+            method: PredictorKind::default(),
+            window: 10,
+            smoothing: 0.3,
+            max_copies: None,
+            aggressive: true,
         }
     }
 }

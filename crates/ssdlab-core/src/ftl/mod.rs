@@ -8,6 +8,7 @@ pub mod gc;
 pub mod mapping;
 pub mod verify;
 
+use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 use crate::config::{AllocationKind, ValidatedConfig};
@@ -75,16 +76,17 @@ pub struct Ftl {
 const GC_RESERVE_BLOCKS: u32 = 1;
 
 impl Ftl {
-    pub fn build(cfg: &ValidatedConfig) -> Ftl {
+    /// `policy_rng` is the run's policy random stream, handed to the GC scheduler.
+    pub fn build(cfg: &ValidatedConfig, policy_rng: Pcg64Mcg) -> Result<Ftl> {
         let geometry = cfg.geometry();
         let logical = cfg.used_logical_pages();
         let physical = geometry.pages();
-        Ftl {
+        Ok(Ftl {
             plane_order: geometry.channel_first_order(),
             blocks: BlockManager::new(geometry),
             mapping: Box::new(mapping::page::PageMapping::new(logical)),
             victim: gc::victim::build(cfg.gc.victim),
-            scheduler: gc::scheduler::build(&cfg.gc),
+            scheduler: gc::scheduler::build(cfg, policy_rng)?,
             allocation: cfg.ftl.allocation,
             cursor: 0,
             trigger_free_blocks: cfg.gc.trigger_free_blocks,
@@ -93,7 +95,7 @@ impl Ftl {
             gc_stats: GcStats::default(),
             partial: None,
             last_arrival: None,
-        }
+        })
     }
 
     pub fn blocks(&self) -> &BlockManager {
@@ -130,6 +132,11 @@ impl Ftl {
             op: req.op,
             request_pages: req.pages,
             free_blocks: self.blocks.free_blocks(),
+            host_free_blocks: self
+                .plane_order
+                .iter()
+                .map(|&p| self.blocks.free_blocks_in(p).saturating_sub(GC_RESERVE_BLOCKS))
+                .sum(),
             total_blocks: self.blocks.blocks(),
             interval_ns,
             victim_valid_left,
@@ -268,20 +275,27 @@ impl Ftl {
 
     /// Pick the plane for a host page (dynamic: least busy; static: fixed rotation) and take
     /// a page there. If no plane has room, GC must reclaim first (an emergency: the scheduler
-    /// did not keep up).
+    /// did not keep up), one victim at a time until a plane has room: a reclaimed block may
+    /// land on a plane that holds only its GC reserve. Once more blocks are free than there are
+    /// planes, some plane has one beyond its reserve, so this ends after at most that many.
     fn allocate_host(&mut self, ready: SimTime, now: SimTime, device: &mut Device) -> Result<Ppn> {
-        for attempt in 0..2 {
+        let planes = self.plane_order.len() as u32;
+        let mut reclaimed = false;
+        loop {
             if let Some(plane) = self.pick_plane(device) {
                 let ppn = self.blocks.allocate(Stream::Host, plane, now);
                 return ppn.ok_or_else(|| Error::invariant("plane with room gave no page"));
             }
-            if attempt == 0 {
-                self.gc_stats.emergency_reclaims += 1;
-                let target = self.blocks.free_blocks() + 1;
-                self.reclaim_until(target, ready, device)?;
+            if reclaimed && self.blocks.free_blocks() > planes * GC_RESERVE_BLOCKS {
+                return Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed blocks".into() });
             }
+            if !reclaimed {
+                self.gc_stats.emergency_reclaims += 1;
+                reclaimed = true;
+            }
+            let target = self.blocks.free_blocks() + 1;
+            self.reclaim_until(target, ready, device)?;
         }
-        Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed a block".into() })
     }
 
     fn pick_plane(&mut self, device: &Device) -> Option<PlaneId> {
@@ -352,6 +366,12 @@ impl Ftl {
         }
         self.gc_stats.victims_chosen += 1;
         self.gc_stats.victim_valid_pages_at_choice += self.blocks.valid(b) as u64;
+        if min_invalid_fraction > 0.0 {
+            let invalid = 1.0 - self.blocks.valid(b) as f64 / self.blocks.capacity(b) as f64;
+            let s = &mut self.gc_stats;
+            s.filtered_victims_chosen += 1;
+            s.filtered_victims_min_invalid_fraction = s.filtered_victims_min_invalid_fraction.min(invalid);
+        }
         self.blocks.mark_victim(b);
         Ok(Some(b))
     }

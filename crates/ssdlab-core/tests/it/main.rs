@@ -2,6 +2,8 @@
 
 mod common;
 mod determinism;
+mod partial_gc_verify;
+mod rlgc;
 mod timing;
 mod trace_replay;
 mod verify;

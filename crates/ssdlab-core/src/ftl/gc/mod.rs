@@ -63,6 +63,9 @@ pub struct GcObservation {
     /// Pages the request touches.
     pub request_pages: u32,
     pub free_blocks: u32,
+    /// Free blocks host writes may still open: per plane, the free blocks beyond the reserve
+    /// kept for GC relocations, summed. When it reaches 0 the host is out of room.
+    pub host_free_blocks: u32,
     pub total_blocks: u32,
     /// Arrival time of this request minus that of the previous one.
     pub interval_ns: u64,
@@ -107,7 +110,7 @@ pub trait GcScheduler: Send {
 }
 
 /// GC figures common to every scheduler.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct GcStats {
     /// Victims fully reclaimed (erased).
     pub victims_reclaimed: u64,
@@ -123,6 +126,28 @@ pub struct GcStats {
     /// Victims chosen, and their valid pages summed at the moment of choice.
     pub victims_chosen: u64,
     pub victim_valid_pages_at_choice: u64,
+    /// Victims chosen by partial steps that asked for a minimum invalid fraction (> 0), e.g.
+    /// RLGC's aggressive early GC, and the smallest invalid fraction among them at choice
+    /// (1.0 when there were none).
+    pub filtered_victims_chosen: u64,
+    pub filtered_victims_min_invalid_fraction: f64,
+}
+
+impl Default for GcStats {
+    fn default() -> Self {
+        GcStats {
+            victims_reclaimed: 0,
+            pages_copied: 0,
+            foreground_invocations: 0,
+            partial_steps: 0,
+            emergency_reclaims: 0,
+            foreground_wait_ns: 0,
+            victims_chosen: 0,
+            victim_valid_pages_at_choice: 0,
+            filtered_victims_chosen: 0,
+            filtered_victims_min_invalid_fraction: 1.0,
+        }
+    }
 }
 
 impl GcStats {

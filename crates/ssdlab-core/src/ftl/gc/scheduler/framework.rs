@@ -1,0 +1,591 @@
+//! Layer: ftl. RLGC's scheduling framework (Kang, Shin, Yoo, ACM TECS 2017, Algorithm 1,
+//! Sec. 5.2-5.3), shared by `rlgc`, `rlgc_aggressive`, `rlgc_qtc` and `predictor`: when GC is
+//! triggered, how the decision is matched to its request, when the reward arrives, intensive GC.
+//! What differs between them, how many copies to do, is a `Decider` (tabular Q-learning, a
+//! Q-table cache, an interval predictor).
+//!
+//! Per request, in the FTL's two calls:
+//! * `before_serve` (arrival; never blocks the request): update the history (intervals, sizes,
+//!   operations, what GC did since the previous arrival), then
+//!   - a request that may not trigger GC (a read, unless read-initiated triggering is on; a trim)
+//!     is left alone;
+//!   - in intensive mode nothing is decided (the step is fixed);
+//!   - if free blocks are above T_GC (or above T_GC^A with the aggressive triggering) GC is not
+//!     triggered (Alg. 1 line 1) and the learning chain is cut: the next decision starts fresh;
+//!   - if the inter-request interval is 0 (back-to-back arrivals) no decision is taken (lines
+//!     3-5), the chain is kept;
+//!   - otherwise the decider picks A_t in state S_t (line 2); with the aggressive triggering and
+//!     T_GC < free <= T_GC^A the action is capped (Sec. 5.3: 2 copies). The decision is kept
+//!     under the request's sequence number (requests overlap; completions come in any order).
+//! * `after_serve` (completion, with the response time): the response is ranked against the
+//!   percentile thresholds of its own operation type (reads and writes apart) to give r (line 8);
+//!   if the request carried a decision, `Q(S_{t-1}, A_{t-1})` of the previous decision is updated
+//!   with r and `Q(S_t, A_t)` (line 9) — the k-th response rewards the (k-1)-th decision, "one
+//!   request late" — and then A_t copies are issued as a partial step (line 7; we issue them
+//!   after the update, which changes nothing since the step's effect shows in later responses).
+//!   In aggressive mode with free > T_GC the step may only choose a victim with at least 60 %
+//!   invalid pages. In intensive mode an eligible request gets the fixed intensive step instead,
+//!   any pending decision is dropped and the chain is cut (its response would not reflect the
+//!   policy's action).
+//!
+//! Deviations from the paper and our readings:
+//! * Base RLGC triggers on writes only (conventional GC; Sec. 5.3 presents read-initiated
+//!   triggering as the aggressive variant's addition). T_GC is `gc.trigger_free_blocks` and the
+//!   trigger is `free <= T_GC` (Alg. 1 line 1; the text says `<`).
+//! * The action is the number of copies; the FTL erases the victim instead when it holds no
+//!   valid page ("an erase replaces the action"), and action 0 does nothing.
+//! * With the cap the decider learns on the executed (capped) action, not the chosen one.
+//! * "Previous action" in the states is the copies asked after the previous request (0 if none,
+//!   the intensive step in intensive mode): what made the SSD busy (Sec. 5.2).
+//! * Thresholds per operation type (ours): one window for reads, one for writes, so a read is
+//!   not rewarded merely for being a read. Window 10,000 responses, refreshed every 1000.
+//! * Intervals are measured at arrival; the first request's interval is unknown and binned as
+//!   the longest.
+
+use std::collections::BTreeMap;
+
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::config::{GcConfig, RlgcConfig};
+use crate::error::{ConfigProblem, Error, Result};
+use crate::ftl::gc::scheduler::partial::IntensiveMode;
+use crate::ftl::gc::{GcAction, GcObservation, GcScheduler};
+use crate::rl::{PercentileConfig, PercentileThresholds, RewardSample, StepReward};
+use crate::workload::IoOp;
+
+/// Requests remembered in the history (the QTC state looks 5 actions back).
+pub const ACTION_HISTORY: usize = 5;
+
+/// What the deciders may base their state on, as of the arrival of request t.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct History {
+    /// Interval before request t (u64::MAX when unknown).
+    pub interval_ns: u64,
+    /// Interval before request t-1.
+    pub prev_interval_ns: u64,
+    /// Copies asked after requests t-1, t-2, ... (0 when none).
+    pub actions: [u32; ACTION_HISTORY],
+    /// Pages of requests t-1 and t-2.
+    pub sizes: [u32; 2],
+    /// Operations of requests t, t-1, t-2.
+    pub ops: [IoOp; 3],
+    /// Whether GC copied pages / erased a block between arrivals t-1 and t (index 0) and
+    /// between t-2 and t-1 (index 1).
+    pub copied: [bool; 2],
+    pub erased: [bool; 2],
+    pub free_blocks: u32,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History {
+            interval_ns: u64::MAX,
+            prev_interval_ns: u64::MAX,
+            actions: [0; ACTION_HISTORY],
+            sizes: [0; 2],
+            ops: [IoOp::Write; 3],
+            copied: [false; 2],
+            erased: [false; 2],
+            free_blocks: 0,
+        }
+    }
+}
+
+/// One decision: the decider's state id (a table index or a cache key) and the copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub state: u64,
+    pub copies: u32,
+}
+
+/// Chooses how many copies follow a request, and learns from rewards.
+pub trait Decider: Send {
+    /// Every arrival, before any decision (predictors follow every interval).
+    fn on_arrival(&mut self, _history: &History) {}
+    /// State and action (0..=max copies) for the current request.
+    fn decide(&mut self, history: &History, rng: &mut Pcg64Mcg) -> Decision;
+    /// Reward `r` for `prev`, bootstrapping on `cur` (RLGC Alg. 1 line 9).
+    fn learn(&mut self, prev: Decision, r: f64, cur: Decision);
+    /// Largest action.
+    fn max_copies(&self) -> u32;
+    fn report(&self) -> serde_json::Value;
+}
+
+/// The aggressive variant's triggering (Sec. 5.3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aggressive {
+    /// T_GC^A.
+    pub trigger_free_blocks: u32,
+    pub max_copies: u32,
+    pub min_invalid_fraction: f64,
+}
+
+/// When GC is triggered.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Trigger {
+    /// T_GC: decisions while free blocks <= this.
+    pub trigger_free_blocks: u32,
+    pub aggressive: Option<Aggressive>,
+    /// Reads may trigger GC too (Sec. 5.3).
+    pub read_initiated: bool,
+}
+
+impl Trigger {
+    /// Base RLGC, or the aggressive variant (early triggering and read-initiated triggering).
+    pub fn new(gc: &GcConfig, aggressive: bool) -> Trigger {
+        let r = &gc.rlgc;
+        Trigger {
+            trigger_free_blocks: gc.trigger_free_blocks,
+            aggressive: aggressive.then_some(Aggressive {
+                trigger_free_blocks: r.aggressive_trigger_free_blocks,
+                max_copies: r.aggressive_max_copies,
+                min_invalid_fraction: r.aggressive_min_invalid_fraction,
+            }),
+            read_initiated: aggressive,
+        }
+    }
+
+    fn eligible(&self, op: IoOp) -> bool {
+        op == IoOp::Write || (op == IoOp::Read && self.read_initiated)
+    }
+
+    /// None: not triggered; Some(cap): triggered, actions capped at `cap`.
+    fn regime(&self, free_blocks: u32) -> Option<u32> {
+        if free_blocks <= self.trigger_free_blocks {
+            return Some(u32::MAX);
+        }
+        match self.aggressive {
+            Some(a) if free_blocks <= a.trigger_free_blocks => Some(a.max_copies),
+            _ => None,
+        }
+    }
+
+    /// Minimum invalid fraction of a victim chosen now.
+    fn victim_filter(&self, free_blocks: u32) -> f64 {
+        match self.aggressive {
+            Some(a) if free_blocks > self.trigger_free_blocks => a.min_invalid_fraction,
+            _ => 0.0,
+        }
+    }
+}
+
+/// Response time -> reward, with percentile thresholds per operation type.
+#[derive(Debug, Clone)]
+pub struct RewardSignal {
+    reads: PercentileThresholds,
+    writes: PercentileThresholds,
+    steps: StepReward,
+}
+
+impl RewardSignal {
+    pub fn new(r: &RlgcConfig) -> Result<Self> {
+        let pc = PercentileConfig {
+            percentiles: r.reward_percentiles.clone(),
+            window: r.reward_window,
+            refresh_every: r.reward_refresh_every,
+        };
+        Ok(RewardSignal {
+            reads: PercentileThresholds::new(&pc)?,
+            writes: PercentileThresholds::new(&pc)?,
+            steps: StepReward::new(r.rewards.clone())?,
+        })
+    }
+
+    /// The reward of a response (ranked against the history), then add it to the history.
+    /// Trims give no reward.
+    pub fn score(&mut self, op: IoOp, response_ns: u64) -> Option<f64> {
+        let t = match op {
+            IoOp::Read => &mut self.reads,
+            IoOp::Write => &mut self.writes,
+            IoOp::Trim => return None,
+        };
+        let r = self.steps.reward(t.band(response_ns));
+        t.observe(response_ns);
+        Some(r)
+    }
+
+    fn thresholds(&self) -> serde_json::Value {
+        json!({ "read_ns": self.reads.thresholds(), "write_ns": self.writes.thresholds() })
+    }
+}
+
+/// Counters common to every decider.
+#[derive(Debug, Clone, Default, Serialize)]
+struct Counters {
+    /// Decisions taken (line 2).
+    decisions: u64,
+    /// Executed copies per decision, index = copies.
+    action_histogram: Vec<u64>,
+    /// Decisions whose action the aggressive cap lowered.
+    capped: u64,
+    /// Eligible requests not triggered (free blocks above the threshold).
+    untriggered: u64,
+    /// Triggered requests skipped because their interval was 0.
+    skipped_zero_interval: u64,
+    /// Decisions dropped because intensive mode took over at completion.
+    overridden_by_intensive: u64,
+    /// Partial steps that asked for the aggressive victim filter.
+    filtered_steps: u64,
+    learning_updates: u64,
+}
+
+/// RLGC's framework around a decider; see the module header.
+pub struct Driver<D: Decider> {
+    id: &'static str,
+    decider: D,
+    rng: Pcg64Mcg,
+    trigger: Trigger,
+    intensive: IntensiveMode,
+    reward: RewardSignal,
+    history: History,
+    last_copies_total: u64,
+    last_erases_total: u64,
+    last_pages: u32,
+    pending: BTreeMap<u64, Decision>,
+    /// The last decision executed, awaiting its reward.
+    last: Option<Decision>,
+    counters: Counters,
+    reward_sum: f64,
+    window_sum: f64,
+    window_count: u64,
+    sample_every: u64,
+    series: Vec<RewardSample>,
+}
+
+impl<D: Decider> Driver<D> {
+    pub fn new(id: &'static str, decider: D, gc: &GcConfig, trigger: Trigger, rng: Pcg64Mcg) -> Result<Self> {
+        if gc.rlgc.reward_sample_every == 0 {
+            return Err(Error::Config {
+                path: None,
+                problems: vec![ConfigProblem {
+                    key: "gc.rlgc.reward_sample_every".into(),
+                    reason: "must be at least 1".into(),
+                }],
+            });
+        }
+        let n_actions = decider.max_copies() as usize + 1;
+        Ok(Driver {
+            id,
+            decider,
+            rng,
+            trigger,
+            intensive: IntensiveMode::new(&gc.rlgc.intensive()),
+            reward: RewardSignal::new(&gc.rlgc)?,
+            history: History::default(),
+            last_copies_total: 0,
+            last_erases_total: 0,
+            last_pages: 0,
+            pending: BTreeMap::new(),
+            last: None,
+            counters: Counters { action_histogram: vec![0; n_actions], ..Counters::default() },
+            reward_sum: 0.0,
+            window_sum: 0.0,
+            window_count: 0,
+            sample_every: gc.rlgc.reward_sample_every,
+            series: Vec::new(),
+        })
+    }
+
+    pub fn decider(&self) -> &D {
+        &self.decider
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn decisions(&self) -> u64 {
+        self.counters.decisions
+    }
+
+    fn update_history(&mut self, obs: &GcObservation) {
+        let h = &mut self.history;
+        h.prev_interval_ns = h.interval_ns;
+        h.interval_ns = obs.interval_ns;
+        h.ops = [obs.op, h.ops[0], h.ops[1]];
+        h.sizes = [self.last_pages, h.sizes[0]];
+        self.last_pages = obs.request_pages;
+        let copied = obs.gc_copies_total.saturating_sub(self.last_copies_total) > 0;
+        let erased = obs.gc_erases_total.saturating_sub(self.last_erases_total) > 0;
+        self.last_copies_total = obs.gc_copies_total;
+        self.last_erases_total = obs.gc_erases_total;
+        h.copied = [copied, h.copied[0]];
+        h.erased = [erased, h.erased[0]];
+        h.free_blocks = obs.free_blocks;
+    }
+
+    fn push_action(&mut self, copies: u32) {
+        let a = &mut self.history.actions;
+        a.copy_within(0..ACTION_HISTORY - 1, 1);
+        a[0] = copies;
+    }
+
+    fn note_reward(&mut self, r: f64) {
+        self.counters.learning_updates += 1;
+        self.reward_sum += r;
+        self.window_sum += r;
+        self.window_count += 1;
+    }
+
+    fn note_decision(&mut self, copies: u32) {
+        let c = &mut self.counters;
+        c.decisions += 1;
+        c.action_histogram[copies as usize] += 1;
+        if c.decisions.is_multiple_of(self.sample_every) {
+            let updates = c.learning_updates;
+            self.series.push(RewardSample {
+                decisions: c.decisions,
+                window_mean_reward: (self.window_count > 0).then(|| self.window_sum / self.window_count as f64),
+                mean_reward: (updates > 0).then(|| self.reward_sum / updates as f64),
+            });
+            self.window_sum = 0.0;
+            self.window_count = 0;
+        }
+    }
+}
+
+impl<D: Decider> GcScheduler for Driver<D> {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+
+    fn before_serve(&mut self, obs: &GcObservation) -> GcAction {
+        self.update_history(obs);
+        self.intensive.update(obs.host_free_blocks);
+        self.decider.on_arrival(&self.history);
+        if !self.trigger.eligible(obs.op) {
+            self.push_action(0);
+            return GcAction::Nothing;
+        }
+        if self.intensive.is_active() {
+            self.last = None;
+            self.push_action(self.intensive.copies());
+            return GcAction::Nothing;
+        }
+        let Some(cap) = self.trigger.regime(obs.free_blocks) else {
+            self.counters.untriggered += 1;
+            self.last = None;
+            self.push_action(0);
+            return GcAction::Nothing;
+        };
+        if obs.interval_ns == 0 {
+            self.counters.skipped_zero_interval += 1;
+            self.push_action(0);
+            return GcAction::Nothing;
+        }
+        let mut d = self.decider.decide(&self.history, &mut self.rng);
+        debug_assert!(d.copies <= self.decider.max_copies());
+        if d.copies > cap {
+            d.copies = cap;
+            self.counters.capped += 1;
+        }
+        self.note_decision(d.copies);
+        self.pending.insert(obs.request_seq, d);
+        self.push_action(d.copies);
+        GcAction::Nothing
+    }
+
+    fn after_serve(&mut self, obs: &GcObservation, response_ns: u64) -> GcAction {
+        self.intensive.update(obs.host_free_blocks);
+        let r = self.reward.score(obs.op, response_ns);
+        let decision = self.pending.remove(&obs.request_seq);
+        if self.trigger.eligible(obs.op) && self.intensive.is_active() {
+            if decision.is_some() {
+                self.counters.overridden_by_intensive += 1;
+            }
+            self.last = None;
+            return GcAction::Partial { copies: self.intensive.step(), min_invalid_fraction: 0.0 };
+        }
+        let Some(cur) = decision else { return GcAction::Nothing };
+        if let (Some(prev), Some(r)) = (self.last, r) {
+            self.decider.learn(prev, r, cur);
+            self.note_reward(r);
+        }
+        self.last = Some(cur);
+        let min_invalid_fraction = self.trigger.victim_filter(obs.free_blocks);
+        if min_invalid_fraction > 0.0 && cur.copies > 0 {
+            self.counters.filtered_steps += 1;
+        }
+        GcAction::Partial { copies: cur.copies, min_invalid_fraction }
+    }
+
+    fn report(&self) -> serde_json::Value {
+        let c = &self.counters;
+        let updates = c.learning_updates;
+        json!({
+            "trigger_free_blocks": self.trigger.trigger_free_blocks,
+            "aggressive": self.trigger.aggressive.map(|a| json!({
+                "trigger_free_blocks": a.trigger_free_blocks,
+                "max_copies": a.max_copies,
+                "min_invalid_fraction": a.min_invalid_fraction,
+            })),
+            "read_initiated": self.trigger.read_initiated,
+            "max_copies": self.decider.max_copies(),
+            "decisions": c.decisions,
+            "action_histogram": c.action_histogram,
+            "capped_decisions": c.capped,
+            "untriggered_requests": c.untriggered,
+            "skipped_zero_interval": c.skipped_zero_interval,
+            "overridden_by_intensive": c.overridden_by_intensive,
+            "filtered_steps": c.filtered_steps,
+            "learning_updates": updates,
+            "mean_reward": (updates > 0).then(|| self.reward_sum / updates as f64),
+            "reward_series": self.series,
+            "reward_thresholds": self.reward.thresholds(),
+            "intensive": self.intensive.stats(),
+            "agent": self.decider.report(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftl::gc::scheduler::test_support::obs;
+    use rand::SeedableRng;
+
+    /// Always asks for `copies`; records what it learned.
+    struct Fixed {
+        copies: u32,
+        next_state: u64,
+        learned: Vec<(Decision, f64, Decision)>,
+    }
+
+    impl Decider for Fixed {
+        fn decide(&mut self, _h: &History, _rng: &mut Pcg64Mcg) -> Decision {
+            self.next_state += 1;
+            Decision { state: self.next_state, copies: self.copies }
+        }
+        fn learn(&mut self, prev: Decision, r: f64, cur: Decision) {
+            self.learned.push((prev, r, cur));
+        }
+        fn max_copies(&self) -> u32 {
+            6
+        }
+        fn report(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+    }
+
+    fn driver(copies: u32, aggressive: bool) -> Driver<Fixed> {
+        let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+        let fixed = Fixed { copies, next_state: 0, learned: Vec::new() };
+        Driver::new("test", fixed, &gc, Trigger::new(&gc, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
+    }
+
+    fn partial(copies: u32, min_invalid_fraction: f64) -> GcAction {
+        GcAction::Partial { copies, min_invalid_fraction }
+    }
+
+    #[test]
+    fn base_triggers_on_writes_at_or_below_t_gc_only() {
+        let mut d = driver(3, false);
+        let w = obs(1, IoOp::Write, 11, 9);
+        assert_eq!(d.before_serve(&w), GcAction::Nothing);
+        assert_eq!(d.after_serve(&w, 10), GcAction::Nothing, "11 > T_GC");
+        let w = obs(2, IoOp::Write, 10, 8);
+        assert_eq!(d.before_serve(&w), GcAction::Nothing, "decisions never block the request");
+        assert_eq!(d.after_serve(&w, 10), partial(3, 0.0));
+        let r = obs(3, IoOp::Read, 5, 3);
+        d.before_serve(&r);
+        assert_eq!(d.after_serve(&r, 10), GcAction::Nothing, "base RLGC: reads do not trigger");
+        let mut w = obs(4, IoOp::Write, 5, 3);
+        w.interval_ns = 0;
+        d.before_serve(&w);
+        assert_eq!(d.after_serve(&w, 10), GcAction::Nothing, "zero interval: skipped");
+        assert_eq!(d.counters.skipped_zero_interval, 1);
+        assert_eq!(d.decisions(), 1);
+    }
+
+    #[test]
+    fn reward_of_the_kth_response_goes_to_the_k_minus_1th_decision() {
+        let mut d = driver(1, false);
+        // Requests overlap: 1 and 2 arrive, then complete in the order 2, 1.
+        let (o1, o2, o3) = (obs(1, IoOp::Write, 5, 3), obs(2, IoOp::Write, 5, 3), obs(3, IoOp::Write, 5, 3));
+        d.before_serve(&o1);
+        d.before_serve(&o2);
+        d.after_serve(&o2, 100);
+        assert!(d.decider.learned.is_empty(), "first executed decision: nothing to reward yet");
+        d.after_serve(&o1, 100);
+        d.before_serve(&o3);
+        d.after_serve(&o3, 100);
+        let learned: Vec<(u64, u64)> = d.decider.learned.iter().map(|(p, _, c)| (p.state, c.state)).collect();
+        // Decision states follow arrival order (1 -> state 1, 2 -> state 2); rewards follow completions.
+        assert_eq!(learned, [(2, 1), (1, 3)]);
+        // Leaving the triggered region cuts the chain.
+        let o4 = obs(4, IoOp::Write, 50, 48);
+        d.before_serve(&o4);
+        d.after_serve(&o4, 100);
+        let o5 = obs(5, IoOp::Write, 5, 3);
+        d.before_serve(&o5);
+        d.after_serve(&o5, 100);
+        assert_eq!(d.decider.learned.len(), 2, "no update across an untriggered request");
+    }
+
+    #[test]
+    fn aggressive_caps_and_filters_between_t_gc_and_t_gc_a() {
+        let mut d = driver(5, true);
+        let o = obs(1, IoOp::Write, 100, 98);
+        d.before_serve(&o);
+        assert_eq!(d.after_serve(&o, 10), partial(2, 0.6), "capped at 2, victims >= 60 % invalid");
+        let o = obs(2, IoOp::Read, 11, 9);
+        d.before_serve(&o);
+        assert_eq!(d.after_serve(&o, 10), partial(2, 0.6), "read-initiated triggering");
+        let o = obs(3, IoOp::Write, 10, 8);
+        d.before_serve(&o);
+        assert_eq!(d.after_serve(&o, 10), partial(5, 0.0), "no cap or filter at or below T_GC");
+        let o = obs(4, IoOp::Write, 101, 99);
+        d.before_serve(&o);
+        assert_eq!(d.after_serve(&o, 10), GcAction::Nothing, "above T_GC^A");
+        assert_eq!(d.counters.capped, 2);
+        assert_eq!(d.counters.action_histogram[2], 2);
+        assert_eq!(d.counters.action_histogram[5], 1);
+    }
+
+    #[test]
+    fn intensive_gc_enters_at_one_block_and_stops_above_t_igc() {
+        let mut d = driver(1, false);
+        let step = |d: &mut Driver<Fixed>, seq, host_free| {
+            let o = obs(seq, IoOp::Write, host_free + 2, host_free);
+            d.before_serve(&o);
+            d.after_serve(&o, 10)
+        };
+        assert_eq!(step(&mut d, 1, 2), partial(1, 0.0));
+        assert_eq!(step(&mut d, 2, 1), partial(7, 0.0), "one host block left: intensive");
+        assert_eq!(step(&mut d, 3, 2), partial(7, 0.0));
+        assert_eq!(step(&mut d, 4, 3), partial(7, 0.0), "stays at T_IGC = 3");
+        assert_eq!(step(&mut d, 5, 4), partial(1, 0.0), "stops above T_IGC");
+        let r = d.report();
+        assert_eq!(r["intensive"]["entries"], 1);
+        assert_eq!(r["intensive"]["steps"], 3);
+        // A decision taken at arrival is overridden if intensive mode starts before completion.
+        let o = obs(6, IoOp::Write, 5, 3);
+        d.before_serve(&o);
+        let o = obs(6, IoOp::Write, 3, 1);
+        assert_eq!(d.after_serve(&o, 10), partial(7, 0.0));
+        assert_eq!(d.counters.overridden_by_intensive, 1);
+    }
+
+    #[test]
+    fn history_tracks_the_features() {
+        let mut d = driver(2, false);
+        let mut o = obs(1, IoOp::Write, 5, 3);
+        o.interval_ns = 700;
+        o.request_pages = 4;
+        d.before_serve(&o);
+        d.after_serve(&o, 1);
+        let mut o = obs(2, IoOp::Read, 5, 3);
+        o.interval_ns = 300;
+        o.request_pages = 1;
+        o.gc_copies_total = 2;
+        d.before_serve(&o);
+        let h = *d.history();
+        assert_eq!((h.interval_ns, h.prev_interval_ns), (300, 700));
+        assert_eq!(h.actions[..2], [0, 2], "a read asks nothing; the write before asked 2");
+        assert_eq!(h.sizes, [4, 0]);
+        assert_eq!(h.ops, [IoOp::Read, IoOp::Write, IoOp::Write]);
+        assert_eq!((h.copied, h.erased), ([true, false], [false, false]));
+    }
+}
