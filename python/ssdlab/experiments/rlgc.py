@@ -39,28 +39,30 @@ SCHEDULERS: dict[str, tuple[str, ...]] = {
     "QTC": ("gc.scheduler=rlgc_qtc",),
 }
 PREDICTORS: dict[str, tuple[str, ...]] = {
-    "MA10": ("gc.scheduler=predictor", "gc.predictor.kind=moving_average", "gc.predictor.window=10"),
-    "MA100": ("gc.scheduler=predictor", "gc.predictor.kind=moving_average", "gc.predictor.window=100"),
+    "MA10": ("gc.scheduler=predictor", "gc.predictor.method=moving_average", "gc.predictor.window=10"),
+    "MA100": ("gc.scheduler=predictor", "gc.predictor.method=moving_average", "gc.predictor.window=100"),
     "ES0.1": (
         "gc.scheduler=predictor",
-        "gc.predictor.kind=exponential_smoothing",
+        "gc.predictor.method=exponential_smoothing",
         "gc.predictor.smoothing=0.1",
     ),
     "ES0.3": (
         "gc.scheduler=predictor",
-        "gc.predictor.kind=exponential_smoothing",
+        "gc.predictor.method=exponential_smoothing",
         "gc.predictor.smoothing=0.3",
     ),
 }
 PRESETS = ("kang-3d-128gb", "kang-3d-512gb")
 
 #: Write-heavy real traces of ../shared/traces (read ratio below one half), with reader options.
+#: CloudPhysics (59% writes) is left out: its bursts of 64 KiB requests every few ms exceed what
+#: the papers' single-die drive sustains, so every scheduler queues for minutes and the
+#: comparison measures the backlog, not GC scheduling (docs/experiments/rlgc.md).
 DEFAULT_TRACES: dict[str, tuple[str, ...]] = {
     "msr/wdev_1.csv": (),
     "msr/wdev_3.csv": (),
     "msr/rsrch_1.txt.gz": (),
     "msr/msr_cut10k_rw20_80_105.trace": (),
-    "cloudphysics/cloudPhysicsIO.us.csv.gz": (),
 }
 
 #: Paper's figures for the comparison in docs/experiments/rlgc.md (p99.99 vs LazyRTGC, averages).
