@@ -6,31 +6,16 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use ssdlab_core::config::{load, Layer};
 use ssdlab_core::{Simulation, ValidatedConfig};
 
-const DEVICE: &str = r#"
-[device]
-channels = 4
-chips_per_channel = 2
-planes_per_die = 2
-blocks_per_plane = 64
-pages_per_block = 256
-page_bytes = 4096
-cell = "slc"
-overprovisioning = 0.07
-utilization = 0.9
-[device.timing]
-read_ns = [50000]
-program_ns = [500000]
-[gc]
-trigger_free_blocks = 32
-"#;
-
 const REQUESTS: u64 = 200_000;
 
 fn simulation(workload: &str) -> Simulation {
-    let cfg =
-        load(Some("tiny"), &[Layer::inline(DEVICE), Layer::inline(workload)], &[format!("workload.count={REQUESTS}")])
-            .and_then(ValidatedConfig::new)
-            .expect("bench config");
+    let cfg = load(
+        Some("bench-16gib"),
+        &[Layer::inline(workload)],
+        &[format!("workload.count={REQUESTS}"), "device.blocks_per_plane=64".into()],
+    )
+    .and_then(ValidatedConfig::new)
+    .expect("bench config");
     let mut sim = Simulation::new(cfg).expect("simulation");
     sim.step(1).expect("warm-up");
     sim

@@ -7,25 +7,6 @@ use std::time::Instant;
 use ssdlab_core::config::{load, Layer};
 use ssdlab_core::{Simulation, ValidatedConfig};
 
-/// The 16 GiB benchmark device of the foundation issue, at 90% utilisation.
-const DEVICE: &str = r#"
-[device]
-channels = 4
-chips_per_channel = 2
-planes_per_die = 2
-blocks_per_plane = 1024
-pages_per_block = 256
-page_bytes = 4096
-cell = "slc"
-overprovisioning = 0.07
-utilization = 0.9
-[device.timing]
-read_ns = [50000]
-program_ns = [500000]
-[gc]
-trigger_free_blocks = 32
-"#;
-
 fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -47,13 +28,12 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let cfg =
-        load(Some("tiny"), &[Layer::inline(DEVICE), Layer::inline(workload)], &[format!("workload.count={count}")])
-            .and_then(ValidatedConfig::new)
-            .unwrap_or_else(|e| {
-                eprintln!("{e}");
-                std::process::exit(2);
-            });
+    let cfg = load(Some("bench-16gib"), &[Layer::inline(workload)], &[format!("workload.count={count}")])
+        .and_then(ValidatedConfig::new)
+        .unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2);
+        });
     let physical_pages = cfg.geometry().pages();
     let mut sim = Simulation::new(cfg).expect("simulation builds");
     sim.step(1).expect("warm-up"); // warm-up runs on the first step; keep it out of the timing

@@ -13,23 +13,6 @@ from rich.table import Table
 from ssdlab.api import Simulation
 from ssdlab.cli.common import console
 
-# 16 GiB device (4 channels x 2 chips x 2 planes x 1024 blocks x 256 pages x 4 KiB) at 90%
-# utilisation: the foundation issue's benchmark device.
-BENCH_DEVICE = [
-    "device.channels=4",
-    "device.chips_per_channel=2",
-    "device.planes_per_die=2",
-    "device.blocks_per_plane=1024",
-    "device.pages_per_block=256",
-    "device.page_bytes=4096",
-    "device.cell=slc",
-    "device.timing.read_ns=[50000]",
-    "device.timing.program_ns=[500000]",
-    "device.overprovisioning=0.07",
-    "device.utilization=0.9",
-    "gc.trigger_free_blocks=32",
-]
-
 SCENARIOS = {
     "randwrite_gc": ["workload.rw=randwrite", "warmup.fill=true", "warmup.random_writes=1.0"],
     "randread": ["workload.rw=randread", "workload.iodepth=32", "warmup.fill=true"],
@@ -49,8 +32,9 @@ def bench(requests: int, scenario: tuple[str, ...]) -> None:
     for col in ("scenario", "requests", "wall s", "req/s", "WAF", "peak RSS MiB"):
         table.add_column(col, justify="right")
     for name in scenario or sorted(SCENARIOS):
-        overrides = [*BENCH_DEVICE, *SCENARIOS[name], f"workload.count={requests}"]
-        sim = Simulation("tiny", overrides=overrides)
+        overrides = [*SCENARIOS[name], f"workload.count={requests}"]
+        # The foundation issue's 16 GiB device at 90% utilisation (preset bench-16gib).
+        sim = Simulation("bench-16gib", overrides=overrides)
         sim.step(1)  # warm-up happens on the first step; keep it out of the timing
         start = time.perf_counter()
         while not sim.step(1 << 20):

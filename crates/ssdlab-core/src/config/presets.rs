@@ -9,6 +9,7 @@ const DEVICES: &[(&str, &str)] = &[
     ("femu-learnedftl", include_str!("presets/femu-learnedftl.toml")),
     ("li-qlc-fsp", include_str!("presets/li-qlc-fsp.toml")),
     ("yoo-hybrid-qlc", include_str!("presets/yoo-hybrid-qlc.toml")),
+    ("bench-16gib", include_str!("presets/bench-16gib.toml")),
 ];
 
 /// (name, TOML) of every built-in workload pattern (`ssdlab run --workload NAME`).
