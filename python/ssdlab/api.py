@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -95,11 +94,3 @@ def run(
     """Build and run one simulation; returns its Report."""
     sim = Simulation(preset, workload, trace, overrides, config_files, trace_format)
     return sim.run(progress)
-
-
-def timed_run(sim: Simulation) -> tuple[Report, float]:
-    """Run and measure wall-clock seconds (kept out of the report, which must stay
-    deterministic)."""
-    start = time.perf_counter()
-    report = sim.run()
-    return report, time.perf_counter() - start
