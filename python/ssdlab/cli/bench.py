@@ -29,7 +29,7 @@ SCENARIOS = {
 def bench(requests: int, scenario: tuple[str, ...]) -> None:
     """Measure simulated host requests per wall second (warm-up excluded) and peak memory."""
     table = Table(title=f"ssdlab bench on {platform.processor() or platform.machine()} ({platform.system()})")
-    for col in ("scenario", "requests", "wall s", "req/s", "WAF", "peak RSS MiB"):
+    for col in ("scenario", "requests", "wall s", "req/s", "WAF", "process peak RSS MiB (incl. Python)"):
         table.add_column(col, justify="right")
     for name in scenario or sorted(SCENARIOS):
         overrides = [*SCENARIOS[name], f"workload.count={requests}"]
