@@ -81,13 +81,19 @@ pub struct BlockManager {
     owner: Vec<u32>,
     free: Vec<VecDeque<BlockId>>,
     free_total: u32,
+    /// Free blocks per plane that only GC may open (host writes leave them).
+    gc_reserve: u32,
+    /// Sum over planes of free blocks beyond `gc_reserve`, kept incrementally (read on every
+    /// GC decision).
+    host_free_total: u32,
     open: [Vec<u32>; STREAMS],
     buckets: ValidBuckets,
     seal_order: VecDeque<(BlockId, u64)>,
 }
 
 impl BlockManager {
-    pub fn new(geometry: Geometry) -> BlockManager {
+    /// `gc_reserve`: free blocks per plane kept for GC relocations.
+    pub fn new(geometry: Geometry, gc_reserve: u32) -> BlockManager {
         let blocks = geometry.blocks() as usize;
         let planes = geometry.planes() as usize;
         let free = (0..planes as u32)
@@ -108,6 +114,8 @@ impl BlockManager {
             owner: vec![INVALID; geometry.pages() as usize],
             free,
             free_total: blocks as u32,
+            gc_reserve,
+            host_free_total: geometry.planes() * geometry.blocks_per_plane.saturating_sub(gc_reserve),
             open: std::array::from_fn(|_| vec![INVALID; planes]),
             buckets: ValidBuckets::new(blocks, geometry.pages_per_block as usize),
             seal_order: VecDeque::new(),
@@ -120,6 +128,13 @@ impl BlockManager {
     }
     pub fn free_blocks(&self) -> u32 {
         self.free_total
+    }
+    pub fn gc_reserve(&self) -> u32 {
+        self.gc_reserve
+    }
+    /// Free blocks the host may still open: beyond each plane's GC reserve.
+    pub fn host_free_blocks(&self) -> u32 {
+        self.host_free_total
     }
     pub fn free_blocks_in(&self, plane: PlaneId) -> u32 {
         self.free[plane.index()].len() as u32
@@ -168,6 +183,9 @@ impl BlockManager {
         if *slot == INVALID {
             let b = self.free[plane.index()].pop_front()?;
             self.free_total -= 1;
+            if self.free[plane.index()].len() as u32 >= self.gc_reserve {
+                self.host_free_total -= 1;
+            }
             self.state[b.index()] = BlockState::Open;
             self.mode[b.index()] = BlockMode::Native;
             *slot = b.0;
@@ -262,6 +280,9 @@ impl BlockManager {
         let plane = self.geometry.plane_of_block(b);
         self.free[plane.index()].push_back(b);
         self.free_total += 1;
+        if self.free[plane.index()].len() as u32 > self.gc_reserve {
+            self.host_free_total += 1;
+        }
     }
 
     /// Pages counted by state: (free, valid, invalid), over the whole device.

@@ -83,7 +83,7 @@ impl Ftl {
         let physical = geometry.pages();
         Ok(Ftl {
             plane_order: geometry.channel_first_order(),
-            blocks: BlockManager::new(geometry),
+            blocks: BlockManager::new(geometry, GC_RESERVE_BLOCKS),
             mapping: Box::new(mapping::page::PageMapping::new(logical)),
             victim: gc::victim::build(cfg.gc.victim),
             scheduler: gc::scheduler::build(cfg, policy_rng)?,
@@ -132,11 +132,7 @@ impl Ftl {
             op: req.op,
             request_pages: req.pages,
             free_blocks: self.blocks.free_blocks(),
-            host_free_blocks: self
-                .plane_order
-                .iter()
-                .map(|&p| self.blocks.free_blocks_in(p).saturating_sub(GC_RESERVE_BLOCKS))
-                .sum(),
+            host_free_blocks: self.blocks.host_free_blocks(),
             total_blocks: self.blocks.blocks(),
             interval_ns,
             victim_valid_left,

@@ -112,6 +112,15 @@ impl Verifier {
                 }
             }
         }
+        let host_free: u32 = (0..g.planes())
+            .map(|p| blocks.free_blocks_in(crate::units::PlaneId(p)).saturating_sub(blocks.gc_reserve()))
+            .sum();
+        if host_free != blocks.host_free_blocks() {
+            return Err(Error::invariant(format!(
+                "verify: host-usable free blocks counted {} but the pools hold {host_free}",
+                blocks.host_free_blocks()
+            )));
+        }
         let (free, valid, invalid) = blocks.page_census();
         if free + valid + invalid != g.pages() {
             return Err(Error::invariant(format!(
