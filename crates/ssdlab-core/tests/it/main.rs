@@ -2,6 +2,7 @@
 
 mod common;
 mod determinism;
+mod golden;
 mod partial_gc_verify;
 mod rlgc;
 mod timing;
