@@ -232,6 +232,9 @@ impl Simulation {
         self.device.advance_to(now);
         self.first_arrival.get_or_insert(now);
         self.free_blocks.offer(now, self.ftl.blocks().free_blocks() as f64);
+        if let Some(next) = self.host.peek_lpn() {
+            self.ftl.touch(next);
+        }
         let mut lpns = std::mem::take(&mut self.lpn_buf);
         self.host.lpns(&req, &mut lpns);
         self.seq += 1;

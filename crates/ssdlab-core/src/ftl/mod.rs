@@ -481,6 +481,11 @@ impl Ftl {
         }
     }
 
+    /// Hint that `lpn` is about to be accessed (see `Mapping::touch`).
+    pub fn touch(&self, lpn: Lpn) {
+        self.mapping.touch(lpn);
+    }
+
     #[doc(hidden)]
     pub fn corrupt_mapping(&mut self, lpn: Lpn, ppn: Ppn) {
         self.mapping.corrupt(lpn, ppn);

@@ -59,6 +59,9 @@ pub struct Host {
     speedup: f64,
     first_time_ns: Option<u64>,
     rebase: bool,
+    /// One request read ahead, so the FTL can touch its mapping entry early (`peek_lpn`).
+    ahead: Option<HostRequest>,
+    started: bool,
     pub stats: HostStats,
 }
 
@@ -81,6 +84,8 @@ impl Host {
             speedup,
             first_time_ns: None,
             rebase,
+            ahead: None,
+            started: false,
             stats: HostStats::default(),
         }
     }
@@ -91,6 +96,27 @@ impl Host {
 
     /// The next request, or None at the end of the workload.
     pub fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        if !self.started {
+            self.started = true;
+            self.ahead = self.read_request()?;
+        }
+        let next = self.ahead.take();
+        if next.is_some() {
+            self.ahead = self.read_request()?;
+        }
+        Ok(next)
+    }
+
+    /// The first LPN of the request after the one last returned (modulo folding only), so its
+    /// mapping entry can be brought into cache while the current request is served.
+    pub fn peek_lpn(&self) -> Option<Lpn> {
+        match (self.fold, &self.ahead) {
+            (Fold::Modulo, Some(r)) => Some(Lpn((r.first_page % self.used_pages) as u32)),
+            _ => None,
+        }
+    }
+
+    fn read_request(&mut self) -> Result<Option<HostRequest>> {
         loop {
             let Some(r) = self.source.next_record()? else { return Ok(None) };
             if r.size_bytes == 0 {

@@ -31,6 +31,8 @@ pub trait Mapping: Send {
     fn unmap(&mut self, lpn: Lpn) -> Option<Ppn>;
     /// The current mapping without side effects or cost (verify mode, tests).
     fn peek(&self, lpn: Lpn) -> Option<Ppn>;
+    /// Hint: `lpn` will be looked up soon (bring its entry into cache). No effect on results.
+    fn touch(&self, _lpn: Lpn) {}
     /// Logical pages the table covers.
     fn logical_pages(&self) -> u32;
     /// Test hook: make `lpn` point at `ppn` without any bookkeeping (to prove verify mode
