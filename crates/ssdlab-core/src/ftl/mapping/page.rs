@@ -42,10 +42,8 @@ impl Mapping for PageMapping {
         entry(self.table[lpn.index()])
     }
     fn touch(&self, lpn: Lpn) {
-        // A load whose value is kept opaque: it starts the cache miss now, overlapping it with
-        // the work on the current request (safe Rust has no prefetch intrinsic).
         if let Some(v) = self.table.get(lpn.index()) {
-            std::hint::black_box(*v);
+            crate::units::prefetch(v);
         }
     }
     fn logical_pages(&self) -> u32 {
