@@ -70,15 +70,43 @@ impl Calendar {
         }
     }
 
-    /// Number of intervals ending at or before `t` (they are sorted by end too).
+    /// Number of intervals ending at or before `t` (they are sorted by end too). Searched by
+    /// galloping outwards from the gap, since bookings cluster near the last insertion.
     fn ended_by(&self, t: SimTime) -> usize {
-        let in_front = self.front.partition_point(|&(_, e)| e <= t);
-        if in_front < self.front.len() {
-            return in_front;
+        let f = self.front.len();
+        if self.front.back().is_some_and(|&(_, e)| e > t) {
+            // The boundary lies in `front`: gallop backwards from its end.
+            let mut step = 1;
+            let mut hi = f - 1; // front[hi] ends after t
+            loop {
+                let lo = hi.saturating_sub(step);
+                if lo == 0 || self.front[lo].1 <= t {
+                    let base = if self.front[lo].1 <= t { lo + 1 } else { lo };
+                    return base + self.front.range(base..hi).take_while(|&&(_, e)| e <= t).count();
+                }
+                hi = lo;
+                step *= 2;
+            }
         }
-        // `back` is descending: the ones ending by t are at its end.
-        let not_ended = self.back.partition_point(|&(_, e)| e > t);
-        self.front.len() + (self.back.len() - not_ended)
+        // Every interval of `front` ended by t; the boundary lies in `back` (descending, its
+        // last element is the first after the gap): gallop from its end.
+        let b = self.back.len();
+        let mut ended = 0;
+        let mut step = 1;
+        while ended < b {
+            let probe = (ended + step).min(b);
+            if self.back[b - probe].1 <= t {
+                ended = probe;
+                step *= 2;
+            } else {
+                // The boundary is between ended and probe: finish linearly over that range.
+                while ended < probe && self.back[b - 1 - ended].1 <= t {
+                    ended += 1;
+                }
+                break;
+            }
+        }
+        f + ended
     }
 
     /// Book `duration` starting no earlier than `earliest`; returns the start.
@@ -136,7 +164,42 @@ mod tests {
         assert_eq!(c.book(300, 5), 300);
     }
 
+    /// The obvious implementation: a sorted list scanned from the start.
+    fn reference_book(busy: &mut Vec<(u64, u64)>, earliest: u64, duration: u64) -> u64 {
+        let mut candidate = earliest;
+        for &(s, e) in busy.iter() {
+            if e <= candidate {
+                continue;
+            }
+            if s >= candidate + duration {
+                break;
+            }
+            candidate = candidate.max(e);
+        }
+        busy.push((candidate, candidate + duration));
+        busy.sort();
+        candidate
+    }
+
     proptest! {
+        /// Same answers as the reference, whatever the order of bookings and prunes.
+        #[test]
+        fn matches_the_reference(ops in proptest::collection::vec((0u64..5000, 1u64..80, 0u8..10), 1..300)) {
+            let mut c = Calendar::default();
+            let mut reference = Vec::new();
+            let mut now = 0;
+            for (earliest, duration, action) in ops {
+                if action == 0 {
+                    now += earliest / 10;
+                    c.prune(now);
+                    reference.retain(|&(_, e)| e > now);
+                    continue;
+                }
+                let at = now + earliest;
+                prop_assert_eq!(c.book(at, duration), reference_book(&mut reference, at, duration));
+            }
+        }
+
         /// Bookings never overlap and never start before their earliest time.
         #[test]
         fn bookings_are_disjoint(ops in proptest::collection::vec((0u64..1000, 1u64..50), 1..60)) {
