@@ -232,8 +232,13 @@ impl Simulation {
         self.device.advance_to(now);
         self.first_arrival.get_or_insert(now);
         self.free_blocks.offer(now, self.ftl.blocks().free_blocks() as f64);
-        if let Some(next) = self.host.peek_lpn() {
-            self.ftl.touch(next);
+        // Two-stage prefetch: the mapping entry of the request after next, and (that entry being
+        // cached by now) the out-of-band owner entry of the next request's current page.
+        if let Some(later) = self.host.peek_lpn(1) {
+            self.ftl.touch(later);
+        }
+        if let Some(next) = self.host.peek_lpn(0) {
+            self.ftl.touch_owner_of(next);
         }
         let mut lpns = std::mem::take(&mut self.lpn_buf);
         self.host.lpns(&req, &mut lpns);

@@ -168,6 +168,13 @@ impl BlockManager {
         (o != INVALID).then_some(Lpn(o))
     }
 
+    /// Bring `ppn`'s owner entry into cache (a hint).
+    pub fn touch_owner(&self, ppn: Ppn) {
+        if let Some(o) = self.owner.get(ppn.index()) {
+            crate::units::prefetch(o);
+        }
+    }
+
     /// Whether `stream` can take one more page in `plane` without touching the plane's last
     /// `reserve` free blocks.
     pub fn has_room(&self, stream: Stream, plane: PlaneId, reserve: u32) -> bool {

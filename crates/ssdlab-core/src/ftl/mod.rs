@@ -416,6 +416,17 @@ impl Ftl {
         let victim_plane = g.plane_of_block(b);
         let victim_mode = self.blocks.mode(b);
         let mut end = now;
+        // Bring the mapping entries of the pages this step will move into cache first: the
+        // relocations below store to them at random, and stores that miss stall the store
+        // buffer (and every later load behind it).
+        let mut ahead = 0u32;
+        let mut page = from;
+        while ahead < copies {
+            let Some((ppn, lpn)) = self.blocks.next_valid_page(b, page) else { break };
+            self.mapping.touch(lpn);
+            page = g.page_in_block(ppn) + 1;
+            ahead += 1;
+        }
         let mut done = 0u32;
         while done < copies {
             let Some((old, lpn)) = self.blocks.next_valid_page(b, from) else { break };
@@ -484,6 +495,13 @@ impl Ftl {
     /// Hint that `lpn` is about to be accessed (see `Mapping::touch`).
     pub fn touch(&self, lpn: Lpn) {
         self.mapping.touch(lpn);
+    }
+
+    /// Hint that the page now holding `lpn` is about to be read or invalidated.
+    pub fn touch_owner_of(&self, lpn: Lpn) {
+        if let Some(ppn) = self.mapping.peek(lpn) {
+            self.blocks.touch_owner(ppn);
+        }
     }
 
     #[doc(hidden)]

@@ -11,6 +11,9 @@ use crate::units::{Lpn, SimTime};
 use crate::workload::config::Fold;
 use crate::workload::{IoOp, TraceRecord};
 
+/// Requests the host reads ahead of the one being served (see `peek_lpn`).
+const LOOKAHEAD: usize = 2;
+
 /// Anything that yields host requests in arrival order.
 pub trait RecordSource {
     fn next_record(&mut self) -> Result<Option<TraceRecord>>;
@@ -59,8 +62,8 @@ pub struct Host {
     speedup: f64,
     first_time_ns: Option<u64>,
     rebase: bool,
-    /// One request read ahead, so the FTL can touch its mapping entry early (`peek_lpn`).
-    ahead: Option<HostRequest>,
+    /// Requests read ahead, so the FTL can bring their mapping entries into cache early.
+    ahead: std::collections::VecDeque<HostRequest>,
     started: bool,
     pub stats: HostStats,
 }
@@ -84,7 +87,7 @@ impl Host {
             speedup,
             first_time_ns: None,
             rebase,
-            ahead: None,
+            ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
             started: false,
             stats: HostStats::default(),
         }
@@ -98,19 +101,27 @@ impl Host {
     pub fn next_request(&mut self) -> Result<Option<HostRequest>> {
         if !self.started {
             self.started = true;
-            self.ahead = self.read_request()?;
+            for _ in 0..LOOKAHEAD {
+                match self.read_request()? {
+                    Some(r) => self.ahead.push_back(r),
+                    None => break,
+                }
+            }
         }
-        let next = self.ahead.take();
+        let next = self.ahead.pop_front();
         if next.is_some() {
-            self.ahead = self.read_request()?;
+            if let Some(r) = self.read_request()? {
+                self.ahead.push_back(r);
+            }
         }
         Ok(next)
     }
 
-    /// The first LPN of the request after the one last returned (modulo folding only), so its
-    /// mapping entry can be brought into cache while the current request is served.
-    pub fn peek_lpn(&self) -> Option<Lpn> {
-        match (self.fold, &self.ahead) {
+    /// The first LPN of the request `k` places after the one last returned (0 = the next one;
+    /// modulo folding only), so its mapping entries can be brought into cache while the current
+    /// request is served.
+    pub fn peek_lpn(&self, k: usize) -> Option<Lpn> {
+        match (self.fold, self.ahead.get(k)) {
             (Fold::Modulo, Some(r)) => Some(Lpn((r.first_page % self.used_pages) as u32)),
             _ => None,
         }
