@@ -22,7 +22,8 @@ use crate::stats::report::*;
 use crate::stats::{LatencyHistogram, TimeSeries};
 use crate::units::{Lpn, SimTime, NS_PER_S};
 use crate::workload::config::{Arrival, Replay, WorkloadKind};
-use crate::workload::host::{Host, HostRequest, RecordSource};
+use crate::workload::host::{Host, HostRequest};
+use crate::workload::request::RecordSource;
 use crate::workload::synthetic::SyntheticSource;
 use crate::workload::IoOp;
 
@@ -111,7 +112,7 @@ impl Simulation {
                 let space = cfg.used_logical_pages() as u64 * cfg.device.page_bytes;
                 Box::new(SyntheticSource::new(&cfg.workload, space, count, rng_for(cfg.seed, RngStream::Workload)))
             }
-            WorkloadKind::Trace => crate::workload::trace::open_source(&cfg)?,
+            WorkloadKind::Trace => crate::workload::trace::open_source(&cfg.workload)?,
         };
         Self::with_source(cfg, source)
     }

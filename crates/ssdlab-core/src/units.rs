@@ -2,6 +2,9 @@
 //!
 //! Simulated time is an integer number of nanoseconds (`SimTime`), so runs are exactly
 //! repeatable. Logical and physical page numbers are distinct newtypes so they cannot be mixed.
+//! Sizes in configs are `ByteSize`: bytes, written as fio writes them.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Simulated time or a duration, in nanoseconds.
 pub type SimTime = u64;
@@ -72,6 +75,50 @@ pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> Nanos {
     ((bytes as u128 * NS_PER_S as u128).div_ceil(bytes_per_s as u128)) as Nanos
 }
 
+/// A size in bytes, written as fio writes it: `4096`, `"4k"`, `"128KiB"`, `"1m"`, `"2g"`.
+/// Suffixes are binary (k = 1024), as in fio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ByteSize(pub u64);
+
+impl ByteSize {
+    pub fn parse(text: &str) -> Result<ByteSize, String> {
+        let t = text.trim();
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (digits, suffix) = t.split_at(split);
+        let n: u64 = digits.parse().map_err(|_| format!("'{text}' is not a size (e.g. 4096, 4k, 1m)"))?;
+        let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 1,
+            "k" | "kb" | "kib" => 1 << 10,
+            "m" | "mb" | "mib" => 1 << 20,
+            "g" | "gb" | "gib" => 1 << 30,
+            "t" | "tb" | "tib" => 1 << 40,
+            other => return Err(format!("unknown size suffix '{other}' in '{text}' (use k, m, g, t)")),
+        };
+        n.checked_mul(mult).map(ByteSize).ok_or_else(|| format!("size '{text}' overflows"))
+    }
+}
+
+impl Serialize for ByteSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Int(n) => Ok(ByteSize(n)),
+            Raw::Text(t) => ByteSize::parse(&t).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +130,14 @@ mod tests {
         // 1 byte at 3 B/s rounds up to a whole nanosecond count.
         assert_eq!(transfer_ns(1, 3), 333_333_334);
         assert_eq!(transfer_ns(4096, 0), 0);
+    }
+
+    #[test]
+    fn parses_fio_sizes() {
+        assert_eq!(ByteSize::parse("4k"), Ok(ByteSize(4096)));
+        assert_eq!(ByteSize::parse("128KiB"), Ok(ByteSize(131072)));
+        assert_eq!(ByteSize::parse("4096"), Ok(ByteSize(4096)));
+        assert!(ByteSize::parse("4q").is_err());
+        assert!(ByteSize::parse("k").is_err());
     }
 }

@@ -8,12 +8,10 @@
 //! with `serde_ignored`; for that reason no config type uses internally tagged enums, whose
 //! buffered content would hide unknown keys.
 
-mod bytesize;
 mod load;
 pub mod presets;
 mod validate;
 
-pub use bytesize::ByteSize;
 pub use load::{load, load_validated, parse_override, to_toml, Layer};
 pub use validate::ValidatedConfig;
 

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ByteSize;
-use crate::workload::trace::TraceOptions;
+use crate::units::ByteSize;
+use crate::workload::trace::options::TraceOptions;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

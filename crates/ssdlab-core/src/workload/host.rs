@@ -9,25 +9,11 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::units::{Lpn, SimTime};
 use crate::workload::config::Fold;
-use crate::workload::{IoOp, TraceRecord};
+use crate::workload::request::RecordSource;
+use crate::workload::IoOp;
 
 /// Requests the host reads ahead of the one being served (see `peek_lpn`).
 const LOOKAHEAD: usize = 2;
-
-/// Anything that yields host requests in arrival order.
-pub trait RecordSource {
-    fn next_record(&mut self) -> Result<Option<TraceRecord>>;
-    /// Lines skipped as malformed (traces with `on_bad_line = "skip"`).
-    fn skipped(&self) -> u64 {
-        0
-    }
-}
-
-impl RecordSource for crate::workload::synthetic::SyntheticSource {
-    fn next_record(&mut self) -> Result<Option<TraceRecord>> {
-        Ok(self.next())
-    }
-}
 
 /// One host request in page terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,6 +165,7 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::TraceRecord;
 
     struct Fixed(std::vec::IntoIter<TraceRecord>);
     impl RecordSource for Fixed {

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Result;
+
 /// What a host request asks the device to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -25,4 +27,13 @@ pub struct TraceRecord {
     pub size_bytes: u64,
     /// Device, volume, LUN or ASU number where the format has one, else 0.
     pub device: u32,
+}
+
+/// Anything that yields host requests in arrival order (a trace, the synthetic generator).
+pub trait RecordSource {
+    fn next_record(&mut self) -> Result<Option<TraceRecord>>;
+    /// Lines skipped as malformed (traces with `on_bad_line = "skip"`).
+    fn skipped(&self) -> u64 {
+        0
+    }
 }

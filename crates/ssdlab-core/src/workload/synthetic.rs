@@ -5,7 +5,9 @@ use rand::Rng;
 use rand_distr::{Distribution, Exp, Zipf};
 use rand_pcg::Pcg64Mcg;
 
+use crate::error::Result;
 use crate::workload::config::{AddressDistribution, Arrival, RwMode, WorkloadConfig};
+use crate::workload::request::RecordSource;
 use crate::workload::{IoOp, TraceRecord};
 
 pub struct SyntheticSource {
@@ -133,6 +135,12 @@ impl Iterator for SyntheticSource {
         let slot = self.slot();
         let time_ns = self.arrival();
         Some(TraceRecord { time_ns, op, offset_bytes: slot * self.bs, size_bytes: self.bs, device: 0 })
+    }
+}
+
+impl RecordSource for SyntheticSource {
+    fn next_record(&mut self) -> Result<Option<TraceRecord>> {
+        Ok(self.next())
     }
 }
 

@@ -7,8 +7,8 @@
 //! microseconds (Unix epoch).
 
 use super::fields::{parse_device, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem};
+use super::options::TraceFormat;
 use super::text::LineParser;
-use super::TraceFormat;
 use crate::workload::IoOp;
 
 const DEVICE: &str = "device_id (column 1)";

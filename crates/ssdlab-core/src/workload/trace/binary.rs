@@ -21,8 +21,9 @@ use std::fs::File;
 use std::io::{BufRead, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::options::BadLinePolicy;
+use super::reader::TraceReader;
 use super::source::{read_up_to, Compression, Source};
-use super::{BadLinePolicy, TraceReader};
 use crate::error::{Error, Result};
 use crate::workload::{IoOp, TraceRecord};
 

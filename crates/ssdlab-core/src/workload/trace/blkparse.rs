@@ -15,8 +15,8 @@ use super::fields::{
     linux_device, parse_scaled, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem,
     SECTOR_BYTES,
 };
+use super::options::{BlkparseEvent, TraceFormat};
 use super::text::LineParser;
-use super::{BlkparseEvent, TraceFormat};
 use crate::workload::IoOp;
 
 const DEVICE: &str = "device (column 1, major,minor)";

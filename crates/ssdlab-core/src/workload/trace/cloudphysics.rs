@@ -11,8 +11,8 @@
 //! format has no device column (device 0).
 
 use super::fields::{parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem, SECTOR_BYTES};
+use super::options::TraceFormat;
 use super::text::LineParser;
-use super::TraceFormat;
 use crate::workload::IoOp;
 
 const TIMESTAMP: &str = "timestamp_us (column 1)";

@@ -22,10 +22,11 @@
 
 use std::path::Path;
 
+use super::binary;
 use super::fields::{parse_scaled, parse_u64, trim_blanks, Fields};
+use super::options::TraceFormat;
 use super::source::HEAD_BYTES;
 use super::text::quote;
-use super::{binary, TraceFormat};
 use crate::error::{Error, Result};
 
 /// How many data lines are examined.

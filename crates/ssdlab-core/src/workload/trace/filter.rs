@@ -12,7 +12,8 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-use super::{OpFilter, OutOfOrderPolicy, TraceOptions, TraceReader};
+use super::options::{OpFilter, OutOfOrderPolicy, TraceOptions};
+use super::reader::TraceReader;
 use crate::error::{Error, Result};
 use crate::workload::{IoOp, TraceRecord};
 

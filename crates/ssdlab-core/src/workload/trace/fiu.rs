@@ -12,8 +12,8 @@ use super::fields::{
     linux_device, parse_scaled, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem,
     SECTOR_BYTES,
 };
+use super::options::TraceFormat;
 use super::text::LineParser;
-use super::TraceFormat;
 use crate::workload::IoOp;
 
 const TIMESTAMP: &str = "ts (column 1, ns)";

@@ -5,8 +5,8 @@
 //! of the cut; `devno` becomes the device.
 
 use super::fields::{parse_device, parse_scaled, parse_u64, request, Blame, Fields, LineError, LineResult, Problem};
+use super::options::TraceFormat;
 use super::text::LineParser;
-use super::TraceFormat;
 use crate::workload::IoOp;
 
 const TIME: &str = "time (column 1, ms)";

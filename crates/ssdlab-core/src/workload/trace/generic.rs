@@ -7,176 +7,13 @@
 //! after trimming blanks (and one pair of double quotes) from the field. Quoted fields that
 //! contain the delimiter are not supported.
 
-use serde::{Deserialize, Serialize};
-
 use super::fields::{
     parse_device, parse_scaled, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem,
 };
+use super::options::{delimiter_byte, AddressUnit, GenericColumns, TraceFormat};
 use super::text::LineParser;
-use super::TraceFormat;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::workload::IoOp;
-
-/// Unit of the time column. Every unit accepts a decimal fraction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimeUnit {
-    /// Seconds.
-    S,
-    /// Milliseconds.
-    Ms,
-    /// Microseconds.
-    Us,
-    /// Nanoseconds.
-    Ns,
-    /// Windows FILETIME: 100 ns ticks (since 1601-01-01; not rebased).
-    Filetime,
-}
-
-impl TimeUnit {
-    /// Power of ten from this unit to nanoseconds.
-    fn scale_to_ns(self) -> u32 {
-        match self {
-            TimeUnit::S => 9,
-            TimeUnit::Ms => 6,
-            TimeUnit::Us => 3,
-            TimeUnit::Ns => 0,
-            TimeUnit::Filetime => 2,
-        }
-    }
-}
-
-/// Unit of the offset and size columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AddressUnit {
-    Bytes,
-    /// 512-byte sectors.
-    Sectors,
-    /// Pages of [`GenericColumns::page_bytes`] bytes.
-    Pages,
-}
-
-/// The column mapping of a `generic` trace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GenericColumns {
-    /// One ASCII character (`","`, `";"`, `"\t"`, `"|"`, ...) or `"whitespace"` (runs of spaces
-    /// and tabs).
-    #[serde(default = "default_delimiter")]
-    pub delimiter: String,
-    /// Lines at the top of the file to skip (headers), counted before blank lines are dropped.
-    #[serde(default)]
-    pub header_lines: u64,
-    pub time_column: usize,
-    pub time_unit: TimeUnit,
-    pub offset_column: usize,
-    pub offset_unit: AddressUnit,
-    pub size_column: usize,
-    pub size_unit: AddressUnit,
-    pub op_column: usize,
-    /// Spellings of a read in the op column.
-    #[serde(default = "default_read")]
-    pub read: Vec<String>,
-    /// Spellings of a write in the op column.
-    #[serde(default = "default_write")]
-    pub write: Vec<String>,
-    /// Spellings of a trim / discard in the op column (none by default).
-    #[serde(default)]
-    pub trim: Vec<String>,
-    /// The column holding the device / volume number, if any (else device 0).
-    #[serde(default)]
-    pub device_column: Option<usize>,
-    /// Bytes per page when a unit is `pages`.
-    #[serde(default = "default_page_bytes")]
-    pub page_bytes: u64,
-}
-
-fn default_delimiter() -> String {
-    ",".to_string()
-}
-fn default_read() -> Vec<String> {
-    vec!["r".to_string(), "read".to_string()]
-}
-fn default_write() -> Vec<String> {
-    vec!["w".to_string(), "write".to_string()]
-}
-fn default_page_bytes() -> u64 {
-    4096
-}
-
-impl GenericColumns {
-    /// A comma-separated mapping with default spellings and no device column.
-    pub fn csv(
-        time_column: usize,
-        time_unit: TimeUnit,
-        offset_column: usize,
-        offset_unit: AddressUnit,
-        size_column: usize,
-        size_unit: AddressUnit,
-        op_column: usize,
-    ) -> Self {
-        GenericColumns {
-            delimiter: default_delimiter(),
-            header_lines: 0,
-            time_column,
-            time_unit,
-            offset_column,
-            offset_unit,
-            size_column,
-            size_unit,
-            op_column,
-            read: default_read(),
-            write: default_write(),
-            trim: Vec::new(),
-            device_column: None,
-            page_bytes: default_page_bytes(),
-        }
-    }
-
-    /// Check the mapping on its own.
-    pub fn validate(&self) -> Result<()> {
-        delimiter_byte(&self.delimiter)?;
-        if self.page_bytes == 0 {
-            return Err(Error::config("generic.page_bytes", "must be at least 1"));
-        }
-        let spellings = [("read", &self.read), ("write", &self.write), ("trim", &self.trim)];
-        for (key, list) in spellings {
-            if let Some(bad) = list.iter().find(|s| s.trim().is_empty()) {
-                return Err(Error::config(format!("generic.{key}"), format!("empty operation spelling {bad:?}")));
-            }
-        }
-        if self.read.is_empty() && self.write.is_empty() {
-            return Err(Error::config("generic.read", "give at least one spelling for reads or for writes"));
-        }
-        for (i, (key_a, list_a)) in spellings.iter().enumerate() {
-            for (key_b, list_b) in &spellings[i + 1..] {
-                if let Some(both) =
-                    list_a.iter().find(|a| list_b.iter().any(|b| a.trim().eq_ignore_ascii_case(b.trim())))
-                {
-                    return Err(Error::config(
-                        format!("generic.{key_b}"),
-                        format!("{both:?} is listed both as {key_a} and as {key_b}"),
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// `None` for whitespace, else the delimiter byte.
-fn delimiter_byte(delimiter: &str) -> Result<Option<u8>> {
-    match delimiter.as_bytes() {
-        b"whitespace" => Ok(None),
-        [byte] if byte.is_ascii() && !byte.is_ascii_alphanumeric() && !matches!(byte, b'.' | b'-' | b'+' | b'\n' | b'\r') => {
-            Ok(Some(*byte))
-        }
-        _ => Err(Error::config(
-            "generic.delimiter",
-            format!("{delimiter:?} is not a delimiter: use one ASCII punctuation character, \"\\t\", \" \" or \"whitespace\""),
-        )),
-    }
-}
 
 /// Which value a column feeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -305,6 +142,8 @@ impl LineParser for GenericParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
+    use crate::workload::trace::options::TimeUnit;
     use crate::workload::trace::test_support::{first_records, parse_text, record, shared_trace};
     use crate::workload::trace::{open_unfiltered, TraceOptions};
     use IoOp::{Read, Trim, Write};

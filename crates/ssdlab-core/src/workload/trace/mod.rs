@@ -24,6 +24,8 @@ mod fiu;
 mod flashnet;
 pub mod generic;
 mod msr;
+pub mod options;
+pub mod reader;
 mod source;
 mod spc;
 pub mod stats;
@@ -36,296 +38,23 @@ mod robustness;
 #[cfg(test)]
 mod test_support;
 
-use std::fmt;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
 
 pub use binary::convert;
-pub use generic::{AddressUnit, GenericColumns, TimeUnit};
+pub use options::{
+    AddressUnit, BadLinePolicy, BlkparseEvent, GenericColumns, OpFilter, OutOfOrderPolicy, TimeUnit, TraceFormat,
+    TraceOptions, MAX_REORDER_WINDOW,
+};
+pub use reader::TraceReader;
 pub use stats::TraceStats;
 
 use crate::error::{Error, Result};
+use crate::workload::config::WorkloadConfig;
+use crate::workload::request::RecordSource;
 use crate::workload::TraceRecord;
 use text::TextReader;
-
-/// The largest accepted `reorder_window`, in requests.
-pub const MAX_REORDER_WINDOW: usize = 1 << 20;
-
-/// A trace file format. The serde / CLI id is the snake_case name (`disksim_ms`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TraceFormat {
-    /// Detect the format from the first lines of content (see docs/traces.md).
-    #[default]
-    Auto,
-    /// MSR Cambridge CSV `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` (FILETIME
-    /// 100 ns ticks, bytes), or its reduced tab-separated form `Timestamp Type Offset Size`.
-    Msr,
-    /// DiskSim ASCII `time_ms devno lba_sectors size_sectors flags` (flags bit 0: 1 = read).
-    DisksimMs,
-    /// DiskSim ASCII with integer nanosecond times, as MQSim stores it.
-    DisksimNs,
-    /// UMass / SPC CSV `ASU,LBA,Size,Opcode,Timestamp` (sectors, bytes, r/w, seconds).
-    Spc,
-    /// FlashNet / Heimdall `time_ms devno offset_bytes size_bytes type` (1 = read, 0 = write).
-    Flashnet,
-    /// FIU (SNIA IOTTA) `ts_ns pid process lba size_blocks op major minor md5`.
-    Fiu,
-    /// SYSTOR '17 CSV `Timestamp,Response,IOType,LUN,Offset,Size` (seconds, bytes).
-    Systor,
-    /// Alibaba block traces `device_id,opcode,offset,length,timestamp` (bytes, microseconds).
-    Alibaba,
-    /// Tencent CBS `Timestamp,Offset,Size,IOType,VolumeID` (seconds, sectors, 0 = read).
-    Tencent,
-    /// CloudPhysics vSCSI CSV `timestamp_us,opcode,size_bytes,lbn_sectors` (SCSI opcodes in hex).
-    Cloudphysics,
-    /// blkparse default text output (Q events by default).
-    Blkparse,
-    /// Any CSV or whitespace-separated layout described by [`GenericColumns`].
-    Generic,
-    /// The ssdlab binary trace (see [`binary`]).
-    Binary,
-}
-
-impl TraceFormat {
-    /// Every format, `Auto` first.
-    pub const ALL: [TraceFormat; 14] = [
-        TraceFormat::Auto,
-        TraceFormat::Msr,
-        TraceFormat::DisksimMs,
-        TraceFormat::DisksimNs,
-        TraceFormat::Spc,
-        TraceFormat::Flashnet,
-        TraceFormat::Fiu,
-        TraceFormat::Systor,
-        TraceFormat::Alibaba,
-        TraceFormat::Tencent,
-        TraceFormat::Cloudphysics,
-        TraceFormat::Blkparse,
-        TraceFormat::Generic,
-        TraceFormat::Binary,
-    ];
-
-    /// The id used in configs, on the command line and in messages.
-    pub fn id(self) -> &'static str {
-        match self {
-            TraceFormat::Auto => "auto",
-            TraceFormat::Msr => "msr",
-            TraceFormat::DisksimMs => "disksim_ms",
-            TraceFormat::DisksimNs => "disksim_ns",
-            TraceFormat::Spc => "spc",
-            TraceFormat::Flashnet => "flashnet",
-            TraceFormat::Fiu => "fiu",
-            TraceFormat::Systor => "systor",
-            TraceFormat::Alibaba => "alibaba",
-            TraceFormat::Tencent => "tencent",
-            TraceFormat::Cloudphysics => "cloudphysics",
-            TraceFormat::Blkparse => "blkparse",
-            TraceFormat::Generic => "generic",
-            TraceFormat::Binary => "binary",
-        }
-    }
-}
-
-impl fmt::Display for TraceFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
-    }
-}
-
-impl FromStr for TraceFormat {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        TraceFormat::ALL.into_iter().find(|format| format.id() == s).ok_or_else(|| {
-            let ids: Vec<&str> = TraceFormat::ALL.iter().map(|format| format.id()).collect();
-            Error::config("format", format!("unknown trace format {s:?}; expected one of {}", ids.join(", ")))
-        })
-    }
-}
-
-/// Which operations a trace delivers. Trims pass only with `all`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OpFilter {
-    #[default]
-    All,
-    Reads,
-    Writes,
-}
-
-/// What a malformed line does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BadLinePolicy {
-    /// Stop with `Error::Trace` naming the file, the line and what is wrong.
-    #[default]
-    Error,
-    /// Skip the line and count it in [`TraceReader::skipped_lines`].
-    Skip,
-}
-
-/// What a request older than one already delivered (beyond `reorder_window`) does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OutOfOrderPolicy {
-    /// Stop with `Error::Trace` naming the line.
-    #[default]
-    Error,
-    /// Give it the last delivered time and count it in [`TraceReader::clamped_records`].
-    Clamp,
-}
-
-/// Which blkparse events become requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BlkparseEvent {
-    /// `Q`: the request as queued by the application.
-    #[default]
-    Queue,
-    /// `D`: the request as issued to the device driver.
-    Issue,
-}
-
-/// How a trace is read: its format and the filters stacked on the reader.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TraceOptions {
-    /// The format, or `auto` to detect it from the content.
-    pub format: TraceFormat,
-    /// The column mapping, required by (and only allowed with) `format = "generic"`; with
-    /// `format = "auto"` it selects the generic format.
-    pub generic: Option<GenericColumns>,
-    /// Keep only requests of this device / volume / LUN / ASU number.
-    pub device: Option<u32>,
-    /// Drop requests earlier than this, in ns after the first request (after the device filter).
-    pub start_ns: u64,
-    /// Stop at this time, in ns after the first request (exclusive).
-    pub end_ns: Option<u64>,
-    /// Deliver at most this many requests (after all other filters).
-    pub max_requests: Option<u64>,
-    /// Deliver all requests, or only reads, or only writes.
-    pub ops: OpFilter,
-    /// What a malformed line does.
-    pub on_bad_line: BadLinePolicy,
-    /// How many requests are held back to re-sort slightly out-of-order timestamps (0 = none).
-    pub reorder_window: usize,
-    /// What a request that arrives later than the window allows does.
-    pub on_out_of_order: OutOfOrderPolicy,
-    /// Which blkparse events are requests: `queue` (Q, as the application issued them) or
-    /// `issue` (D, as the block layer sent them to the device, after merging and splitting).
-    pub blkparse_event: BlkparseEvent,
-}
-
-impl Default for TraceOptions {
-    fn default() -> Self {
-        TraceOptions {
-            format: TraceFormat::Auto,
-            generic: None,
-            device: None,
-            start_ns: 0,
-            end_ns: None,
-            max_requests: None,
-            ops: OpFilter::All,
-            on_bad_line: BadLinePolicy::Error,
-            reorder_window: 256,
-            on_out_of_order: OutOfOrderPolicy::Error,
-            blkparse_event: BlkparseEvent::Queue,
-        }
-    }
-}
-
-impl TraceOptions {
-    /// The options with a given format, others default.
-    pub fn with_format(format: TraceFormat) -> Self {
-        TraceOptions { format, ..TraceOptions::default() }
-    }
-
-    /// Check the options on their own (not against a file).
-    pub fn validate(&self) -> Result<()> {
-        match (&self.generic, self.format) {
-            (None, TraceFormat::Generic) => {
-                return Err(Error::config("generic", "format = \"generic\" needs a [generic] column mapping"));
-            }
-            (Some(columns), TraceFormat::Auto | TraceFormat::Generic) => columns.validate()?,
-            (Some(_), format) => {
-                return Err(Error::config(
-                    "generic",
-                    format!(
-                        "a generic column mapping was given but format = {:?}; use format = \"generic\"",
-                        format.id()
-                    ),
-                ));
-            }
-            (None, _) => {}
-        }
-        if let Some(end_ns) = self.end_ns {
-            if end_ns <= self.start_ns {
-                return Err(Error::config(
-                    "end_ns",
-                    format!("end_ns = {end_ns} must be after start_ns = {}", self.start_ns),
-                ));
-            }
-        }
-        if self.reorder_window > MAX_REORDER_WINDOW {
-            return Err(Error::config(
-                "reorder_window",
-                format!("reorder_window = {} is above the maximum of {MAX_REORDER_WINDOW}", self.reorder_window),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Options from a TOML table (the keys of `[workload.trace]`), every unknown key reported.
-    pub fn from_toml(text: &str) -> Result<TraceOptions> {
-        let value: toml::Value = toml::from_str(text).map_err(|e| Error::config("trace options", e.message()))?;
-        let mut unknown = Vec::new();
-        let options: TraceOptions = serde_ignored::deserialize(value, |path| unknown.push(path.to_string()))
-            .map_err(|e| Error::config("trace options", e.message()))?;
-        if !unknown.is_empty() {
-            return Err(Error::Config {
-                path: None,
-                problems: unknown
-                    .into_iter()
-                    .map(|key| crate::error::ConfigProblem { key, reason: "unknown trace option".into() })
-                    .collect(),
-            });
-        }
-        options.validate()?;
-        Ok(options)
-    }
-
-    /// The format to read with: `generic` when a mapping is given with `auto`.
-    fn requested_format(&self) -> TraceFormat {
-        match (self.format, &self.generic) {
-            (TraceFormat::Auto, Some(_)) => TraceFormat::Generic,
-            (format, _) => format,
-        }
-    }
-}
-
-/// A stream of trace requests.
-pub trait TraceReader {
-    /// The next request, `None` at the end of the trace.
-    fn next_record(&mut self) -> Result<Option<TraceRecord>>;
-
-    /// How far the reader has read: the 1-based number of the last line read (text formats) or
-    /// record read (binary format). Filters read ahead, so this can be past the line of the
-    /// request just returned.
-    fn line(&self) -> u64;
-
-    /// Malformed lines skipped under `on_bad_line = "skip"`.
-    fn skipped_lines(&self) -> u64;
-
-    /// Requests whose time was clamped under `on_out_of_order = "clamp"`.
-    fn clamped_records(&self) -> u64 {
-        0
-    }
-}
 
 /// Open a trace file: decompress, detect or take the format, and stack the option filters.
 pub fn open(path: &Path, options: &TraceOptions) -> Result<Box<dyn TraceReader + Send>> {
@@ -413,7 +142,7 @@ struct TraceSource {
     skipped_before: u64,
 }
 
-impl crate::workload::host::RecordSource for TraceSource {
+impl RecordSource for TraceSource {
     fn next_record(&mut self) -> Result<Option<TraceRecord>> {
         if self.remaining == Some(0) {
             return Ok(None);
@@ -450,10 +179,7 @@ impl crate::workload::host::RecordSource for TraceSource {
 
 /// Open the trace a validated config names (`workload.path` with `[workload.trace]` options,
 /// `workload.repeat` passes, at most `workload.count` requests).
-pub fn open_source(
-    cfg: &crate::config::ValidatedConfig,
-) -> Result<Box<dyn crate::workload::host::RecordSource + Send>> {
-    let w = &cfg.workload;
+pub fn open_source(w: &WorkloadConfig) -> Result<Box<dyn RecordSource + Send>> {
     let path = w.path.as_ref().ok_or_else(|| Error::config("workload.path", "a trace workload needs a path"))?;
     Ok(Box::new(TraceSource {
         reader: open(path, &w.trace)?,

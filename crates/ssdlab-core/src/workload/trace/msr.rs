@@ -12,8 +12,8 @@
 //! data line (a comma means CSV) and kept for the whole file.
 
 use super::fields::{parse_device, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem};
+use super::options::TraceFormat;
 use super::text::LineParser;
-use super::TraceFormat;
 use crate::workload::IoOp;
 
 /// Nanoseconds per FILETIME tick.

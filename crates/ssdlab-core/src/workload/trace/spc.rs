@@ -11,8 +11,8 @@ use super::fields::{
     parse_device, parse_scaled, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem,
     SECTOR_BYTES,
 };
+use super::options::TraceFormat;
 use super::text::LineParser;
-use super::TraceFormat;
 use crate::workload::IoOp;
 
 const ASU: &str = "ASU (column 1)";

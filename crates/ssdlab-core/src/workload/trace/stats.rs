@@ -16,7 +16,7 @@ use hashbrown::HashMap;
 use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 
-use super::TraceReader;
+use super::reader::TraceReader;
 use crate::error::{Error, Result};
 use crate::workload::IoOp;
 

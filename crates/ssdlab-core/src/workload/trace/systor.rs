@@ -8,8 +8,8 @@
 //! default `reorder_window` re-sorts them.
 
 use super::fields::{parse_device, parse_scaled, parse_u64, request, Blame, Fields, LineError, LineResult, Problem};
+use super::options::TraceFormat;
 use super::text::LineParser;
-use super::TraceFormat;
 use crate::workload::IoOp;
 
 const TIMESTAMP: &str = "Timestamp (column 1, seconds)";

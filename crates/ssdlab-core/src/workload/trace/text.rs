@@ -9,8 +9,9 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::fields::{LineError, LineResult, Problem};
+use super::options::{BadLinePolicy, TraceFormat};
+use super::reader::TraceReader;
 use super::source::{Compression, Source};
-use super::{BadLinePolicy, TraceFormat, TraceReader};
 use crate::error::{Error, Result};
 use crate::workload::TraceRecord;
 

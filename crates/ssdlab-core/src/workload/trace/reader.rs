@@ -1,0 +1,23 @@
+//! Layer: workload (trace readers). The trait every format reader implements.
+
+use crate::error::Result;
+use crate::workload::TraceRecord;
+
+/// A stream of trace requests.
+pub trait TraceReader {
+    /// The next request, `None` at the end of the trace.
+    fn next_record(&mut self) -> Result<Option<TraceRecord>>;
+
+    /// How far the reader has read: the 1-based number of the last line read (text formats) or
+    /// record read (binary format). Filters read ahead, so this can be past the line of the
+    /// request just returned.
+    fn line(&self) -> u64;
+
+    /// Malformed lines skipped under `on_bad_line = "skip"`.
+    fn skipped_lines(&self) -> u64;
+
+    /// Requests whose time was clamped under `on_out_of_order = "clamp"`.
+    fn clamped_records(&self) -> u64 {
+        0
+    }
+}
