@@ -4,13 +4,15 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
+# Every pip install below resolves against the lock in constraints.txt.
+export PIP_CONSTRAINT := $(abspath constraints.txt)
 
 .PHONY: setup build run test lint rust-test py-test bench clean
 
 $(BIN)/maturin:
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q "maturin>=1.5,<2"
+	$(BIN)/python -m pip install -q maturin
 
 setup: $(BIN)/maturin
 
