@@ -1,7 +1,8 @@
 //! Golden tests: small workloads x presets -> a summary of the report, compared with the JSON
 //! committed in `tests/it/golden/`. A golden changes only in a commit that says why; regenerate
 //! with `SSDLAB_UPDATE_GOLDEN=1 cargo test --profile test-release -p ssdlab-core --test it golden`
-//! and review the diff.
+//! and review the diff (`.ci/run` refuses to run with that variable set, so CI can never pass by
+//! rewriting). A mismatch prints the changed keys.
 
 use crate::common::{config, run};
 use serde_json::{json, Value};
@@ -36,7 +37,33 @@ fn check(name: &str, preset: &str, toml: &str) {
     }
     let expected = std::fs::read_to_string(&path)
         .unwrap_or_else(|_| panic!("{} missing: run with SSDLAB_UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(text, expected, "golden {name} changed; if intended, regenerate and say why in the commit");
+    if text != expected {
+        panic!(
+            "golden {name} changed ({}); if intended, regenerate and say why in the commit:\n{}",
+            path.display(),
+            diff(&expected, &text)
+        );
+    }
+}
+
+/// The changed keys of two pretty-printed summaries: `-` the golden's line, `+` today's.
+fn diff(expected: &str, actual: &str) -> String {
+    let parse = |t: &str| serde_json::from_str::<Value>(t).unwrap_or(Value::Null);
+    let (old, new) = (parse(expected), parse(actual));
+    let keys: std::collections::BTreeSet<&String> = old
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .chain(new.as_object().into_iter().flat_map(|m| m.keys()))
+        .collect();
+    let mut out = String::new();
+    for key in keys {
+        let (a, b) = (&old[key.as_str()], &new[key.as_str()]);
+        if a != b {
+            out.push_str(&format!("  {key}:\n    - {a}\n    + {b}\n"));
+        }
+    }
+    out
 }
 
 const WARM: &str = "[warmup]\nfill = true\nrandom_writes = 0.5\n";
@@ -78,20 +105,20 @@ fn golden_kang_128gb_shrunk_randwrite() {
     );
 }
 
+/// A FEMU-shaped page-mapped SSD (8 channels x 8 chips, 512 x 4 KiB pages per block, tR 40 us,
+/// per-chip busy time only: the LearnedFTL paper's Sec. 4.1 geometry), shrunk to 64 blocks per
+/// plane, under QD64 random reads. Spelled out here (not a preset) until the demand-based mappings
+/// that paper compares exist.
+const FEMU_LIKE: &str = "[device]\nchannels = 8\nchips_per_channel = 8\ndies_per_chip = 1\nplanes_per_die = 1\n\
+    blocks_per_plane = 64\npages_per_block = 512\npage_bytes = 4096\ncell = \"slc\"\noverprovisioning = 0.0625\n\
+    utilization = 1.0\n[device.timing]\nread_ns = [40_000]\nprogram_ns = [200_000]\nerase_ns = 2_000_000\n\
+    channel_bytes_per_s = 0\ncommand_ns = 0\narray_unit = \"chip\"\n[gc]\ntrigger_free_blocks = 20\n";
+
 #[test]
 fn golden_femu_randread() {
     check(
         "femu_randread",
-        "femu-learnedftl",
-        "[device]\nblocks_per_plane = 64\n[gc]\ntrigger_free_blocks = 20\n[warmup]\nfill = true\n[workload]\nrw = \"randread\"\niodepth = 64\ncount = 20000\n",
-    );
-}
-
-#[test]
-fn golden_yoo_hybrid_seqwrite() {
-    check(
-        "yoo_hybrid_seqwrite",
-        "yoo-hybrid-qlc",
-        "[device]\nblocks_per_plane = 512\n[workload]\nrw = \"write\"\nbs = \"64k\"\ncount = 5000\n",
+        "tiny",
+        &format!("{FEMU_LIKE}[warmup]\nfill = true\n[workload]\nrw = \"randread\"\niodepth = 64\ncount = 20000\n"),
     );
 }
