@@ -11,7 +11,6 @@ use std::collections::BinaryHeap;
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-use serde::Serialize;
 
 use crate::config::ValidatedConfig;
 use crate::device::Device;
@@ -19,13 +18,16 @@ use crate::error::{Error, Result};
 use crate::ftl::{Ftl, PageRequest, RequestInfo};
 use crate::nand::Timing;
 use crate::stats::report::*;
-use crate::stats::{LatencyHistogram, TimeSeries};
+use crate::stats::{LatencyHistogram, RequestLog, RequestRecord, TimeSeries};
 use crate::units::{Lpn, SimTime, NS_PER_S};
 use crate::workload::config::{Arrival, Replay, WorkloadKind};
 use crate::workload::host::{Host, HostRequest};
 use crate::workload::request::RecordSource;
 use crate::workload::synthetic::SyntheticSource;
 use crate::workload::IoOp;
+
+/// The latency histograms a run keeps, by operation (`all` merges them).
+pub const LATENCY_HISTOGRAMS: [&str; 4] = ["read", "write", "trim", "all"];
 
 /// Synthetic requests when neither `workload.count` nor `workload.duration_ns` is set.
 pub const DEFAULT_SYNTHETIC_COUNT: u64 = 100_000;
@@ -56,17 +58,6 @@ struct Completion {
     op: IoOp,
     offset_bytes: u64,
     size_bytes: u64,
-}
-
-/// One record per host request (optional, for Parquet export).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct RequestLog {
-    pub arrival_ns: Vec<u64>,
-    pub latency_ns: Vec<u64>,
-    /// 0 = read, 1 = write, 2 = trim.
-    pub op: Vec<u8>,
-    pub offset_bytes: Vec<u64>,
-    pub size_bytes: Vec<u64>,
 }
 
 pub struct Simulation {
@@ -153,7 +144,7 @@ impl Simulation {
             lat_trim: LatencyHistogram::default(),
             summary: WorkloadSummary::default(),
             free_blocks: TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples),
-            log: cfg.report.per_request.then(RequestLog::default),
+            log: cfg.report.request_log.as_deref().map(RequestLog::create).transpose()?,
             lpn_buf: Vec::new(),
             warmup: WarmupSummary::default(),
             warmed: false,
@@ -182,8 +173,10 @@ impl Simulation {
     pub fn progress(&self) -> (u64, Option<u64>) {
         (self.completed, self.expected_requests)
     }
-    pub fn request_log(&self) -> Option<&RequestLog> {
-        self.log.as_ref()
+    /// The Parquet file the per-request log streams to (`report.request_log`), if any. Complete
+    /// (footer written) once `step` has returned true.
+    pub fn request_log_path(&self) -> Option<&std::path::Path> {
+        self.log.as_ref().map(RequestLog::path)
     }
 
     /// Fill and precondition the drive without timing, then reset every figure.
@@ -293,11 +286,13 @@ impl Simulation {
             }
         }
         if let Some(log) = &mut self.log {
-            log.arrival_ns.push(c.arrival);
-            log.latency_ns.push(latency);
-            log.op.push(c.op as u8);
-            log.offset_bytes.push(c.offset_bytes);
-            log.size_bytes.push(c.size_bytes);
+            log.push(RequestRecord {
+                arrival_ns: c.arrival,
+                latency_ns: latency,
+                op: c.op,
+                offset_bytes: c.offset_bytes,
+                size_bytes: c.size_bytes,
+            })?;
         }
         let req = RequestInfo { seq: c.seq, op: c.op, pages: c.pages };
         self.ftl.after_served(req, latency, c.time, &mut self.device)
@@ -353,6 +348,9 @@ impl Simulation {
             self.ftl.final_verify()?;
             self.final_scan_passed = self.cfg.verify;
         }
+        if let Some(log) = &mut self.log {
+            log.close()?;
+        }
         Ok(())
     }
 
@@ -399,6 +397,7 @@ impl Simulation {
             latency: LatencyReport {
                 read: self.lat_read.summary(),
                 write: self.lat_write.summary(),
+                trim: self.lat_trim.summary(),
                 all: self.all_latencies().summary(),
             },
             throughput: Throughput {
@@ -424,8 +423,9 @@ impl Simulation {
             },
             policies: Policies {
                 mapping: self.ftl.mapping().id().to_string(),
+                allocation: self.ftl.allocation_id().to_string(),
                 gc_scheduler: self.ftl.scheduler().id().to_string(),
-                gc_victim: format!("{:?}", self.cfg.gc.victim).to_lowercase(),
+                gc_victim: self.ftl.victim_id().to_string(),
                 gc_scheduler_report: gc_report,
             },
             warmup: self.warmup.clone(),
@@ -445,12 +445,20 @@ impl Simulation {
         all
     }
 
-    /// Latency histogram (value, count) pairs for plotting exact CDFs: ("read"|"write"|"all").
-    pub fn latency_histogram(&self, which: &str) -> Vec<(u64, u64)> {
-        match which {
+    /// Latency histogram (value, count) pairs for plotting exact CDFs: `which` is one of
+    /// `LATENCY_HISTOGRAMS`.
+    pub fn latency_histogram(&self, which: &str) -> Result<Vec<(u64, u64)>> {
+        Ok(match which {
             "read" => self.lat_read.sorted(),
             "write" => self.lat_write.sorted(),
-            _ => self.all_latencies().sorted(),
-        }
+            "trim" => self.lat_trim.sorted(),
+            "all" => self.all_latencies().sorted(),
+            other => {
+                return Err(Error::config(
+                    "latency_histogram",
+                    format!("unknown histogram {other:?}; expected one of {}", LATENCY_HISTOGRAMS.join(", ")),
+                ))
+            }
+        })
     }
 }

@@ -418,9 +418,10 @@ pub struct ReportConfig {
     pub sample_interval_ns: u64,
     #[serde(default = "default_max_samples")]
     pub max_samples: usize,
-    /// Keep one record per host request (arrival, latency, op, offset, size) for Parquet export.
+    /// Stream one row per host request (arrival, latency, op, offset, size) to this Parquet
+    /// file, in row groups of 64 Ki rows: memory stays flat however long the run.
     #[serde(default)]
-    pub per_request: bool,
+    pub request_log: Option<std::path::PathBuf>,
 }
 
 fn default_interval() -> u64 {
@@ -432,6 +433,6 @@ fn default_max_samples() -> usize {
 
 impl Default for ReportConfig {
     fn default() -> Self {
-        ReportConfig { sample_interval_ns: default_interval(), max_samples: default_max_samples(), per_request: false }
+        ReportConfig { sample_interval_ns: default_interval(), max_samples: default_max_samples(), request_log: None }
     }
 }

@@ -113,6 +113,17 @@ impl Ftl {
     pub fn scheduler(&self) -> &dyn GcScheduler {
         self.scheduler.as_ref()
     }
+    /// The victim policy's id (as `gc.victim` takes it).
+    pub fn victim_id(&self) -> &'static str {
+        self.victim.id()
+    }
+    /// The allocation policy's id (as `ftl.allocation` takes it).
+    pub fn allocation_id(&self) -> &'static str {
+        match self.allocation {
+            AllocationKind::Dynamic => "dynamic",
+            AllocationKind::Static => "static",
+        }
+    }
     pub fn verify_reads_checked(&self) -> Option<u64> {
         self.verify.as_ref().map(|v| v.reads_checked)
     }

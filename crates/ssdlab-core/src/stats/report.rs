@@ -54,6 +54,9 @@ pub struct WorkloadSummary {
 pub struct LatencyReport {
     pub read: LatencySummary,
     pub write: LatencySummary,
+    /// Trims (discards): served by the mapping alone, so their latency is the queueing and GC
+    /// they wait for.
+    pub trim: LatencySummary,
     pub all: LatencySummary,
 }
 
@@ -87,7 +90,10 @@ pub struct DeviceSummary {
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Policies {
+    /// Every id here is accepted by the config key of the same name (`ftl.mapping`,
+    /// `ftl.allocation`, `gc.scheduler`, `gc.victim`).
     pub mapping: String,
+    pub allocation: String,
     pub gc_scheduler: String,
     pub gc_victim: String,
     pub gc_scheduler_report: serde_json::Value,

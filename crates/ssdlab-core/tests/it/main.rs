@@ -4,6 +4,7 @@ mod common;
 mod determinism;
 mod golden;
 mod partial_gc_verify;
+mod report;
 mod rlgc;
 mod timing;
 mod trace_replay;

@@ -17,7 +17,7 @@ fn qd1_read_is_command_plus_tr_plus_transfer() {
     let mut sim = ssdlab_core::Simulation::new(cfg).unwrap();
     let report = sim.run().unwrap();
     // Every read took exactly command + tR(page type) + transfer, and every type occurred.
-    let values: Vec<u64> = sim.latency_histogram("read").iter().map(|(v, _)| *v).collect();
+    let values: Vec<u64> = sim.latency_histogram("read").unwrap().iter().map(|(v, _)| *v).collect();
     let mut sorted_expected = expected.clone();
     sorted_expected.sort();
     assert_eq!(values, sorted_expected, "distinct read latencies");
