@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from ssdlab import _core
-from ssdlab.config import build_layers
-from ssdlab.report import Report
+from ssdlab.config import build_layers, toml_string
+from ssdlab.report import HISTOGRAMS, Report
 
 #: Events processed per native call: large enough that Python overhead vanishes, small enough
 #: for a responsive progress display.
@@ -37,9 +36,28 @@ class Simulation:
         overrides: Sequence[str] = (),
         config_files: Iterable[str | Path] = (),
         trace_format: str | None = None,
+        request_log: str | Path | bool | None = None,
     ) -> None:
+        """`request_log`: a path streams one Parquet row per host request there
+        (`report.request_log`); True keeps the log in a temporary file that `report()` loads into
+        `Report.requests` and deletes."""
         layers = build_layers(workload, trace, trace_format, config_files)
-        self._native = _core.Simulation(preset, layers, list(overrides))
+        overrides = list(overrides)
+        self._temp_log: Path | None = None
+        if request_log is True:
+            fd, name = tempfile.mkstemp(prefix="ssdlab-requests-", suffix=".parquet")
+            os.close(fd)
+            self._temp_log = Path(name)
+            request_log = name
+        if request_log:
+            overrides.append(f"report.request_log={toml_string(str(request_log))}")
+        self._native = _core.Simulation(preset, layers, overrides)
+        self._finished = False
+        self._requests = None
+
+    def __del__(self) -> None:
+        if getattr(self, "_temp_log", None) is not None:
+            self._temp_log.unlink(missing_ok=True)
 
     @property
     def config_toml(self) -> str:
@@ -48,38 +66,35 @@ class Simulation:
 
     def step(self, max_events: int = STEP_EVENTS) -> bool:
         """Advance by up to `max_events` events; True when the run is finished."""
-        return self._native.step(max_events)
+        self._finished = self._native.step(max_events)
+        return self._finished
 
     def progress(self) -> tuple[int, int | None]:
         return self._native.progress()
 
     def run(self, progress: ProgressCallback | None = None) -> Report:
         """Run to the end, calling `progress(done, total)` between native steps."""
-        while not self._native.step(STEP_EVENTS):
+        while not self.step(STEP_EVENTS):
             if progress is not None:
                 done, total = self._native.progress()
                 progress(done, total)
         return self.report()
 
     def report(self) -> Report:
-        hist = {k: self._native.latency_histogram(k) for k in ("read", "write", "all")}
-        log = self._native.request_log()
-        requests = None
-        if log is not None:
-            arrival, latency, op, offset, size = log
-            requests = pd.DataFrame(
-                {
-                    "arrival_ns": pd.array(arrival, dtype="uint64"),
-                    "latency_ns": pd.array(latency, dtype="uint64"),
-                    "op": pd.Categorical.from_codes(
-                        np.frombuffer(bytes(op), dtype=np.uint8).astype(np.int8),
-                        categories=["read", "write", "trim"],
-                    ),
-                    "offset_bytes": pd.array(offset, dtype="uint64"),
-                    "size_bytes": pd.array(size, dtype="uint64"),
-                }
-            )
-        return Report.from_json(self._native.report_json(), histograms=hist, requests=requests)
+        """The report so far (final once the run is finished). The per-request log is readable
+        only then: its Parquet footer is written when the run ends."""
+        histograms = {k: self._native.latency_histogram(k) for k in HISTOGRAMS}
+        log_path = self._native.request_log_path() if self._finished else None
+        if self._temp_log is not None and log_path is not None:
+            if self._requests is None:
+                from ssdlab.report import read_requests
+
+                self._requests = read_requests(log_path)
+                self._temp_log.unlink(missing_ok=True)
+            log_path = None
+        return Report(
+            self._native.report(), histograms=histograms, request_log=log_path, requests=self._requests
+        )
 
 
 def run(
@@ -90,7 +105,8 @@ def run(
     config_files: Iterable[str | Path] = (),
     trace_format: str | None = None,
     progress: ProgressCallback | None = None,
+    request_log: str | Path | bool | None = None,
 ) -> Report:
     """Build and run one simulation; returns its Report."""
-    sim = Simulation(preset, workload, trace, overrides, config_files, trace_format)
+    sim = Simulation(preset, workload, trace, overrides, config_files, trace_format, request_log)
     return sim.run(progress)

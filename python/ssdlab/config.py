@@ -51,13 +51,14 @@ def workload_layer(workload: str | Path) -> Layer:
 def trace_layer(trace: str | Path, fmt: str | None = None) -> Layer:
     """A layer that replays a trace file."""
     path = Path(trace)
-    lines = ["[workload]", 'kind = "trace"', f"path = {_toml_string(str(path))}"]
+    lines = ["[workload]", 'kind = "trace"', f"path = {toml_string(str(path))}"]
     if fmt is not None:
-        lines += ["[workload.trace]", f"format = {_toml_string(fmt)}"]
+        lines += ["[workload.trace]", f"format = {toml_string(fmt)}"]
     return (f"trace:{path}", "\n".join(lines) + "\n")
 
 
-def _toml_string(s: str) -> str:
+def toml_string(s: str) -> str:
+    """A TOML basic string holding `s` (for building overrides and layers)."""
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

@@ -1,28 +1,52 @@
-"""A run's report: the JSON the core writes, with DataFrame views and plotting helpers."""
+"""A run's report: the figures the core measured (a dict built in Rust), with DataFrame views and
+plotting helpers. pandas and pyarrow are imported where used, so importing this module is cheap."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 PERCENTILES = ["mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_9999_ns", "max_ns"]
 
+#: The latency histograms a run keeps (`Simulation.latency_histogram`).
+HISTOGRAMS = ("read", "write", "trim", "all")
 
-@dataclass
+
+def read_requests(path: str | Path) -> pd.DataFrame:
+    """A per-request log (Parquet, written by the core) as a DataFrame; `op` is categorical."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    frame = pq.read_table(path).to_pandas()
+    frame["op"] = pd.Categorical(frame["op"], categories=["read", "write", "trim"])
+    return frame
+
+
 class Report:
     """The result of one simulation run.
 
-    `raw` is the versioned JSON report (schema `ssdlab-report/1`): resolved config, seed,
+    `raw` is the versioned report (schema `ssdlab-report/1`) as a dict: resolved config, seed,
     version, git revision, latency percentiles, throughput, WAF, GC, wear and time series.
+    `request_log` is the Parquet file of the per-request log when the run streamed one to a
+    path of the user's (`report.request_log`); `requests` loads it (or holds the log of a run
+    asked for with `request_log=True`).
     """
 
-    raw: dict[str, Any]
-    histograms: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    requests: pd.DataFrame | None = None
+    def __init__(
+        self,
+        raw: dict[str, Any],
+        histograms: dict[str, list[tuple[int, int]]] | None = None,
+        request_log: str | None = None,
+        requests: pd.DataFrame | None = None,
+    ) -> None:
+        self.raw = raw
+        self.histograms = histograms or {}
+        self.request_log = request_log
+        self._requests = requests
 
     @classmethod
     def from_json(cls, text: str, **kw: Any) -> Report:
@@ -36,6 +60,14 @@ class Report:
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.raw, indent=2) + "\n")
 
+    @property
+    def requests(self) -> pd.DataFrame | None:
+        """One row per host request (arrival_ns, latency_ns, op, offset_bytes, size_bytes), or
+        None if the run kept no log."""
+        if self._requests is None and self.request_log is not None:
+            self._requests = read_requests(self.request_log)
+        return self._requests
+
     def __getitem__(self, key: str) -> Any:
         return self.raw[key]
 
@@ -46,6 +78,8 @@ class Report:
     @property
     def latency(self) -> pd.DataFrame:
         """Latency percentiles in microseconds: rows read/write/all, columns mean..max."""
+        import pandas as pd
+
         rows = {
             k: {c.removesuffix("_ns"): v[c] / 1e3 for c in PERCENTILES}
             for k, v in self.raw["latency"].items()
@@ -56,12 +90,16 @@ class Report:
 
     def time_series(self, name: str = "free_blocks") -> pd.DataFrame:
         """A time series as a DataFrame with columns time_s and the series name."""
+        import pandas as pd
+
         ts = self.raw["time_series"][name]
         return pd.DataFrame({"time_s": [t / 1e9 for t in ts["time_ns"]], name: ts["values"]})
 
     def latency_cdf(self, which: str = "all") -> pd.DataFrame:
         """Exact latency CDF (latency_us, cdf) from the run's histogram (only for reports
         produced in this process; saved reports keep percentiles only)."""
+        import pandas as pd
+
         pairs = self.histograms.get(which, [])
         total = sum(c for _, c in pairs) or 1
         cum, rows = 0, []
@@ -87,7 +125,12 @@ class Report:
         }
 
     def write_requests_parquet(self, path: str | Path) -> None:
-        """Write the per-request log (needs `report.per_request = true`) as Parquet."""
-        if self.requests is None:
-            raise ValueError("this run kept no per-request log: set report.per_request=true")
-        self.requests.to_parquet(path, index=False)
+        """Write the per-request log as Parquet (needs a run with `request_log`)."""
+        if self.request_log is not None:
+            import shutil
+
+            shutil.copyfile(self.request_log, path)
+            return
+        if self._requests is None:
+            raise ValueError("this run kept no per-request log: run with request_log=True or a path")
+        self._requests.to_parquet(path, index=False)

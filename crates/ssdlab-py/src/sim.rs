@@ -54,11 +54,8 @@ pub fn resolve_config(
     Ok(to_toml(validated(py, preset, layers, overrides)?.config()))
 }
 
-/// Per-request columns: arrival_ns, latency_ns, op, offset_bytes, size_bytes.
-type RequestColumns = (Vec<u64>, Vec<u64>, Vec<u8>, Vec<u64>, Vec<u64>);
-
 /// One simulation run. Build it from a preset, TOML layers and `key=value` overrides, then
-/// `step()` until it returns True, then read `report_json()`.
+/// `step()` until it returns True, then read `report()`.
 #[pyclass(module = "ssdlab._core")]
 pub struct Simulation {
     // A Mutex makes the wrapper Sync (PyO3 requires it); Python calls never contend for it.
@@ -102,9 +99,12 @@ impl Simulation {
         self.sim().now()
     }
 
-    /// The report so far as JSON.
-    fn report_json(&self) -> String {
-        self.sim().report().to_json()
+    /// The report so far, as a dict built in Rust (no JSON round trip).
+    fn report(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let report = self.sim().report();
+        pythonize::pythonize(py, &report)
+            .map(|bound| bound.unbind())
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("report conversion: {e}")))
     }
 
     /// The resolved configuration as TOML.
@@ -112,16 +112,14 @@ impl Simulation {
         to_toml(self.sim().config().config())
     }
 
-    /// Exact latency distribution as (value_ns, count) pairs: which = "read" | "write" | "all".
-    fn latency_histogram(&self, which: &str) -> Vec<(u64, u64)> {
-        self.sim().latency_histogram(which)
+    /// Exact latency distribution as (value_ns, count) pairs: which = "read" | "write" | "trim" |
+    /// "all" (anything else raises ConfigError).
+    fn latency_histogram(&self, py: Python<'_>, which: &str) -> PyResult<Vec<(u64, u64)>> {
+        self.sim().latency_histogram(which).py_err(py)
     }
 
-    /// Per-request columns (arrival_ns, latency_ns, op, offset_bytes, size_bytes) or None if
-    /// `report.per_request` is off.
-    fn request_log(&self) -> Option<RequestColumns> {
-        self.sim().request_log().map(|l| {
-            (l.arrival_ns.clone(), l.latency_ns.clone(), l.op.clone(), l.offset_bytes.clone(), l.size_bytes.clone())
-        })
+    /// The Parquet file of the per-request log (`report.request_log`), or None.
+    fn request_log_path(&self) -> Option<String> {
+        self.sim().request_log_path().map(|p| p.display().to_string())
     }
 }
