@@ -13,7 +13,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::config::ValidatedConfig;
-use crate::device::Device;
+use crate::device::{Device, Source};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, PageRequest, RequestInfo};
 use crate::nand::Timing;
@@ -87,6 +87,9 @@ pub struct Simulation {
     warmup: WarmupSummary,
     warmed: bool,
     erase_base: Vec<u32>,
+    flushed: bool,
+    /// When the end-of-run buffer flush finished.
+    flush_end: SimTime,
     final_scan_passed: bool,
 }
 
@@ -149,6 +152,8 @@ impl Simulation {
             warmup: WarmupSummary::default(),
             warmed: false,
             erase_base: Vec::new(),
+            flushed: false,
+            flush_end: 0,
             final_scan_passed: false,
             cfg,
         })
@@ -243,6 +248,7 @@ impl Simulation {
             lpns: &lpns,
             partial_head: req.partial_head,
             partial_tail: req.partial_tail,
+            size_bytes: req.size_bytes,
         };
         let done = self.ftl.serve(&page_request, now, &mut self.device);
         self.lpn_buf = lpns;
@@ -344,6 +350,12 @@ impl Simulation {
         if self.issued != self.completed {
             return Err(Error::invariant(format!("{} requests issued but {} completed", self.issued, self.completed)));
         }
+        if !self.flushed {
+            // Data still in the write buffer goes to flash before the final figures and the
+            // verify pass, so none can be lost there.
+            self.flush_end = self.ftl.flush_buffer(self.now, &mut self.device)?;
+            self.flushed = true;
+        }
         if !self.final_scan_passed {
             self.ftl.final_verify()?;
             self.final_scan_passed = self.cfg.verify;
@@ -367,9 +379,18 @@ impl Simulation {
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         let s = &self.summary;
         let f = self.ftl.stats();
-        let host_programs = f.host_programs;
-        let waf =
-            if host_programs == 0 { 0.0 } else { (f.host_programs + f.gc_programs) as f64 / host_programs as f64 };
+        let counters = self.device.counters();
+        // Flash pages programmed (every source) per host page written.
+        let per_host_page = |programs: u64| {
+            if f.host_write_pages == 0 {
+                0.0
+            } else {
+                programs as f64 / f.host_write_pages as f64
+            }
+        };
+        let waf = per_host_page(counters.programs);
+        let waf_by_source: std::collections::BTreeMap<&'static str, f64> =
+            Source::ALL.iter().map(|&src| (src.id(), per_host_page(counters.by_source.get(src).programs))).collect();
         let counts = self.ftl.blocks().erase_counts();
         let measured: Vec<u32> = if self.erase_base.len() == counts.len() {
             counts.iter().zip(&self.erase_base).map(|(a, b)| a - b).collect()
@@ -407,6 +428,7 @@ impl Simulation {
                 mb_per_s: per_s((s.read_bytes + s.write_bytes) as f64 / 1e6),
             },
             waf,
+            waf_by_source,
             ftl: f.clone(),
             gc: self.ftl.gc_stats().clone(),
             wear: WearSummary {
@@ -423,11 +445,23 @@ impl Simulation {
             },
             policies: Policies {
                 mapping: self.ftl.mapping().id().to_string(),
-                allocation: self.ftl.allocation_id().to_string(),
+                placement: self.ftl.placement_id().to_string(),
+                region_policy: self.ftl.region_policy().id().to_string(),
+                eviction: self.ftl.buffer().map(|b| b.policy.id().to_string()),
                 gc_scheduler: self.ftl.scheduler().id().to_string(),
                 gc_victim: self.ftl.victim_id().to_string(),
                 gc_scheduler_report: gc_report,
+                mapping_report: self.ftl.mapping().report(),
+                region_report: self.ftl.region_policy().report(),
+                eviction_report: self.ftl.buffer().map(|b| b.policy.report()).unwrap_or(serde_json::Value::Null),
             },
+            mapping: MappingSummary {
+                dram_bytes: self.ftl.mapping().dram_bytes(),
+                translation_reads: f.translation.reads,
+                translation_writes: f.translation.writes,
+            },
+            cache: self.ftl.buffer().map(|b| b.stats()),
+            regions: self.region_summaries(),
             warmup: self.warmup.clone(),
             verify: VerifySummary {
                 enabled: self.cfg.verify,
@@ -436,6 +470,22 @@ impl Simulation {
             },
             time_series: TimeSeriesReport { free_blocks: self.free_blocks.clone() },
         }
+    }
+
+    fn region_summaries(&self) -> Vec<RegionSummary> {
+        let b = self.ftl.blocks();
+        (0..b.regions())
+            .map(|r| {
+                let id = crate::ftl::blocks::RegionId(r as u8);
+                let spec = b.region_spec(id);
+                RegionSummary {
+                    name: spec.name.clone(),
+                    mode: spec.mode,
+                    blocks: b.region_blocks(id),
+                    free_blocks: b.region_free_blocks(id),
+                }
+            })
+            .collect()
     }
 
     fn all_latencies(&self) -> LatencyHistogram {

@@ -184,7 +184,7 @@ mod tests {
     fn later_layers_win_and_tables_merge() {
         let cfg = load(Some("tiny"), &[Layer::inline("[gc]\nvictim = 'fifo'\n")], &["seed=9".into()]).unwrap();
         assert_eq!(cfg.seed, 9);
-        assert_eq!(cfg.gc.victim, crate::config::VictimKind::Fifo);
+        assert_eq!(cfg.gc.victim, "fifo");
         assert_eq!(cfg.device.channels, 2, "preset value kept");
     }
 

@@ -18,6 +18,7 @@ pub use validate::ValidatedConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::nand::{CellType, TimingConfig};
+use crate::units::ByteSize;
 use crate::workload::WorkloadConfig;
 
 /// The whole configuration of one simulation run.
@@ -34,6 +35,10 @@ pub struct Config {
     pub ftl: FtlConfig,
     #[serde(default)]
     pub gc: GcConfig,
+    #[serde(default)]
+    pub cache: CacheConfig,
+    #[serde(default)]
+    pub slc: SlcConfig,
     #[serde(default)]
     pub workload: WorkloadConfig,
     #[serde(default)]
@@ -73,74 +78,145 @@ fn one_f() -> f64 {
     1.0
 }
 
+/// What a host read of a logical page the workload never wrote (nor trimmed) does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MappingKind {
-    /// The whole LPN -> PPN table in DRAM (the "ideal" FTL).
+pub enum UnwrittenReads {
+    /// The page holds data written before the trace began (a replayed trace was recorded on a
+    /// drive in use): on its first read a physical page is assigned to it, untimed and not
+    /// counted as a program (MQSim does the same), and the read costs a normal flash read.
     #[default]
-    Page,
+    MapOnRead,
+    /// Reading it costs nothing (no flash access): the drive is taken to be empty.
+    Free,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AllocationKind {
-    /// Write each page to the plane whose array unit frees earliest.
-    #[default]
-    Dynamic,
-    /// Rotate over planes in a fixed channel-first order, whatever is busy.
-    Static,
-}
-
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// `[ftl]`: the mapping scheme and where written pages go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FtlConfig {
-    #[serde(default)]
-    pub mapping: MappingKind,
-    #[serde(default)]
-    pub allocation: AllocationKind,
+    /// Where the logical-to-physical table lives: `page` (all of it in DRAM, the "ideal" FTL) or
+    /// `dftl` (translation pages on flash with a cached mapping table, `[ftl.dftl]`).
+    pub mapping: String,
+    /// Where a program unit goes: `dynamic` (least-busy plane), `static` (MQSim's
+    /// channel-way-die-plane order computed from the LPN) or `wordline` (a multi-level wordline
+    /// programmed one-shot with the next evicted pages of the write buffer).
+    pub placement: String,
+    pub unwritten_reads: UnwrittenReads,
+    pub dftl: DftlConfig,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GcSchedulerKind {
-    /// Foreground GC: a write that finds free blocks under the threshold waits while whole
-    /// victims are reclaimed (the RLGC paper's "page-level" baseline).
-    #[default]
-    Greedy,
-    /// Lazy-RTGC (Zhang et al. 2015): partial tasks of a few copies after each write once free
-    /// blocks fall under the threshold; `[gc.lazy_rtgc]`.
-    LazyRtgc,
-    /// RLGC baseline (Kang et al. 2017, Sec. 5.2): a Q-table picks the copies after each write;
-    /// `[gc.rlgc]`.
-    Rlgc,
-    /// RLGC aggressive (Sec. 5.3): RLGC plus max-limited early triggering and read-initiated
-    /// triggering; `[gc.rlgc]`.
-    RlgcAggressive,
-    /// RLGC with a Q-table cache over 17 state features (Kang & Yoo, DAC'18); `[gc.qtc]` plus
-    /// the learning settings of `[gc.rlgc]`.
-    RlgcQtc,
-    /// RLGC's framework with the agent replaced by an inter-request interval predictor (moving
-    /// average or exponential smoothing, the paper's Tables 11-12); `[gc.predictor]`.
-    Predictor,
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            mapping: "page".into(),
+            placement: "dynamic".into(),
+            unwritten_reads: UnwrittenReads::default(),
+            dftl: DftlConfig::default(),
+        }
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VictimKind {
-    /// Fewest valid pages.
-    #[default]
-    Greedy,
-    /// Oldest sealed block.
-    Fifo,
-    /// Max (1 - u) x age / 2u (Kawaguchi et al.).
-    CostBenefit,
+/// `[ftl.dftl]`: DFTL (Gupta et al., ASPLOS 2009) as the LearnedFTL paper runs it (Sec. 2.2):
+/// the table in translation pages on flash, a global translation directory (GTD) in DRAM, and a
+/// cached mapping table (CMT) of recently used entries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DftlConfig {
+    /// DRAM for cached mapping entries, in bytes (the FEMU artifact of LearnedFTL: 8192 entries
+    /// of 8 bytes = 64 KiB; MQSim: 2 MiB).
+    pub cmt_bytes: ByteSize,
+    /// DRAM bytes one cached entry costs (LPN + PPN + list links; 8 as in the FEMU artifact).
+    pub entry_bytes: u32,
+    /// Bytes of one entry inside a translation page: a translation page of `page_bytes` holds
+    /// `page_bytes / translation_entry_bytes` consecutive LPNs (LearnedFTL Sec. 3.1: 8, so a
+    /// 4 KiB page holds 512).
+    pub translation_entry_bytes: u32,
+}
+
+impl Default for DftlConfig {
+    fn default() -> Self {
+        DftlConfig { cmt_bytes: ByteSize(64 * 1024), entry_bytes: 8, translation_entry_bytes: 8 }
+    }
+}
+
+/// `[cache]`: the DRAM write buffer (data cache) in front of the flash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CacheConfig {
+    /// Buffer size in bytes; 0 turns the buffer off (every host write is programmed at once).
+    pub capacity: ByteSize,
+    /// Which buffered pages leave, and in what order: `lru` (write-back LRU).
+    pub eviction: String,
+    /// Dirty pages above this fraction of the capacity start a flush ...
+    pub high_watermark: f64,
+    /// ... that evicts until dirty pages are at most this fraction.
+    pub low_watermark: f64,
+    /// DRAM transfer rate in bytes per second: a buffered write completes, and a buffer hit
+    /// is served, after its pages cross at this rate (MQSim's default DDR: 800 MT/s x 4 bytes).
+    pub dram_bytes_per_s: u64,
+    /// Also keep pages read from flash in the buffer (clean), as a read cache (the FSP paper's
+    /// Baseline-RW).
+    pub insert_reads: bool,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            capacity: ByteSize(0),
+            eviction: "lru".into(),
+            high_watermark: 0.9,
+            low_watermark: 0.8,
+            dram_bytes_per_s: 3_200_000_000,
+            insert_reads: false,
+        }
+    }
+}
+
+/// `[slc]`: an SLC-mode cache region on a multi-level device (hybrid SLC/QLC drives).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SlcConfig {
+    /// Who runs the SLC region: `none` (every block native, e.g. QLC-only) or `static` (a fixed
+    /// region and size threshold: the RL-SLC paper's "static" baseline).
+    pub policy: String,
+    /// Blocks in SLC mode at start, spread evenly over the planes.
+    pub blocks: u32,
+    /// Host writes of at most this many bytes go to the SLC region; larger ones to the native
+    /// region (the RL-SLC paper's hot/cold threshold theta).
+    pub threshold_bytes: ByteSize,
+    /// Migrate SLC data to the native region when the SLC region has fewer free blocks than
+    /// this (the RL-SLC paper, Sec. 4: 5) ...
+    pub trigger_free_blocks: u32,
+    /// ... until it has this many (default: trigger + 1).
+    pub target_free_blocks: Option<u32>,
+}
+
+impl Default for SlcConfig {
+    fn default() -> Self {
+        SlcConfig {
+            policy: "none".into(),
+            blocks: 0,
+            threshold_bytes: ByteSize(32 * 1024),
+            trigger_free_blocks: 5,
+            target_free_blocks: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GcConfig {
+    /// When and how much GC runs (`greedy`, `lazy_rtgc`, `rlgc`, `rlgc_aggressive`, `rlgc_qtc`,
+    /// `predictor`; see docs/policies/gc.md).
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    /// Which block GC empties: `greedy` (fewest valid pages), `fifo`, `cost_benefit`.
+    #[serde(default = "default_victim")]
+    pub victim: String,
+    /// Victim search and trigger per region (`region`, the papers' simulators) or per plane
+    /// (`plane`, MQSim). Only `greedy` supports per-plane GC.
     #[serde(default)]
-    pub scheduler: GcSchedulerKind,
-    #[serde(default)]
-    pub victim: VictimKind,
+    pub scope: GcScopeKind,
     /// GC threshold in device-wide free blocks: greedy and Lazy-RTGC start when free blocks
     /// fall below it; for RLGC and its variants it is T_GC (decisions while free <= it).
     #[serde(default = "default_trigger")]
@@ -161,12 +237,30 @@ pub struct GcConfig {
 fn default_trigger() -> u32 {
     8
 }
+fn default_scheduler() -> String {
+    "greedy".into()
+}
+fn default_victim() -> String {
+    "greedy".into()
+}
+
+/// `gc.scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcScopeKind {
+    /// One trigger and one victim search over the whole region.
+    #[default]
+    Region,
+    /// Each plane triggers and reclaims on its own free blocks.
+    Plane,
+}
 
 impl Default for GcConfig {
     fn default() -> Self {
         GcConfig {
-            scheduler: GcSchedulerKind::default(),
-            victim: VictimKind::default(),
+            scheduler: default_scheduler(),
+            victim: default_victim(),
+            scope: GcScopeKind::default(),
             trigger_free_blocks: default_trigger(),
             target_free_blocks: None,
             lazy_rtgc: LazyRtgcConfig::default(),

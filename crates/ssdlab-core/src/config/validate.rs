@@ -3,7 +3,7 @@
 
 use std::ops::Deref;
 
-use crate::config::{Config, GcSchedulerKind};
+use crate::config::Config;
 use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
 use crate::rl::{PercentileConfig, StepReward, TdParams};
@@ -48,8 +48,8 @@ impl Problems {
 const MAX_ACTION_COPIES: u32 = 1024;
 
 /// The per-policy GC tables. Every table is checked whichever scheduler is chosen, so a
-/// mistake is caught before a sweep switches to it (except T_GC^A against T_GC, which only
-/// matters with the aggressive triggering).
+/// mistake is caught before a sweep switches to it (T_GC^A against T_GC, which only matters
+/// with the aggressive triggering, is checked with the policy ids in `ftl::check_config`).
 fn check_gc_policies(p: &mut Problems, config: &Config) {
     let g = &config.gc;
     let copies = |p: &mut Problems, key: &str, v: Option<u32>| {
@@ -79,20 +79,6 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
     p.check(r.current_interval_edges_ns.windows(2).all(|w| w[0] < w[1]), "gc.rlgc.current_interval_edges_ns", || {
         "must be strictly ascending".into()
     });
-    let aggressive = match g.scheduler {
-        GcSchedulerKind::RlgcAggressive => true,
-        GcSchedulerKind::RlgcQtc => g.qtc.aggressive,
-        GcSchedulerKind::Predictor => g.predictor.aggressive,
-        _ => false,
-    };
-    // Only where it is used: presets with a large trigger would otherwise need T_GC^A set.
-    if aggressive {
-        p.check(
-            r.aggressive_trigger_free_blocks > g.trigger_free_blocks,
-            "gc.rlgc.aggressive_trigger_free_blocks",
-            || format!("must exceed gc.trigger_free_blocks ({}) with the aggressive triggering", g.trigger_free_blocks),
-        );
-    }
     copies(p, "gc.rlgc.aggressive_max_copies", Some(r.aggressive_max_copies));
     p.check(
         (0.0..=1.0).contains(&r.aggressive_min_invalid_fraction),
@@ -134,6 +120,43 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
         format!("must be in (0, 1], got {}", pr.smoothing)
     });
     copies(p, "gc.predictor.max_copies", pr.max_copies);
+}
+
+/// `[cache]`, `[slc]` and `[ftl.dftl]` on their own (the policy ids are checked with the
+/// registries, `ftl::check_config`).
+fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks: u64) {
+    let c = &config.cache;
+    p.check(c.low_watermark > 0.0 && c.low_watermark <= c.high_watermark && c.high_watermark <= 1.0, "cache", || {
+        format!(
+            "watermarks need 0 < low_watermark <= high_watermark <= 1, got {} and {}",
+            c.low_watermark, c.high_watermark
+        )
+    });
+    p.check(c.dram_bytes_per_s > 0, "cache.dram_bytes_per_s", || "must be positive".into());
+    p.check(c.capacity.0 == 0 || c.capacity.0 >= config.device.page_bytes, "cache.capacity", || {
+        format!("must be 0 (no buffer) or at least one page ({} bytes)", config.device.page_bytes)
+    });
+    let s = &config.slc;
+    if s.blocks > 0 {
+        p.check(bits > 1, "slc.blocks", || "SLC mode needs a multi-level cell device (device.cell)".into());
+    }
+    p.check((s.blocks as u64) < blocks, "slc.blocks", || format!("must be below the device's {blocks} blocks"));
+    p.check(s.trigger_free_blocks >= 1, "slc.trigger_free_blocks", || "must be at least 1".into());
+    if let Some(target) = s.target_free_blocks {
+        p.check(target > s.trigger_free_blocks, "slc.target_free_blocks", || {
+            format!("must exceed slc.trigger_free_blocks ({})", s.trigger_free_blocks)
+        });
+    }
+    let d = &config.ftl.dftl;
+    p.check(d.entry_bytes >= 1, "ftl.dftl.entry_bytes", || "must be at least 1".into());
+    p.check(
+        d.translation_entry_bytes >= 1 && config.device.page_bytes / d.translation_entry_bytes.max(1) as u64 >= 1,
+        "ftl.dftl.translation_entry_bytes",
+        || format!("must be between 1 and the page size ({} bytes)", config.device.page_bytes),
+    );
+    p.check(d.cmt_bytes.0 >= d.entry_bytes as u64, "ftl.dftl.cmt_bytes", || {
+        format!("must hold at least one entry ({} bytes)", d.entry_bytes)
+    });
 }
 
 /// Give the `rl` validators' keys our names: `PercentileConfig::validate("gc.rlgc.reward")`
@@ -204,9 +227,16 @@ impl ValidatedConfig {
         );
 
         let physical_pages = pages.min(u32::MAX as u128) as u64;
+        // An SLC-mode block holds pages_per_block / bits pages: the pages it cannot hold are
+        // lost to the logical space while it is in SLC mode.
+        let slc_loss = config.slc.blocks as u64 * (d.pages_per_block - d.pages_per_block / bits) as u64;
         let logical_pages = (physical_pages as f64 * (1.0 - d.overprovisioning)).floor() as u64;
         let used = (logical_pages as f64 * d.utilization).floor() as u64;
         p.check(used >= 1, "device.utilization", || "leaves no logical page to use".into());
+        // The out-of-band owner entry keeps one tag bit (data or translation page).
+        p.check(logical_pages < (1u64 << 31) - 1, "device", || {
+            format!("{logical_pages} logical pages; at most 2^31 - 2 are supported")
+        });
 
         let g = &config.gc;
         let blocks = (pages / d.pages_per_block.max(1) as u128) as u64;
@@ -220,7 +250,7 @@ impl ValidatedConfig {
         // Spare blocks must cover the GC threshold, two open blocks per plane (host and GC
         // streams) and the per-plane GC reserve, or GC could never get ahead of the host.
         let planes = (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as u64;
-        let spare_blocks = physical_pages.saturating_sub(used) / d.pages_per_block.max(1) as u64;
+        let spare_blocks = physical_pages.saturating_sub(used + slc_loss) / d.pages_per_block.max(1) as u64;
         let needed = g.target_free_blocks.unwrap_or(g.trigger_free_blocks + 1) as u64 + 3 * planes;
         p.check(spare_blocks > needed, "device.overprovisioning", || {
             format!(
@@ -228,6 +258,8 @@ impl ValidatedConfig {
                  3 per plane for open blocks and reserve): raise overprovisioning, lower utilization or gc.trigger_free_blocks"
             )
         });
+
+        check_cache_and_regions(&mut p, &config, bits, blocks);
 
         let w = &config.workload;
         p.check(w.bs.0 >= 1, "workload.bs", || "must be at least 1 byte".into());
@@ -345,7 +377,6 @@ mod tests {
         for key in [
             "gc.lazy_rtgc.copies_per_step",
             "gc.rlgc.intensive_stop_free_blocks",
-            "gc.rlgc.aggressive_trigger_free_blocks",
             "gc.rlgc.alpha",
             "gc.rlgc.rewards",
             "gc.rlgc.reward_window",

@@ -21,6 +21,71 @@ use crate::nand::{ArrayUnit, BlockMode, Geometry, Timing};
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
 use calendar::Calendar;
 
+/// Who asked for a flash operation. Every operation carries one, so the report can break
+/// operations, busy time and write amplification down by cause; a priority transaction
+/// scheduler will queue by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Source {
+    /// Host reads and, without a write buffer, host writes.
+    Host = 0,
+    /// Garbage collection: relocations and erases.
+    Gc = 1,
+    /// Translation pages of a demand-based mapping (reads on misses, write-backs).
+    Mapping = 2,
+    /// Moving valid data from one region to another (SLC cache to the native region).
+    Migration = 3,
+    /// Dirty pages leaving the DRAM write buffer.
+    BufferFlush = 4,
+}
+
+impl Source {
+    pub const ALL: [Source; 5] = [Source::Host, Source::Gc, Source::Mapping, Source::Migration, Source::BufferFlush];
+
+    /// The id used in reports.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Source::Host => "host",
+            Source::Gc => "gc",
+            Source::Mapping => "mapping",
+            Source::Migration => "migration",
+            Source::BufferFlush => "buffer_flush",
+        }
+    }
+}
+
+/// Operations of one source.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SourceCounters {
+    pub reads: u64,
+    /// Pages programmed (a one-shot wordline program counts its pages).
+    pub programs: u64,
+    pub wordline_programs: u64,
+    pub erases: u64,
+    /// Array-unit busy time of this source's operations, summed over units.
+    pub busy_ns: u64,
+}
+
+/// Per-source counters, serialised as a map keyed by `Source::id`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BySource(pub [SourceCounters; 5]);
+
+impl BySource {
+    pub fn get(&self, source: Source) -> &SourceCounters {
+        &self.0[source as usize]
+    }
+}
+
+impl serde::Serialize for BySource {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(Source::ALL.len()))?;
+        for source in Source::ALL {
+            map.serialize_entry(source.id(), self.get(source))?;
+        }
+        map.end()
+    }
+}
+
 /// Counts of operations issued to the flash, by kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DeviceCounters {
@@ -31,6 +96,8 @@ pub struct DeviceCounters {
     /// Reads per page type (LSB first), native-mode blocks only; SLC-mode reads in `slc_reads`.
     pub reads_by_page_type: Vec<u64>,
     pub slc_reads: u64,
+    /// The same operations by who asked for them.
+    pub by_source: BySource,
 }
 
 pub struct Device {
@@ -45,6 +112,8 @@ pub struct Device {
     plane_resources: Vec<(u32, u32)>,
     /// When false (warm-up), operations change no timing state: they complete at `ready`.
     timed: bool,
+    /// Bumped whenever the resources are reset to idle (policies caching free times refresh).
+    epoch: u64,
     counters: DeviceCounters,
 }
 
@@ -75,6 +144,7 @@ impl Device {
             geometry,
             timing,
             timed: true,
+            epoch: 0,
             counters: DeviceCounters { reads_by_page_type: vec![0; bits], ..Default::default() },
         }
     }
@@ -94,12 +164,19 @@ impl Device {
     pub fn set_timed(&mut self, timed: bool) {
         self.timed = timed;
         if timed {
+            self.epoch += 1;
             self.unit_free_at.fill(0);
             self.unit_busy_ns.fill(0);
             self.channels.iter_mut().for_each(Calendar::clear);
             let bits = self.counters.reads_by_page_type.len();
             self.counters = DeviceCounters { reads_by_page_type: vec![0; bits], ..Default::default() };
         }
+    }
+
+    /// Changes whenever every resource was reset to idle (`set_timed(true)`): free times seen
+    /// before are no longer lower bounds.
+    pub fn timing_epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// Forget channel bookings that ended before `now` (events are processed in time order).
@@ -128,10 +205,11 @@ impl Device {
         (unit as usize, channel as usize)
     }
 
-    /// Read one page; returns when its data has crossed the channel.
-    pub fn read(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime) -> SimTime {
+    /// Read one page for `source`; returns when its data has crossed the channel.
+    pub fn read(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
         let ptype = page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn));
         self.counters.reads += 1;
+        self.counters.by_source.0[source as usize].reads += 1;
         match mode {
             BlockMode::Slc => self.counters.slc_reads += 1,
             BlockMode::Native => self.counters.reads_by_page_type[ptype as usize] += 1,
@@ -146,28 +224,32 @@ impl Device {
         let cmd_start = self.channels[channel].book(start, cmd);
         let array_end = cmd_start + cmd + t_r;
         self.unit_free_at[unit] = array_end;
-        self.unit_busy_ns[unit] += t_r;
+        self.note_busy(unit, source, t_r);
         let xfer_start = self.channels[channel].book(array_end, xfer);
         xfer_start + xfer
     }
 
-    /// Program one page (page-by-page programming); returns when the program ends.
-    pub fn program(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime) -> SimTime {
+    /// Program one page (page-by-page programming) for `source`; returns when the program ends.
+    pub fn program(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
         let ptype = page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn));
         let t_prog = self.timing.program(mode, ptype);
         self.counters.programs += 1;
-        self.program_pages(self.geometry.block_of(ppn), 1, t_prog, ready)
+        self.counters.by_source.0[source as usize].programs += 1;
+        self.program_pages(self.geometry.block_of(ppn), 1, t_prog, ready, source)
     }
 
     /// One-shot full-sequence program of `pages` pages of one wordline (all its page types).
-    pub fn program_wordline(&mut self, first: Ppn, pages: u32, ready: SimTime) -> SimTime {
+    pub fn program_wordline(&mut self, first: Ppn, pages: u32, ready: SimTime, source: Source) -> SimTime {
         self.counters.programs += pages as u64;
         self.counters.wordline_programs += 1;
+        let by = &mut self.counters.by_source.0[source as usize];
+        by.programs += pages as u64;
+        by.wordline_programs += 1;
         let t_prog = self.timing.program_wordline_ns;
-        self.program_pages(self.geometry.block_of(first), pages, t_prog, ready)
+        self.program_pages(self.geometry.block_of(first), pages, t_prog, ready, source)
     }
 
-    fn program_pages(&mut self, block: BlockId, pages: u32, t_prog: u64, ready: SimTime) -> SimTime {
+    fn program_pages(&mut self, block: BlockId, pages: u32, t_prog: u64, ready: SimTime, source: Source) -> SimTime {
         if !self.timed {
             return ready;
         }
@@ -177,13 +259,14 @@ impl Device {
         let xfer_start = self.channels[channel].book(start, data_in);
         let end = xfer_start + data_in + t_prog;
         self.unit_free_at[unit] = end;
-        self.unit_busy_ns[unit] += t_prog;
+        self.note_busy(unit, source, t_prog);
         end
     }
 
-    /// Erase a block; returns when the erase ends.
-    pub fn erase(&mut self, block: BlockId, mode: BlockMode, ready: SimTime) -> SimTime {
+    /// Erase a block for `source`; returns when the erase ends.
+    pub fn erase(&mut self, block: BlockId, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
         self.counters.erases += 1;
+        self.counters.by_source.0[source as usize].erases += 1;
         if !self.timed {
             return ready;
         }
@@ -193,8 +276,13 @@ impl Device {
         let cmd_start = self.channels[channel].book(start, self.timing.command_ns);
         let end = cmd_start + self.timing.command_ns + t_bers;
         self.unit_free_at[unit] = end;
-        self.unit_busy_ns[unit] += t_bers;
+        self.note_busy(unit, source, t_bers);
         end
+    }
+
+    fn note_busy(&mut self, unit: usize, source: Source, ns: u64) {
+        self.unit_busy_ns[unit] += ns;
+        self.counters.by_source.0[source as usize].busy_ns += ns;
     }
 }
 
@@ -235,37 +323,37 @@ mod tests {
         let mut d = device(ArrayUnit::Plane);
         for (page, tr) in [(0u32, 90_000u64), (1, 120_000), (2, 150_000), (3, 180_000)] {
             let mut d2 = device(ArrayUnit::Plane);
-            assert_eq!(d2.read(Ppn(page), BlockMode::Native, 5), 5 + 1_000 + tr + 10_000);
+            assert_eq!(d2.read(Ppn(page), BlockMode::Native, 5, Source::Host), 5 + 1_000 + tr + 10_000);
         }
-        assert_eq!(d.read(Ppn(0), BlockMode::Slc, 0), 1_000 + 30_000 + 10_000);
+        assert_eq!(d.read(Ppn(0), BlockMode::Slc, 0, Source::Host), 1_000 + 30_000 + 10_000);
     }
 
     #[test]
     fn program_and_erase_equations() {
         let mut d = device(ArrayUnit::Plane);
-        assert_eq!(d.program(Ppn(0), BlockMode::Native, 0), 1_000 + 10_000 + 1_300_000);
+        assert_eq!(d.program(Ppn(0), BlockMode::Native, 0, Source::Host), 1_000 + 10_000 + 1_300_000);
         let mut d = device(ArrayUnit::Plane);
-        assert_eq!(d.program_wordline(Ppn(0), 4, 0), 1_000 + 4 * 10_000 + 1_300_000);
+        assert_eq!(d.program_wordline(Ppn(0), 4, 0, Source::Host), 1_000 + 4 * 10_000 + 1_300_000);
         let mut d = device(ArrayUnit::Plane);
-        assert_eq!(d.erase(BlockId(0), BlockMode::Native, 0), 1_000 + 10_000_000);
+        assert_eq!(d.erase(BlockId(0), BlockMode::Native, 0, Source::Host), 1_000 + 10_000_000);
     }
 
     #[test]
     fn same_unit_serialises_other_units_overlap() {
         // Plane unit: blocks 0 and 4 are on planes 0 and 1 of chip 0.
         let mut d = device(ArrayUnit::Plane);
-        let a = d.read(Ppn(0), BlockMode::Native, 0);
-        let b = d.read(Ppn(4 * 8), BlockMode::Native, 0);
+        let a = d.read(Ppn(0), BlockMode::Native, 0, Source::Host);
+        let b = d.read(Ppn(4 * 8), BlockMode::Native, 0, Source::Host);
         // b's command waits for a's command on the shared channel, its array time overlaps a's,
         // and its transfer queues behind a's transfer: 2000 + 90000 -> transfer at 101000.
         assert_eq!(a, 1_000 + 90_000 + 10_000);
         assert_eq!(b, a + 10_000);
-        let c = d.read(Ppn(1), BlockMode::Native, 0);
+        let c = d.read(Ppn(1), BlockMode::Native, 0, Source::Host);
         assert!(c >= 1_000 + 90_000 + 1_000 + 120_000, "same plane waits for the first array op");
         // Chip unit: the two planes of one chip serialise.
         let mut d = device(ArrayUnit::Chip);
-        d.read(Ppn(0), BlockMode::Native, 0);
-        let b = d.read(Ppn(4 * 8), BlockMode::Native, 0);
+        d.read(Ppn(0), BlockMode::Native, 0, Source::Host);
+        let b = d.read(Ppn(4 * 8), BlockMode::Native, 0, Source::Host);
         // b's command waits for the unit (91000) and then for a's transfer on the channel.
         assert_eq!(b, 101_000 + 1_000 + 90_000 + 10_000);
     }
@@ -274,7 +362,7 @@ mod tests {
     fn untimed_operations_take_no_time() {
         let mut d = device(ArrayUnit::Plane);
         d.set_timed(false);
-        assert_eq!(d.program(Ppn(0), BlockMode::Native, 7), 7);
+        assert_eq!(d.program(Ppn(0), BlockMode::Native, 7, Source::Host), 7);
         assert_eq!(d.counters().programs, 1);
         d.set_timed(true);
         assert_eq!(d.counters().programs, 0);

@@ -1,9 +1,22 @@
-//! Layer: ftl. The block manager: per-block state, per-page owners (the out-of-band LPN),
-//! free pools per plane, open blocks per write stream and plane, and the indexes victim
-//! policies query (blocks by valid count, blocks in seal order).
+//! Layer: ftl. The block manager: per-block state, per-page owners (the out-of-band area),
+//! regions of blocks with their own mode and free pools, write streams with their own open
+//! blocks, and the indexes victim policies query (blocks by valid count, blocks in seal order)
+//! per GC domain.
 //!
-//! Per physical page it keeps one u32 (the owning LPN, or `INVALID`): with the page mapping's
-//! forward table that is 8 bytes per page. A page is valid iff it has an owner.
+//! * **Owners.** One `u32` per physical page: the owning LPN, or a translation page index with
+//!   the top bit set (`Owner::Map`), or `INVALID`. A page is valid iff it has an owner. With the
+//!   page mapping's forward table that is 8 bytes per page.
+//! * **Regions.** Every block belongs to one region (`RegionId`), which fixes the mode its blocks
+//!   are programmed in (native, or SLC on a multi-level device) and keeps its own free pool per
+//!   plane. A free (erased) block can move to another region at run time (`move_free_block`),
+//!   which is how an SLC cache grows and shrinks; capacity follows the mode exactly (an SLC-mode
+//!   block holds `pages_per_block / bits` pages).
+//! * **Streams.** A write stream (`StreamId`) keeps one open block per plane in its region, so
+//!   data of different lifetimes or owners does not share blocks (host, GC, translation pages,
+//!   per-region, per-group...). Streams are registered at build time, any number of them.
+//! * **GC domains.** Victim indexes are kept per domain: a region as a whole (device-wide GC, the
+//!   papers' simulators) or each plane of a region (MQSim's per-plane GC). Only sealed blocks are
+//!   candidates, never an open one.
 
 use std::collections::VecDeque;
 
@@ -13,14 +26,82 @@ use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
 /// Marks "no owner" in the per-page owner table and "none" in index links.
 pub const INVALID: u32 = u32::MAX;
 
-/// Write streams that keep separate open blocks (so GC-relocated cold data does not mix with
-/// fresh host data).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Host = 0,
-    Gc = 1,
+/// The owner tag bit: set for translation pages.
+const MAP_TAG: u32 = 1 << 31;
+
+/// The largest LPN or translation page index an owner entry can hold.
+pub const MAX_OWNER_INDEX: u32 = MAP_TAG - 2;
+
+/// What a valid physical page holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Owner {
+    /// Host data of a logical page.
+    Data(Lpn),
+    /// A translation page of a demand-based mapping (its index in the mapping's directory).
+    Map(u32),
 }
-const STREAMS: usize = 2;
+
+impl Owner {
+    fn encode(self) -> u32 {
+        match self {
+            Owner::Data(lpn) => lpn.0,
+            Owner::Map(tpage) => tpage | MAP_TAG,
+        }
+    }
+    fn decode(raw: u32) -> Option<Owner> {
+        match raw {
+            INVALID => None,
+            r if r & MAP_TAG != 0 => Some(Owner::Map(r & !MAP_TAG)),
+            r => Some(Owner::Data(Lpn(r))),
+        }
+    }
+    pub fn lpn(self) -> Option<Lpn> {
+        match self {
+            Owner::Data(lpn) => Some(lpn),
+            Owner::Map(_) => None,
+        }
+    }
+}
+
+/// A region of blocks (index into the block manager's region table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct RegionId(pub u8);
+
+/// A write stream (index into the block manager's stream table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct StreamId(pub u16);
+
+/// A GC domain: the blocks one victim search looks at (a region, or one plane of a region).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct DomainId(pub u32);
+
+/// How far a region's GC looks for victims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GcScope {
+    /// One domain for the whole region (the RLGC and LearnedFTL papers' simulators).
+    #[default]
+    Region,
+    /// One domain per plane (MQSim: GC is triggered and runs within a plane).
+    Plane,
+}
+
+/// A region as the FTL declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionSpec {
+    pub name: String,
+    pub mode: BlockMode,
+    pub gc_scope: GcScope,
+    /// Free blocks per plane that host writes leave for GC relocations within the region (0
+    /// for a region emptied by migration into another).
+    pub gc_reserve: u32,
+}
+
+/// A write stream as the FTL declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamSpec {
+    pub name: String,
+    pub region: RegionId,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockState {
@@ -32,46 +113,68 @@ pub enum BlockState {
     Victim,
 }
 
-/// Blocks grouped by valid-page count (intrusive doubly linked lists), sealed blocks only.
+/// Sealed blocks grouped by valid-page count (intrusive doubly linked lists), per domain.
 struct ValidBuckets {
+    /// `head[domain * (max_valid + 1) + valid]`.
     head: Vec<u32>,
     next: Vec<u32>,
     prev: Vec<u32>,
+    stride: usize,
 }
 
 impl ValidBuckets {
-    fn new(blocks: usize, max_valid: usize) -> Self {
-        ValidBuckets { head: vec![INVALID; max_valid + 1], next: vec![INVALID; blocks], prev: vec![INVALID; blocks] }
+    fn new(blocks: usize, max_valid: usize, domains: usize) -> Self {
+        ValidBuckets {
+            head: vec![INVALID; domains * (max_valid + 1)],
+            next: vec![INVALID; blocks],
+            prev: vec![INVALID; blocks],
+            stride: max_valid + 1,
+        }
     }
-    fn insert(&mut self, b: u32, valid: u32) {
-        let h = self.head[valid as usize];
+    fn insert(&mut self, domain: usize, b: u32, valid: u32) {
+        let slot = domain * self.stride + valid as usize;
+        let h = self.head[slot];
         self.next[b as usize] = h;
         self.prev[b as usize] = INVALID;
         if h != INVALID {
             self.prev[h as usize] = b;
         }
-        self.head[valid as usize] = b;
+        self.head[slot] = b;
     }
-    fn remove(&mut self, b: u32, valid: u32) {
+    fn remove(&mut self, domain: usize, b: u32, valid: u32) {
         let (p, n) = (self.prev[b as usize], self.next[b as usize]);
         if p != INVALID {
             self.next[p as usize] = n;
         } else {
-            self.head[valid as usize] = n;
+            self.head[domain * self.stride + valid as usize] = n;
         }
         if n != INVALID {
             self.prev[n as usize] = p;
         }
     }
-    fn min(&self) -> Option<(u32, u32)> {
-        self.head.iter().enumerate().find(|(_, &h)| h != INVALID).map(|(v, &h)| (h, v as u32))
+    /// The most recently inserted block of the lowest non-empty count in `domain`.
+    fn min(&self, domain: usize) -> Option<(u32, u32)> {
+        let heads = &self.head[domain * self.stride..(domain + 1) * self.stride];
+        heads.iter().enumerate().find(|(_, &h)| h != INVALID).map(|(v, &h)| (h, v as u32))
     }
+}
+
+struct Region {
+    spec: RegionSpec,
+    /// First domain of this region (one, or one per plane).
+    first_domain: u32,
+    free_total: u32,
+    /// Sum over planes of free blocks beyond the GC reserve, kept incrementally.
+    host_free_total: u32,
+    /// Blocks of this region in any state.
+    blocks: u32,
 }
 
 pub struct BlockManager {
     geometry: Geometry,
     state: Vec<BlockState>,
     mode: Vec<BlockMode>,
+    region_of: Vec<RegionId>,
     valid: Vec<u32>,
     written: Vec<u32>,
     erase_count: Vec<u32>,
@@ -79,32 +182,61 @@ pub struct BlockManager {
     seal_seq: Vec<u64>,
     next_seal_seq: u64,
     owner: Vec<u32>,
+    regions: Vec<Region>,
+    /// Free pools, `free[region * planes + plane]`, least recently erased first.
     free: Vec<VecDeque<BlockId>>,
     free_total: u32,
-    /// Free blocks per plane that only GC may open (host writes leave them).
-    gc_reserve: u32,
-    /// Sum over planes of free blocks beyond `gc_reserve`, kept incrementally (read on every
-    /// GC decision).
-    host_free_total: u32,
-    open: [Vec<u32>; STREAMS],
+    streams: Vec<StreamSpec>,
+    /// Open block per stream and plane, `open[stream][plane]`.
+    open: Vec<Vec<u32>>,
     buckets: ValidBuckets,
-    seal_order: VecDeque<(BlockId, u64)>,
+    /// Sealed blocks in seal order, per domain.
+    seal_order: Vec<VecDeque<(BlockId, u64)>>,
+    planes: u32,
 }
 
 impl BlockManager {
-    /// `gc_reserve`: free blocks per plane kept for GC relocations.
+    /// One native region holding every block, device-wide GC, and the `host` and `gc` streams
+    /// (ids 0 and 1): today's single-region FTL.
     pub fn new(geometry: Geometry, gc_reserve: u32) -> BlockManager {
+        let region =
+            RegionSpec { name: "native".into(), mode: BlockMode::Native, gc_scope: GcScope::Region, gc_reserve };
+        let streams = vec![
+            StreamSpec { name: "host".into(), region: RegionId(0) },
+            StreamSpec { name: "gc".into(), region: RegionId(0) },
+        ];
+        Self::with_layout(geometry, vec![region], streams)
+    }
+
+    /// Regions (the first holds every block at start; move blocks with `move_free_block`) and
+    /// streams as declared.
+    pub fn with_layout(geometry: Geometry, region_specs: Vec<RegionSpec>, streams: Vec<StreamSpec>) -> BlockManager {
+        assert!(!region_specs.is_empty() && region_specs.len() <= u8::MAX as usize, "1..=255 regions");
+        assert!(streams.len() <= u16::MAX as usize, "too many streams");
         let blocks = geometry.blocks() as usize;
-        let planes = geometry.planes() as usize;
-        let free = (0..planes as u32)
-            .map(|p| {
-                let first = geometry.first_block_of(PlaneId(p)).0;
-                (first..first + geometry.blocks_per_plane).map(BlockId).collect()
-            })
-            .collect();
+        let planes = geometry.planes();
+        let mut regions = Vec::with_capacity(region_specs.len());
+        let mut domains = 0u32;
+        for spec in region_specs {
+            let first_domain = domains;
+            domains += match spec.gc_scope {
+                GcScope::Region => 1,
+                GcScope::Plane => planes,
+            };
+            regions.push(Region { spec, first_domain, free_total: 0, host_free_total: 0, blocks: 0 });
+        }
+        let mut free = vec![VecDeque::new(); regions.len() * planes as usize];
+        for p in 0..planes {
+            let first = geometry.first_block_of(PlaneId(p)).0;
+            free[p as usize] = (first..first + geometry.blocks_per_plane).map(BlockId).collect();
+        }
+        regions[0].free_total = blocks as u32;
+        regions[0].blocks = blocks as u32;
+        regions[0].host_free_total = planes * geometry.blocks_per_plane.saturating_sub(regions[0].spec.gc_reserve);
         BlockManager {
             state: vec![BlockState::Free; blocks],
-            mode: vec![BlockMode::Native; blocks],
+            mode: vec![regions[0].spec.mode; blocks],
+            region_of: vec![RegionId(0); blocks],
             valid: vec![0; blocks],
             written: vec![0; blocks],
             erase_count: vec![0; blocks],
@@ -114,11 +246,12 @@ impl BlockManager {
             owner: vec![INVALID; geometry.pages() as usize],
             free,
             free_total: blocks as u32,
-            gc_reserve,
-            host_free_total: geometry.planes() * geometry.blocks_per_plane.saturating_sub(gc_reserve),
-            open: std::array::from_fn(|_| vec![INVALID; planes]),
-            buckets: ValidBuckets::new(blocks, geometry.pages_per_block as usize),
-            seal_order: VecDeque::new(),
+            open: vec![vec![INVALID; planes as usize]; streams.len()],
+            streams,
+            buckets: ValidBuckets::new(blocks, geometry.pages_per_block as usize, domains as usize),
+            seal_order: vec![VecDeque::new(); domains as usize],
+            regions,
+            planes,
             geometry,
         }
     }
@@ -129,21 +262,51 @@ impl BlockManager {
     pub fn free_blocks(&self) -> u32 {
         self.free_total
     }
-    pub fn gc_reserve(&self) -> u32 {
-        self.gc_reserve
+    /// The GC reserve per plane of region `r`.
+    pub fn gc_reserve(&self, r: RegionId) -> u32 {
+        self.regions[r.0 as usize].spec.gc_reserve
     }
-    /// Free blocks the host may still open: beyond each plane's GC reserve.
+    /// Free blocks the host may still open in region 0: beyond each plane's GC reserve.
     pub fn host_free_blocks(&self) -> u32 {
-        self.host_free_total
+        self.regions[0].host_free_total
+    }
+    pub fn regions(&self) -> usize {
+        self.regions.len()
+    }
+    pub fn region_spec(&self, r: RegionId) -> &RegionSpec {
+        &self.regions[r.0 as usize].spec
+    }
+    pub fn region_free_blocks(&self, r: RegionId) -> u32 {
+        self.regions[r.0 as usize].free_total
+    }
+    /// Free blocks of a region beyond each plane's GC reserve.
+    pub fn region_host_free_blocks(&self, r: RegionId) -> u32 {
+        self.regions[r.0 as usize].host_free_total
+    }
+    /// Blocks of a region, in any state.
+    pub fn region_blocks(&self, r: RegionId) -> u32 {
+        self.regions[r.0 as usize].blocks
     }
     pub fn free_blocks_in(&self, plane: PlaneId) -> u32 {
-        self.free[plane.index()].len() as u32
+        (0..self.regions.len()).map(|r| self.free[self.pool(RegionId(r as u8), plane)].len() as u32).sum()
+    }
+    pub fn region_free_blocks_in(&self, r: RegionId, plane: PlaneId) -> u32 {
+        self.free[self.pool(r, plane)].len() as u32
+    }
+    pub fn streams(&self) -> &[StreamSpec] {
+        &self.streams
+    }
+    pub fn stream_region(&self, s: StreamId) -> RegionId {
+        self.streams[s.0 as usize].region
     }
     pub fn state(&self, b: BlockId) -> BlockState {
         self.state[b.index()]
     }
     pub fn mode(&self, b: BlockId) -> BlockMode {
         self.mode[b.index()]
+    }
+    pub fn region(&self, b: BlockId) -> RegionId {
+        self.region_of[b.index()]
     }
     pub fn valid(&self, b: BlockId) -> u32 {
         self.valid[b.index()]
@@ -163,9 +326,12 @@ impl BlockManager {
     pub fn sealed_at(&self, b: BlockId) -> SimTime {
         self.sealed_at[b.index()]
     }
-    pub fn owner(&self, ppn: Ppn) -> Option<Lpn> {
-        let o = self.owner[ppn.index()];
-        (o != INVALID).then_some(Lpn(o))
+    pub fn owner(&self, ppn: Ppn) -> Option<Owner> {
+        Owner::decode(self.owner[ppn.index()])
+    }
+    /// The LPN a page holds, if it holds host data.
+    pub fn data_owner(&self, ppn: Ppn) -> Option<Lpn> {
+        self.owner(ppn).and_then(Owner::lpn)
     }
 
     /// Bring `ppn`'s owner entry into cache (a hint).
@@ -175,33 +341,80 @@ impl BlockManager {
         }
     }
 
-    /// Whether `stream` can take one more page in `plane` without touching the plane's last
-    /// `reserve` free blocks.
-    pub fn has_room(&self, stream: Stream, plane: PlaneId, reserve: u32) -> bool {
-        let open = self.open[stream as usize][plane.index()];
-        (open != INVALID && self.written[open as usize] < self.capacity(BlockId(open)))
-            || self.free[plane.index()].len() as u32 > reserve
+    fn pool(&self, r: RegionId, plane: PlaneId) -> usize {
+        r.0 as usize * self.planes as usize + plane.index()
     }
 
-    /// Next page of `stream`'s open block in `plane`, opening a free block (least recently
-    /// erased first) when needed. `None` when the plane has neither.
-    pub fn allocate(&mut self, stream: Stream, plane: PlaneId, now: SimTime) -> Option<Ppn> {
-        let slot = &mut self.open[stream as usize][plane.index()];
-        if *slot == INVALID {
-            let b = self.free[plane.index()].pop_front()?;
+    /// The GC domain of a block of region `r` in `plane`.
+    pub fn domain_of(&self, r: RegionId, plane: PlaneId) -> DomainId {
+        let region = &self.regions[r.0 as usize];
+        match region.spec.gc_scope {
+            GcScope::Region => DomainId(region.first_domain),
+            GcScope::Plane => DomainId(region.first_domain + plane.0),
+        }
+    }
+
+    fn block_domain(&self, b: BlockId) -> usize {
+        self.domain_of(self.region_of[b.index()], self.geometry.plane_of_block(b)).0 as usize
+    }
+
+    /// Free blocks of a domain (its region's, or its plane's in a per-plane region).
+    pub fn domain_free_blocks(&self, r: RegionId, d: DomainId) -> u32 {
+        let region = &self.regions[r.0 as usize];
+        match region.spec.gc_scope {
+            GcScope::Region => region.free_total,
+            GcScope::Plane => self.free[self.pool(r, PlaneId(d.0 - region.first_domain))].len() as u32,
+        }
+    }
+
+    /// Whether `stream` can take one more page in `plane` without touching the plane's last
+    /// `reserve` free blocks of the stream's region.
+    pub fn has_room(&self, stream: StreamId, plane: PlaneId, reserve: u32) -> bool {
+        let open = self.open[stream.0 as usize][plane.index()];
+        (open != INVALID && self.written[open as usize] < self.capacity(BlockId(open)))
+            || self.free[self.pool(self.stream_region(stream), plane)].len() as u32 > reserve
+    }
+
+    /// Pages `stream`'s open block in `plane` can still take (0 if none is open).
+    pub fn open_room(&self, stream: StreamId, plane: PlaneId) -> u32 {
+        let open = self.open[stream.0 as usize][plane.index()];
+        if open == INVALID {
+            0
+        } else {
+            self.capacity(BlockId(open)) - self.written[open as usize]
+        }
+    }
+
+    /// The next page `allocate` would hand out in `plane` (None if a free block must be opened).
+    pub fn next_page(&self, stream: StreamId, plane: PlaneId) -> Option<Ppn> {
+        let open = self.open[stream.0 as usize][plane.index()];
+        (open != INVALID).then(|| self.geometry.ppn(BlockId(open), self.written[open as usize]))
+    }
+
+    /// Next page of `stream`'s open block in `plane`, opening a free block of the stream's
+    /// region (least recently erased first) when needed. `None` when the plane has neither.
+    pub fn allocate(&mut self, stream: StreamId, plane: PlaneId, now: SimTime) -> Option<Ppn> {
+        let mut slot = self.open[stream.0 as usize][plane.index()];
+        if slot == INVALID {
+            let r = self.stream_region(stream);
+            let pool = self.pool(r, plane);
+            let b = self.free[pool].pop_front()?;
             self.free_total -= 1;
-            if self.free[plane.index()].len() as u32 >= self.gc_reserve {
-                self.host_free_total -= 1;
+            let region = &mut self.regions[r.0 as usize];
+            region.free_total -= 1;
+            if self.free[pool].len() as u32 >= region.spec.gc_reserve {
+                region.host_free_total -= 1;
             }
             self.state[b.index()] = BlockState::Open;
-            self.mode[b.index()] = BlockMode::Native;
-            *slot = b.0;
+            self.mode[b.index()] = region.spec.mode;
+            slot = b.0;
+            self.open[stream.0 as usize][plane.index()] = slot;
         }
-        let b = BlockId(*slot);
+        let b = BlockId(slot);
         let page = self.written[b.index()];
         self.written[b.index()] += 1;
         if self.written[b.index()] == self.geometry.pages_in_mode(self.mode[b.index()]) {
-            *slot = INVALID;
+            self.open[stream.0 as usize][plane.index()] = INVALID;
             self.seal(b, now);
         }
         Some(self.geometry.ppn(b, page))
@@ -211,21 +424,23 @@ impl BlockManager {
         self.state[b.index()] = BlockState::Sealed;
         self.sealed_at[b.index()] = now;
         self.seal_seq[b.index()] = self.next_seal_seq;
-        self.seal_order.push_back((b, self.next_seal_seq));
+        let domain = self.block_domain(b);
+        self.seal_order[domain].push_back((b, self.next_seal_seq));
         self.next_seal_seq += 1;
-        self.buckets.insert(b.0, self.valid[b.index()]);
+        self.buckets.insert(domain, b.0, self.valid[b.index()]);
     }
 
-    /// Record that `ppn` now holds `lpn`.
-    pub fn set_owner(&mut self, ppn: Ppn, lpn: Lpn) {
+    /// Record that `ppn` now holds `owner`.
+    pub fn set_owner(&mut self, ppn: Ppn, owner: Owner) {
         debug_assert_eq!(self.owner[ppn.index()], INVALID, "programming a page that holds data");
-        self.owner[ppn.index()] = lpn.0;
+        self.owner[ppn.index()] = owner.encode();
         let b = self.geometry.block_of(ppn);
         let v = self.valid[b.index()];
         if self.state[b.index()] == BlockState::Sealed {
             // Only happens if a page is written after sealing, which allocation prevents.
-            self.buckets.remove(b.0, v);
-            self.buckets.insert(b.0, v + 1);
+            let domain = self.block_domain(b);
+            self.buckets.remove(domain, b.0, v);
+            self.buckets.insert(domain, b.0, v + 1);
         }
         self.valid[b.index()] = v + 1;
     }
@@ -237,81 +452,133 @@ impl BlockManager {
         let b = self.geometry.block_of(ppn);
         let v = self.valid[b.index()];
         if self.state[b.index()] == BlockState::Sealed {
-            self.buckets.remove(b.0, v);
-            self.buckets.insert(b.0, v - 1);
+            let domain = self.block_domain(b);
+            self.buckets.remove(domain, b.0, v);
+            self.buckets.insert(domain, b.0, v - 1);
         }
         self.valid[b.index()] = v - 1;
     }
 
-    /// Sealed block with the fewest valid pages (ties: most recently sealed into that count).
-    pub fn min_valid_sealed(&self) -> Option<BlockId> {
-        self.buckets.min().map(|(b, _)| BlockId(b))
+    /// Sealed block of `d` with the fewest valid pages (ties: most recently sealed into that
+    /// count).
+    pub fn min_valid_sealed(&self, d: DomainId) -> Option<BlockId> {
+        self.buckets.min(d.0 as usize).map(|(b, _)| BlockId(b))
     }
 
-    /// Oldest block still sealed (not yet chosen as a victim).
-    pub fn oldest_sealed(&mut self) -> Option<BlockId> {
-        while let Some(&(b, seq)) = self.seal_order.front() {
+    /// Oldest block of `d` still sealed (not yet chosen as a victim).
+    pub fn oldest_sealed(&mut self, d: DomainId) -> Option<BlockId> {
+        let order = &mut self.seal_order[d.0 as usize];
+        while let Some(&(b, seq)) = order.front() {
             if self.state[b.index()] == BlockState::Sealed && self.seal_seq[b.index()] == seq {
                 return Some(b);
             }
-            self.seal_order.pop_front();
+            order.pop_front();
         }
         None
     }
 
-    /// Every sealed block, in block order.
-    pub fn sealed_blocks(&self) -> impl Iterator<Item = BlockId> + '_ {
-        self.state.iter().enumerate().filter(|(_, s)| **s == BlockState::Sealed).map(|(i, _)| BlockId(i as u32))
+    /// Every sealed block of `d`, in block order.
+    pub fn sealed_blocks(&self, d: DomainId) -> impl Iterator<Item = BlockId> + '_ {
+        self.state
+            .iter()
+            .enumerate()
+            .filter(move |(i, s)| **s == BlockState::Sealed && self.block_domain(BlockId(*i as u32)) == d.0 as usize)
+            .map(|(i, _)| BlockId(i as u32))
     }
 
     /// Take a sealed block out of the candidate indexes: GC is emptying it.
     pub fn mark_victim(&mut self, b: BlockId) {
         debug_assert_eq!(self.state[b.index()], BlockState::Sealed, "victim must be sealed, never open");
-        self.buckets.remove(b.0, self.valid[b.index()]);
+        let domain = self.block_domain(b);
+        self.buckets.remove(domain, b.0, self.valid[b.index()]);
         self.state[b.index()] = BlockState::Victim;
     }
 
-    /// Valid pages of a block from page `from` on: (page index, owner).
-    pub fn next_valid_page(&self, b: BlockId, from: u32) -> Option<(Ppn, Lpn)> {
+    /// Valid pages of a block from page `from` on: (page, owner).
+    pub fn next_valid_page(&self, b: BlockId, from: u32) -> Option<(Ppn, Owner)> {
         let cap = self.written[b.index()];
-        (from..cap).map(|p| self.geometry.ppn(b, p)).find_map(|ppn| self.owner(ppn).map(|l| (ppn, l)))
+        (from..cap).map(|p| self.geometry.ppn(b, p)).find_map(|ppn| self.owner(ppn).map(|o| (ppn, o)))
     }
 
-    /// Erase an emptied victim and return it to its plane's free pool.
+    /// Erase an emptied victim and return it to its region's free pool in its plane.
     pub fn erase(&mut self, b: BlockId) {
         debug_assert_eq!(self.valid[b.index()], 0, "erasing a block with valid data");
         debug_assert_eq!(self.state[b.index()], BlockState::Victim);
         self.state[b.index()] = BlockState::Free;
         self.written[b.index()] = 0;
         self.erase_count[b.index()] += 1;
-        let plane = self.geometry.plane_of_block(b);
-        self.free[plane.index()].push_back(b);
+        let r = self.region_of[b.index()];
+        let pool = self.pool(r, self.geometry.plane_of_block(b));
+        self.free[pool].push_back(b);
         self.free_total += 1;
-        if self.free[plane.index()].len() as u32 > self.gc_reserve {
-            self.host_free_total += 1;
+        let region = &mut self.regions[r.0 as usize];
+        region.free_total += 1;
+        if self.free[pool].len() as u32 > region.spec.gc_reserve {
+            region.host_free_total += 1;
         }
     }
 
-    /// Pages counted by state: (free, valid, invalid), over the whole device.
+    /// Move one free block of `plane` from region `from` to region `to` (taking it from the
+    /// back of the pool: the most recently erased). It will be programmed in `to`'s mode.
+    /// Returns the block, or None if `from` has no free block in that plane.
+    pub fn move_free_block(&mut self, from: RegionId, to: RegionId, plane: PlaneId) -> Option<BlockId> {
+        let src = self.pool(from, plane);
+        let before = self.free[src].len() as u32;
+        let b = self.free[src].pop_back()?;
+        if before > self.gc_reserve(from) {
+            self.regions[from.0 as usize].host_free_total -= 1;
+        }
+        let f = &mut self.regions[from.0 as usize];
+        f.free_total -= 1;
+        f.blocks -= 1;
+        let dst = self.pool(to, plane);
+        self.free[dst].push_back(b);
+        if self.free[dst].len() as u32 > self.gc_reserve(to) {
+            self.regions[to.0 as usize].host_free_total += 1;
+        }
+        let t = &mut self.regions[to.0 as usize];
+        t.free_total += 1;
+        t.blocks += 1;
+        self.region_of[b.index()] = to;
+        self.mode[b.index()] = t.spec.mode;
+        Some(b)
+    }
+
+    /// Pages counted by state: (free, valid, invalid), over the whole device. Pages a block
+    /// cannot hold in its mode (the unused part of an SLC-mode block) count as free.
     pub fn page_census(&self) -> (u64, u64, u64) {
         let (mut free, mut valid, mut invalid) = (0u64, 0u64, 0u64);
         for i in 0..self.state.len() {
-            let b = BlockId(i as u32);
             let w = self.written[i] as u64;
             let v = self.valid[i] as u64;
-            // Pages beyond the mode's capacity (SLC mode) count as free.
             free += self.geometry.pages_per_block as u64 - w;
             valid += v;
             invalid += w - v;
-            debug_assert!(self.written(b) <= self.geometry.pages_per_block);
         }
         (free, valid, invalid)
+    }
+
+    /// Pages the device can hold right now: each block's capacity in its mode.
+    pub fn capacity_pages(&self) -> u64 {
+        (0..self.state.len()).map(|i| self.capacity(BlockId(i as u32)) as u64).sum()
     }
 
     /// Count owners per block from the page table (verify mode's cross-check of `valid`).
     pub fn recount_valid(&self, b: BlockId) -> u32 {
         (0..self.geometry.pages_per_block).filter(|p| self.owner[self.geometry.ppn(b, *p).index()] != INVALID).count()
             as u32
+    }
+
+    /// Free blocks of a region counted from its pools (verify mode's cross-check).
+    pub fn recount_region_free(&self, r: RegionId) -> (u32, u32) {
+        let mut free = 0;
+        let mut host_free = 0;
+        for p in 0..self.planes {
+            let n = self.free[self.pool(r, PlaneId(p))].len() as u32;
+            free += n;
+            host_free += n.saturating_sub(self.gc_reserve(r));
+        }
+        (free, host_free)
     }
 
     pub fn blocks(&self) -> u32 {

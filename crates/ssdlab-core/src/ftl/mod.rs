@@ -1,24 +1,39 @@
-//! Layer: ftl. The orchestrator: serves host page requests through the mapping and the block
-//! manager, runs GC as the scheduler asks, and counts what it did. It issues every flash
-//! operation to the device (timing) and never names a policy: mapping, victim choice and GC
-//! scheduling are trait objects built from the config in `build`.
+//! Layer: ftl. The orchestrator: serves host page requests through the write buffer, the
+//! mapping, placement and the block manager, runs GC and migration as their policies ask, and
+//! counts what it did. It issues every flash operation to the device (timing), each tagged with
+//! its `Source`, and never names a policy: every policy is built from its registry
+//! (`registry.rs`) by the id the config gives.
+//!
+//! Files: `mod.rs` (building, request dispatch, reads, trims), `write.rs` (host writes, the
+//! buffer, program units, allocation), `reclaim.rs` (GC and migration), `blocks.rs` (block
+//! manager), `verify.rs`; the policy seams in `mapping/`, `placement/`, `cache/`, `region/`,
+//! `gc/`.
 
 pub mod blocks;
+pub mod cache;
 pub mod gc;
 pub mod mapping;
+pub mod placement;
+mod reclaim;
+pub mod region;
+pub mod registry;
 pub mod verify;
+mod write;
 
 use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
-use crate::config::{AllocationKind, ValidatedConfig};
-use crate::device::Device;
-use crate::error::{Error, Result};
-use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
+use crate::config::{Config, GcScopeKind, UnwrittenReads, ValidatedConfig};
+use crate::device::{Device, Source};
+use crate::error::{ConfigProblem, Error, Result};
+use crate::units::{transfer_ns, BlockId, Lpn, Nanos, Ppn, SimTime};
 use crate::workload::IoOp;
-use blocks::{BlockManager, Stream};
-use gc::{GcAction, GcObservation, GcScheduler, GcStats, VictimPolicy, VictimView};
-use mapping::{MapCtx, Mapping};
+use blocks::{BlockManager, GcScope, Owner, RegionId, RegionSpec, StreamId, StreamSpec};
+use cache::WriteBuffer;
+use gc::{GcObservation, GcScheduler, GcStats, VictimPolicy};
+use mapping::{MapCtx, Mapping, Relocation, Translation, TranslationIo};
+use placement::Placement;
+use region::{RegionPolicy, NATIVE};
 use verify::Verifier;
 
 /// Host-side FTL figures (pages, not requests).
@@ -27,13 +42,26 @@ pub struct FtlStats {
     pub host_read_pages: u64,
     pub host_write_pages: u64,
     pub host_trim_pages: u64,
-    /// Reads of LPNs that hold no data (served without a flash read).
+    /// Reads of LPNs that hold no data (trimmed, or never written with
+    /// `ftl.unwritten_reads = "free"`), served without a flash read.
     pub unmapped_read_pages: u64,
-    /// Partial-page writes of mapped pages: the old page is read first (read-modify-write).
+    /// Reads of pages the workload never wrote (nor trimmed) before: data that predates the
+    /// trace. With `map_on_read` each gets a physical page on its first read (`premapped_pages`).
+    pub unwritten_read_pages: u64,
+    pub premapped_pages: u64,
+    /// Partial-page writes of pages holding data elsewhere: the old page is read first
+    /// (read-modify-write). Buffered pages merge in DRAM instead.
     pub rmw_reads: u64,
+    /// Flash pages programmed with host data, directly or from the write buffer.
     pub host_programs: u64,
     pub gc_programs: u64,
     pub gc_reads: u64,
+    pub migration_programs: u64,
+    pub migration_reads: u64,
+    /// Victims of a region migrated into another and erased.
+    pub migrated_victims: u64,
+    /// Translation pages read and written by the mapping.
+    pub translation: TranslationIo,
 }
 
 /// One host request as the FTL sees it: pages already folded into the logical space.
@@ -45,6 +73,8 @@ pub struct PageRequest<'a> {
     /// The first / last page is only partly written (read-modify-write if it holds data).
     pub partial_head: bool,
     pub partial_tail: bool,
+    /// The request's size in bytes (region routing by size).
+    pub size_bytes: u64,
 }
 
 /// Which host request a GC decision concerns.
@@ -55,46 +85,222 @@ pub struct RequestInfo {
     pub pages: u32,
 }
 
+/// The streams the FTL writes to (per region where it matters).
+struct Streams {
+    /// Host data, per region.
+    host: Vec<StreamId>,
+    /// GC relocations, per region.
+    gc: Vec<StreamId>,
+    /// Data migrated into a region, per region.
+    migration: Vec<StreamId>,
+    /// Translation pages (native region).
+    map: StreamId,
+}
+
+/// Free blocks per plane of the native region that host writes leave for GC's relocations.
+const GC_RESERVE_BLOCKS: u32 = 1;
+
 pub struct Ftl {
     blocks: BlockManager,
     mapping: Box<dyn Mapping>,
     victim: Box<dyn VictimPolicy>,
     scheduler: Box<dyn GcScheduler>,
-    allocation: AllocationKind,
-    plane_order: Vec<PlaneId>,
-    cursor: usize,
+    placement: Box<dyn Placement>,
+    regions: Box<dyn RegionPolicy>,
+    buffer: Option<WriteBuffer>,
+    streams: Streams,
+    /// Program-unit pages per region (placement's unit on that region's mode).
+    unit_pages: Vec<u32>,
+    gc_scope: GcScope,
     trigger_free_blocks: u32,
+    target_free_blocks: u32,
+    unwritten_reads: UnwrittenReads,
+    /// One bit per LPN: trimmed at least once (a read of it is not of pre-existing data).
+    trimmed: Vec<u64>,
+    /// Time for one page to cross the DRAM bus (write buffer).
+    dram_page_ns: Nanos,
+    insert_reads: bool,
     verify: Option<Verifier>,
     stats: FtlStats,
     gc_stats: GcStats,
     /// Victim being emptied by partial steps, and the next page to look at.
     partial: Option<(BlockId, u32)>,
     last_arrival: Option<SimTime>,
+    // Scratch buffers reused across requests.
+    translations: Vec<Translation>,
+    unit: Vec<Lpn>,
+    versions: Vec<u32>,
+    moves: Vec<Relocation>,
 }
 
-/// Free blocks per plane that host writes leave for GC's relocations.
-const GC_RESERVE_BLOCKS: u32 = 1;
+/// Policy-level checks a config needs beyond its own validation: every policy id is registered,
+/// and the combinations make sense. Problems carry the config key.
+pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
+    let mut p: Vec<ConfigProblem> = [
+        registry::check(mapping::REGISTRY, "ftl.mapping", &cfg.ftl.mapping),
+        registry::check(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement),
+        registry::check(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction),
+        registry::check(region::REGISTRY, "slc.policy", &cfg.slc.policy),
+        registry::check(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler),
+        registry::check(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut check = |ok: bool, key: &str, reason: String| {
+        if !ok {
+            p.push(ConfigProblem { key: key.into(), reason });
+        }
+    };
+    let g = &cfg.gc;
+    if gc::scheduler::uses_aggressive_triggering(g) {
+        check(
+            g.rlgc.aggressive_trigger_free_blocks > g.trigger_free_blocks,
+            "gc.rlgc.aggressive_trigger_free_blocks",
+            format!("must exceed gc.trigger_free_blocks ({}) with the aggressive triggering", g.trigger_free_blocks),
+        );
+    }
+    check(
+        g.scope == GcScopeKind::Region || g.scheduler == "greedy",
+        "gc.scope",
+        format!("per-plane GC runs the blocking greedy scheduler only, not {:?}", g.scheduler),
+    );
+    check(
+        cfg.ftl.placement != "static" || g.scope == GcScopeKind::Plane,
+        "ftl.placement",
+        "static placement writes each LPN to one plane, so GC must reclaim within planes: set gc.scope = \"plane\""
+            .into(),
+    );
+    let bits = cfg.device.cell.bits_per_cell() as u64;
+    if cfg.ftl.placement == "wordline" {
+        check(bits > 1, "ftl.placement", "wordline placement needs a multi-level cell (device.cell)".into());
+        check(
+            cfg.cache.capacity.0 >= bits * cfg.device.page_bytes,
+            "cache.capacity",
+            format!("wordline placement fills wordlines from the write buffer: give it at least {bits} pages"),
+        );
+    }
+    if cfg.slc.policy == "none" {
+        check(cfg.slc.blocks == 0, "slc.blocks", "SLC blocks need an SLC policy (slc.policy = \"static\")".into());
+    } else {
+        let planes =
+            cfg.device.channels * cfg.device.chips_per_channel * cfg.device.dies_per_chip * cfg.device.planes_per_die;
+        let target = cfg.slc.target_free_blocks.unwrap_or(cfg.slc.trigger_free_blocks + 1);
+        check(
+            cfg.slc.blocks > target + planes,
+            "slc.blocks",
+            format!(
+                "an SLC region needs more blocks than its target free blocks ({target}) plus one open block per plane ({planes})"
+            ),
+        );
+    }
+    p
+}
 
 impl Ftl {
     /// `policy_rng` is the run's policy random stream, handed to the GC scheduler.
     pub fn build(cfg: &ValidatedConfig, policy_rng: Pcg64Mcg) -> Result<Ftl> {
+        let problems = check_config(cfg);
+        if !problems.is_empty() {
+            return Err(Error::Config { path: None, problems });
+        }
         let geometry = cfg.geometry();
         let logical = cfg.used_logical_pages();
         let physical = geometry.pages();
+        let regions = (registry::find(region::REGISTRY, "slc.policy", &cfg.slc.policy)?.build)(cfg)?;
+        let scope = match cfg.gc.scope {
+            GcScopeKind::Region => GcScope::Region,
+            GcScopeKind::Plane => GcScope::Plane,
+        };
+        let mut specs = vec![RegionSpec {
+            name: "native".into(),
+            mode: crate::nand::BlockMode::Native,
+            gc_scope: scope,
+            gc_reserve: GC_RESERVE_BLOCKS,
+        }];
+        let layout = regions.layout();
+        specs.extend(layout.iter().map(|l| l.spec.clone()));
+        // Streams: host and gc of the native region first (ids 0 and 1, as the single-region
+        // FTL had them), then the translation stream, then per-region streams.
+        let mut stream_specs = Vec::new();
+        let mut add = |name: String, region: RegionId| {
+            stream_specs.push(StreamSpec { name, region });
+            StreamId(stream_specs.len() as u16 - 1)
+        };
+        let mut host = vec![add("host".into(), NATIVE)];
+        let mut gc_streams = vec![add("gc".into(), NATIVE)];
+        let map = add("map".into(), NATIVE);
+        let mut migration = vec![add("migration".into(), NATIVE)];
+        for (i, spec) in specs.iter().enumerate().skip(1) {
+            let r = RegionId(i as u8);
+            host.push(add(format!("{}.host", spec.name), r));
+            gc_streams.push(add(format!("{}.gc", spec.name), r));
+            migration.push(add(format!("{}.migration", spec.name), r));
+        }
+        let mut blocks = BlockManager::with_layout(geometry.clone(), specs, stream_specs);
+        for (i, l) in layout.iter().enumerate() {
+            let r = RegionId(i as u8 + 1);
+            // Spread the region's blocks evenly over the planes.
+            let planes = geometry.planes();
+            for k in 0..l.initial_blocks {
+                let plane = crate::units::PlaneId(k % planes);
+                blocks.move_free_block(NATIVE, r, plane).ok_or_else(|| {
+                    Error::config(
+                        "slc.blocks",
+                        format!("plane {} has no block left for region {}", plane.0, l.spec.name),
+                    )
+                })?;
+            }
+        }
+        let placement = (registry::find(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(&geometry);
+        let unit_pages = (0..blocks.regions())
+            .map(|r| {
+                let bits = match blocks.region_spec(RegionId(r as u8)).mode {
+                    crate::nand::BlockMode::Native => geometry.cell.bits_per_cell(),
+                    crate::nand::BlockMode::Slc => 1,
+                };
+                placement.unit_pages(bits)
+            })
+            .collect();
+        let mapping_ctx = mapping::BuildCtx { cfg, logical_pages: logical };
+        let mapping = (registry::find(mapping::REGISTRY, "ftl.mapping", &cfg.ftl.mapping)?.build)(&mapping_ctx)?;
+        let scheduler_ctx = gc::scheduler::BuildCtx { gc: &cfg.gc, timing: &cfg.device.timing, rng: policy_rng };
+        let scheduler =
+            (registry::find(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler)?.build)(scheduler_ctx)?;
+        let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)();
+        let buffer = if cfg.cache.capacity.0 > 0 {
+            let eviction = (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)();
+            let pages = (cfg.cache.capacity.0 / geometry.page_bytes).min(u32::MAX as u64) as u32;
+            Some(WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction))
+        } else {
+            None
+        };
         Ok(Ftl {
-            plane_order: geometry.channel_first_order(),
-            blocks: BlockManager::new(geometry, GC_RESERVE_BLOCKS),
-            mapping: Box::new(mapping::page::PageMapping::new(logical)),
-            victim: gc::victim::build(cfg.gc.victim),
-            scheduler: gc::scheduler::build(cfg, policy_rng)?,
-            allocation: cfg.ftl.allocation,
-            cursor: 0,
+            dram_page_ns: transfer_ns(geometry.page_bytes, cfg.cache.dram_bytes_per_s),
+            insert_reads: cfg.cache.insert_reads,
+            blocks,
+            mapping,
+            victim,
+            scheduler,
+            placement,
+            regions,
+            buffer,
+            streams: Streams { host, gc: gc_streams, migration, map },
+            unit_pages,
+            gc_scope: scope,
             trigger_free_blocks: cfg.gc.trigger_free_blocks,
+            target_free_blocks: cfg.gc.target_free_blocks.unwrap_or(cfg.gc.trigger_free_blocks + 1),
+            unwritten_reads: cfg.ftl.unwritten_reads,
+            trimmed: vec![0; (logical as usize).div_ceil(64)],
             verify: cfg.verify.then(|| Verifier::new(logical, physical)),
             stats: FtlStats::default(),
             gc_stats: GcStats::default(),
             partial: None,
             last_arrival: None,
+            translations: Vec::new(),
+            unit: Vec::new(),
+            versions: Vec::new(),
+            moves: Vec::new(),
         })
     }
 
@@ -113,16 +319,17 @@ impl Ftl {
     pub fn scheduler(&self) -> &dyn GcScheduler {
         self.scheduler.as_ref()
     }
-    /// The victim policy's id (as `gc.victim` takes it).
     pub fn victim_id(&self) -> &'static str {
         self.victim.id()
     }
-    /// The allocation policy's id (as `ftl.allocation` takes it).
-    pub fn allocation_id(&self) -> &'static str {
-        match self.allocation {
-            AllocationKind::Dynamic => "dynamic",
-            AllocationKind::Static => "static",
-        }
+    pub fn placement_id(&self) -> &'static str {
+        self.placement.id()
+    }
+    pub fn region_policy(&self) -> &dyn RegionPolicy {
+        self.regions.as_ref()
+    }
+    pub fn buffer(&self) -> Option<&WriteBuffer> {
+        self.buffer.as_ref()
     }
     pub fn verify_reads_checked(&self) -> Option<u64> {
         self.verify.as_ref().map(|v| v.reads_checked)
@@ -133,6 +340,21 @@ impl Ftl {
         self.stats = FtlStats::default();
         self.gc_stats = GcStats::default();
         self.last_arrival = None;
+        self.mapping.reset_stats();
+        if let Some(b) = &mut self.buffer {
+            b.stats = cache::CacheStats { capacity_pages: b.capacity_pages(), ..Default::default() };
+        }
+    }
+
+    /// The mapping's context for an operation at `now`.
+    fn map_ctx<'a>(
+        device: &'a mut Device,
+        blocks: &'a mut BlockManager,
+        io: &'a mut TranslationIo,
+        stream: StreamId,
+        now: SimTime,
+    ) -> MapCtx<'a> {
+        MapCtx { now, device, blocks, stream, io }
     }
 
     fn observation(&self, req: RequestInfo, now: SimTime, interval_ns: u64) -> GcObservation {
@@ -142,9 +364,9 @@ impl Ftl {
             request_seq: req.seq,
             op: req.op,
             request_pages: req.pages,
-            free_blocks: self.blocks.free_blocks(),
-            host_free_blocks: self.blocks.host_free_blocks(),
-            total_blocks: self.blocks.blocks(),
+            free_blocks: self.blocks.region_free_blocks(NATIVE),
+            host_free_blocks: self.blocks.region_host_free_blocks(NATIVE),
+            total_blocks: self.blocks.region_blocks(NATIVE),
             interval_ns,
             victim_valid_left,
             pages_per_block: self.blocks.geometry().pages_per_block,
@@ -155,45 +377,22 @@ impl Ftl {
 
     /// Serve one host request at `now`. Returns its completion time.
     pub fn serve(&mut self, request: &PageRequest, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        let PageRequest { seq, op, lpns, partial_head, partial_tail } = *request;
+        let PageRequest { seq, op, lpns, .. } = *request;
         let interval = self.last_arrival.map(|t| now - t).unwrap_or(u64::MAX);
         self.last_arrival = Some(now);
         let mut ready = now;
         let req = RequestInfo { seq, op, pages: lpns.len() as u32 };
-        let action = self.scheduler.before_serve(&self.observation(req, now, interval));
-        match action {
-            GcAction::Nothing => {}
-            GcAction::Reclaim { target_free_blocks } => {
-                self.gc_stats.foreground_invocations += 1;
-                let end = self.reclaim_until(target_free_blocks, now, device)?;
-                self.gc_stats.foreground_wait_ns += end - now;
-                ready = end;
-            }
-            GcAction::Partial { copies, min_invalid_fraction } => {
-                ready = ready.max(self.partial_step(copies, min_invalid_fraction, now, device)?);
-            }
+        if self.gc_scope == GcScope::Region {
+            ready = self.before_serve_gc(req, now, interval, device)?;
         }
-        let mut done = ready;
+        if op == IoOp::Write {
+            ready = ready.max(self.before_write_regions(now, device)?);
+        }
         match op {
-            IoOp::Read => {
-                for &lpn in lpns {
-                    done = done.max(self.read_page(lpn, ready, now, device)?);
-                }
-            }
-            IoOp::Write => {
-                let last = lpns.len().saturating_sub(1);
-                for (i, &lpn) in lpns.iter().enumerate() {
-                    let partial = (i == 0 && partial_head) || (i == last && partial_tail);
-                    done = done.max(self.write_page(lpn, partial, ready, now, device)?);
-                }
-            }
-            IoOp::Trim => {
-                for &lpn in lpns {
-                    self.trim_page(lpn);
-                }
-            }
+            IoOp::Read => self.read_request(lpns, ready, now, device),
+            IoOp::Write => self.write_request(request, ready, now, device),
+            IoOp::Trim => self.trim_request(request, ready, device),
         }
-        Ok(done)
     }
 
     /// After request `req` completed at `now` with `response_ns`: background GC if asked.
@@ -204,298 +403,139 @@ impl Ftl {
         now: SimTime,
         device: &mut Device,
     ) -> Result<()> {
+        if self.gc_scope != GcScope::Region {
+            return Ok(());
+        }
         let obs = self.observation(req, now, 0);
-        match self.scheduler.after_serve(&obs, response_ns) {
-            GcAction::Nothing => {}
-            GcAction::Reclaim { target_free_blocks } => {
-                self.reclaim_until(target_free_blocks, now, device)?;
-            }
-            GcAction::Partial { copies, min_invalid_fraction } => {
-                self.partial_step(copies, min_invalid_fraction, now, device)?;
-            }
-        }
-        Ok(())
+        let action = self.scheduler.after_serve(&obs, response_ns);
+        self.run_gc_action(action, now, device).map(|_| ())
     }
 
-    fn read_page(&mut self, lpn: Lpn, ready: SimTime, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        self.stats.host_read_pages += 1;
-        let (ppn, start) = self.mapping.lookup(lpn, &mut MapCtx { device, now: ready.max(now) });
-        if let Some(v) = &mut self.verify {
-            v.check_read(lpn, ppn, &self.blocks)?;
-        }
-        match ppn {
-            Some(p) => {
-                let mode = self.blocks.mode(self.blocks.geometry().block_of(p));
-                Ok(device.read(p, mode, start))
-            }
-            None => {
-                self.stats.unmapped_read_pages += 1;
-                Ok(start)
-            }
-        }
-    }
-
-    fn write_page(
-        &mut self,
-        lpn: Lpn,
-        partial: bool,
-        mut ready: SimTime,
-        now: SimTime,
-        device: &mut Device,
-    ) -> Result<SimTime> {
-        self.stats.host_write_pages += 1;
-        if partial {
-            if let Some(old) = self.mapping.peek(lpn) {
-                // Read-modify-write: the unwritten part of the page comes from the old copy.
-                self.stats.rmw_reads += 1;
-                let mode = self.blocks.mode(self.blocks.geometry().block_of(old));
-                ready = device.read(old, mode, ready);
-            }
-        }
-        let ppn = self.allocate_host(ready, now, device)?;
-        let (old, start) = self.mapping.update(lpn, ppn, &mut MapCtx { device, now: ready });
-        self.commit_write(lpn, ppn, old);
-        self.stats.host_programs += 1;
-        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
-        Ok(device.program(ppn, mode, start))
-    }
-
-    fn commit_write(&mut self, lpn: Lpn, ppn: Ppn, old: Option<Ppn>) {
-        if let Some(o) = old {
-            self.blocks.invalidate(o);
-        }
-        self.blocks.set_owner(ppn, lpn);
-        if let Some(v) = &mut self.verify {
-            v.on_write(lpn, ppn);
-        }
-    }
-
-    fn trim_page(&mut self, lpn: Lpn) {
-        self.stats.host_trim_pages += 1;
-        if let Some(old) = self.mapping.unmap(lpn) {
-            self.blocks.invalidate(old);
-        }
-        if let Some(v) = &mut self.verify {
-            v.on_trim(lpn);
-        }
-    }
-
-    /// Pick the plane for a host page (dynamic: least busy; static: fixed rotation) and take
-    /// a page there. If no plane has room, GC must reclaim first (an emergency: the scheduler
-    /// did not keep up), one victim at a time until a plane has room: a reclaimed block may
-    /// land on a plane that holds only its GC reserve. Once more blocks are free than there are
-    /// planes, some plane has one beyond its reserve, so this ends after at most that many.
-    fn allocate_host(&mut self, ready: SimTime, now: SimTime, device: &mut Device) -> Result<Ppn> {
-        let planes = self.plane_order.len() as u32;
-        let mut reclaimed = false;
-        loop {
-            if let Some(plane) = self.pick_plane(device) {
-                let ppn = self.blocks.allocate(Stream::Host, plane, now);
-                return ppn.ok_or_else(|| Error::invariant("plane with room gave no page"));
-            }
-            if reclaimed && self.blocks.free_blocks() > planes * GC_RESERVE_BLOCKS {
-                return Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed blocks".into() });
-            }
-            if !reclaimed {
-                self.gc_stats.emergency_reclaims += 1;
-                reclaimed = true;
-            }
-            let target = self.blocks.free_blocks() + 1;
-            self.reclaim_until(target, ready, device)?;
-        }
-    }
-
-    fn pick_plane(&mut self, device: &Device) -> Option<PlaneId> {
-        let n = self.plane_order.len();
-        let mut best: Option<(SimTime, usize)> = None;
-        for k in 0..n {
-            let idx = (self.cursor + k) % n;
-            let plane = self.plane_order[idx];
-            if !self.blocks.has_room(Stream::Host, plane, GC_RESERVE_BLOCKS) {
-                continue;
-            }
-            match self.allocation {
-                AllocationKind::Static => {
-                    best = Some((0, idx));
-                    break;
+    fn read_request(&mut self, lpns: &[Lpn], ready: SimTime, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let mut done = ready;
+        let mut misses = std::mem::take(&mut self.unit);
+        misses.clear();
+        if let Some(buffer) = &mut self.buffer {
+            let mut hits = 0u64;
+            for &lpn in lpns {
+                buffer.stats.read_lookups += 1;
+                let hit = buffer.touch(lpn);
+                buffer.policy.on_read(lpn, hit);
+                if hit {
+                    buffer.stats.read_hits += 1;
+                    hits += 1;
+                    self.stats.host_read_pages += 1;
+                    if let Some(v) = &mut self.verify {
+                        v.check_buffer_read(lpn, buffer.version(lpn).unwrap_or(0))?;
+                    }
+                } else {
+                    misses.push(lpn);
                 }
-                AllocationKind::Dynamic => {
-                    let free_at = device.plane_free_at(plane);
-                    if best.is_none_or(|(t, _)| free_at < t) {
-                        best = Some((free_at, idx));
+            }
+            done = done.max(ready + hits * self.dram_page_ns);
+        } else {
+            misses.extend_from_slice(lpns);
+        }
+        let result = self.read_from_flash(&misses, ready, now, device).map(|t| t.max(done));
+        self.unit = misses;
+        result
+    }
+
+    fn read_from_flash(&mut self, lpns: &[Lpn], ready: SimTime, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let mut done = ready;
+        if lpns.is_empty() {
+            return Ok(done);
+        }
+        let mut translations = std::mem::take(&mut self.translations);
+        translations.clear();
+        {
+            let mut ctx =
+                Self::map_ctx(device, &mut self.blocks, &mut self.stats.translation, self.streams.map, ready.max(now));
+            self.mapping.lookup(lpns, &mut translations, &mut ctx)?;
+        }
+        for (&lpn, t) in lpns.iter().zip(&translations) {
+            self.stats.host_read_pages += 1;
+            let mut ppn = t.ppn;
+            if ppn.is_none() && !self.was_trimmed(lpn) && self.never_written(lpn) {
+                self.stats.unwritten_read_pages += 1;
+                if self.unwritten_reads == UnwrittenReads::MapOnRead {
+                    ppn = Some(self.premap(lpn, now, device)?);
+                }
+            }
+            if let Some(v) = &mut self.verify {
+                v.check_read(lpn, ppn, &self.blocks)?;
+            }
+            match ppn {
+                Some(p) => {
+                    let mode = self.blocks.mode(self.blocks.geometry().block_of(p));
+                    done = done.max(device.read(p, mode, t.start, Source::Host));
+                    if self.insert_reads && self.buffer.is_some() {
+                        done = done.max(self.insert_clean(lpn, now, device)?);
                     }
                 }
-            }
-        }
-        let (_, idx) = best?;
-        self.cursor = (idx + 1) % n;
-        Some(self.plane_order[idx])
-    }
-
-    /// Reclaim whole victims until `target` blocks are free. Returns when the last GC
-    /// operation ends.
-    fn reclaim_until(&mut self, target: u32, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        let mut end = now;
-        while self.blocks.free_blocks() < target {
-            let victim = match self.partial.take() {
-                Some((b, _)) => b,
-                None => self
-                    .choose_victim(0.0, now)?
-                    .ok_or_else(|| Error::DeviceFull { reason: "GC found no sealed block to reclaim".into() })?,
-            };
-            end = end.max(self.empty_victim(victim, u32::MAX, now, device)?.1);
-        }
-        Ok(end)
-    }
-
-    fn choose_victim(&mut self, min_invalid_fraction: f64, now: SimTime) -> Result<Option<BlockId>> {
-        let mut view = VictimView { blocks: &mut self.blocks, now };
-        let Some(b) = self.victim.select(&mut view, min_invalid_fraction) else {
-            return Ok(None);
-        };
-        if self.blocks.state(b) != blocks::BlockState::Sealed {
-            return Err(Error::invariant(format!("victim policy '{}' chose unsealed block {}", self.victim.id(), b.0)));
-        }
-        // A full victim is legitimate for some policies (FIFO rotates cold data), but if even
-        // the emptiest sealed block is full, reclaiming cannot gain space: the device is full.
-        if self.blocks.valid(b) >= self.blocks.capacity(b) {
-            if let Some(least) = self.blocks.min_valid_sealed() {
-                if self.blocks.valid(least) >= self.blocks.capacity(least) {
-                    return Err(Error::DeviceFull {
-                        reason: format!(
-                            "every sealed block holds only valid pages (block {} among them): the logical data does \
-                             not fit the physical space (lower device.utilization or raise device.overprovisioning)",
-                            least.0
-                        ),
-                    });
+                None => {
+                    self.stats.unmapped_read_pages += 1;
+                    done = done.max(t.start);
                 }
             }
         }
-        self.gc_stats.victims_chosen += 1;
-        self.gc_stats.victim_valid_pages_at_choice += self.blocks.valid(b) as u64;
-        if min_invalid_fraction > 0.0 {
-            let invalid = 1.0 - self.blocks.valid(b) as f64 / self.blocks.capacity(b) as f64;
-            let s = &mut self.gc_stats;
-            s.filtered_victims_chosen += 1;
-            s.filtered_victims_min_invalid_fraction = s.filtered_victims_min_invalid_fraction.min(invalid);
-        }
-        self.blocks.mark_victim(b);
-        Ok(Some(b))
+        self.translations = translations;
+        Ok(done)
     }
 
-    /// One partial GC step: up to `copies` page copies from the current victim, or its erase
-    /// once it holds no valid page. Returns when the step's operations end.
-    fn partial_step(&mut self, copies: u32, min_invalid: f64, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        if copies == 0 {
-            return Ok(now);
-        }
-        let (victim, from) = match self.partial {
-            Some(p) => p,
-            None => match self.choose_victim(min_invalid, now)? {
-                Some(b) => (b, 0),
-                None => return Ok(now),
-            },
-        };
-        self.gc_stats.partial_steps += 1;
-        let (next, end) = self.empty_victim_from(victim, from, copies, now, device)?;
-        self.partial = next.map(|page| (victim, page));
-        Ok(end)
+    fn was_trimmed(&self, lpn: Lpn) -> bool {
+        self.trimmed[lpn.index() / 64] >> (lpn.index() % 64) & 1 == 1
     }
 
-    fn empty_victim(
-        &mut self,
-        b: BlockId,
-        copies: u32,
-        now: SimTime,
-        device: &mut Device,
-    ) -> Result<(Option<u32>, SimTime)> {
-        self.empty_victim_from(b, 0, copies, now, device)
+    /// Whether `lpn` holds no data and never did in this run (pre-existing data, if any).
+    fn never_written(&self, lpn: Lpn) -> bool {
+        self.mapping.peek(lpn).is_none() && self.buffer.as_ref().is_none_or(|b| !b.contains(lpn))
     }
 
-    /// Copy up to `copies` valid pages of victim `b` from page `from`; if it then holds no
-    /// valid page (and no copy was asked of this step, or `copies` is unlimited), erase it.
-    /// Returns the page to resume from (None once erased) and the end time.
-    fn empty_victim_from(
-        &mut self,
-        b: BlockId,
-        mut from: u32,
-        copies: u32,
-        now: SimTime,
-        device: &mut Device,
-    ) -> Result<(Option<u32>, SimTime)> {
-        let g = self.blocks.geometry().clone();
-        let victim_plane = g.plane_of_block(b);
-        let victim_mode = self.blocks.mode(b);
-        let mut end = now;
-        // Bring the mapping entries of the pages this step will move into cache first: the
-        // relocations below store to them at random, and stores that miss stall the store
-        // buffer (and every later load behind it).
-        let mut ahead = 0u32;
-        let mut page = from;
-        while ahead < copies {
-            let Some((ppn, lpn)) = self.blocks.next_valid_page(b, page) else { break };
-            self.mapping.touch(lpn);
-            page = g.page_in_block(ppn) + 1;
-            ahead += 1;
+    /// Place data that predates the run for `lpn`: a page on the native host stream, untimed
+    /// and not counted as a program.
+    fn premap(&mut self, lpn: Lpn, now: SimTime, device: &mut Device) -> Result<Ppn> {
+        let stream = self.streams.host[NATIVE.0 as usize];
+        self.unit.clear();
+        let ppn = self.allocate_unit_page(&[lpn], stream, NATIVE, now, device)?;
+        self.mapping.premap(lpn, ppn);
+        self.blocks.set_owner(ppn, Owner::Data(lpn));
+        if let Some(v) = &mut self.verify {
+            v.on_premap(lpn, ppn);
         }
-        let mut done = 0u32;
-        while done < copies {
-            let Some((old, lpn)) = self.blocks.next_valid_page(b, from) else { break };
-            let new = match self.blocks.allocate(Stream::Gc, victim_plane, now) {
-                Some(p) => p,
-                None => self.allocate_gc_elsewhere(now)?,
+        self.stats.premapped_pages += 1;
+        Ok(ppn)
+    }
+
+    fn trim_request(&mut self, request: &PageRequest, ready: SimTime, device: &mut Device) -> Result<SimTime> {
+        let last = request.lpns.len().saturating_sub(1);
+        for (i, &lpn) in request.lpns.iter().enumerate() {
+            self.stats.host_trim_pages += 1;
+            // A trim that covers only part of a page keeps the page's data.
+            let partial = (i == 0 && request.partial_head) || (i == last && request.partial_tail);
+            if partial {
+                continue;
+            }
+            if let Some(b) = &mut self.buffer {
+                b.remove(lpn);
+            }
+            let old = {
+                let mut ctx =
+                    Self::map_ctx(device, &mut self.blocks, &mut self.stats.translation, self.streams.map, ready);
+                self.mapping.unmap(lpn, &mut ctx)?
             };
-            let read_done = device.read(old, victim_mode, now);
-            let mode = self.blocks.mode(g.block_of(new));
-            end = end.max(device.program(new, mode, read_done));
-            self.mapping.relocate(lpn, old, new);
-            self.blocks.invalidate(old);
-            self.blocks.set_owner(new, lpn);
+            if let Some(old) = old {
+                self.blocks.invalidate(old);
+            }
+            self.trimmed[lpn.index() / 64] |= 1 << (lpn.index() % 64);
             if let Some(v) = &mut self.verify {
-                v.on_copy(old, new);
-            }
-            self.stats.gc_reads += 1;
-            self.stats.gc_programs += 1;
-            self.gc_stats.pages_copied += 1;
-            from = g.page_in_block(old) + 1;
-            done += 1;
-        }
-        let copies_left = copies == u32::MAX || done == 0;
-        if self.blocks.valid(b) == 0 && copies_left {
-            end = end.max(device.erase(b, victim_mode, end));
-            self.blocks.erase(b);
-            self.gc_stats.victims_reclaimed += 1;
-            return Ok((None, end));
-        }
-        Ok((Some(from), end))
-    }
-
-    fn allocate_gc_elsewhere(&mut self, now: SimTime) -> Result<Ppn> {
-        for k in 0..self.plane_order.len() {
-            let plane = self.plane_order[k];
-            if self.blocks.has_room(Stream::Gc, plane, 0) {
-                if let Some(p) = self.blocks.allocate(Stream::Gc, plane, now) {
-                    return Ok(p);
-                }
+                v.on_trim(lpn);
             }
         }
-        Err(Error::DeviceFull { reason: "GC found no free page for relocation".into() })
+        Ok(ready)
     }
 
-    /// Warm-up write: no timing, no scheduler; GC reclaims inline when free blocks run low.
-    pub fn warm_write(&mut self, lpn: Lpn, device: &mut Device) -> Result<()> {
-        if self.blocks.free_blocks() < self.trigger_free_blocks {
-            self.reclaim_until(self.trigger_free_blocks + 1, 0, device)?;
-        }
-        let ppn = self.allocate_host(0, 0, device)?;
-        let (old, _) = self.mapping.update(lpn, ppn, &mut MapCtx { device, now: 0 });
-        self.commit_write(lpn, ppn, old);
-        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
-        device.program(ppn, mode, 0);
-        Ok(())
-    }
-
-    /// Verify mode's end-of-run scan (no-op when verify is off).
+    /// Verify mode's end-of-run scan (no-op when verify is off). Flush the buffer first.
     pub fn final_verify(&mut self) -> Result<()> {
         match &mut self.verify {
             Some(v) => v.final_scan(self.mapping.as_ref(), &self.blocks),
@@ -518,5 +558,42 @@ impl Ftl {
     #[doc(hidden)]
     pub fn corrupt_mapping(&mut self, lpn: Lpn, ppn: Ppn) {
         self.mapping.corrupt(lpn, ppn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load;
+
+    fn problems(sets: &[&str]) -> Vec<String> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        check_config(&load(Some("tiny"), &[], &sets).unwrap())
+            .into_iter()
+            .map(|p| format!("{}: {}", p.key, p.reason))
+            .collect()
+    }
+
+    #[test]
+    fn unknown_policy_ids_name_the_key_and_the_known_ids() {
+        let p = problems(&["ftl.mapping=tpftl", "gc.victim=lru", "ftl.placement=random"]);
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert!(p[0].starts_with("ftl.mapping: unknown policy \"tpftl\"; expected one of page, dftl"), "{p:?}");
+        assert!(p.iter().any(|s| s.starts_with("gc.victim:") && s.contains("greedy, fifo, cost_benefit")), "{p:?}");
+        assert!(problems(&[]).is_empty());
+    }
+
+    #[test]
+    fn combinations_that_cannot_work_are_refused() {
+        let p = problems(&["gc.scheduler=rlgc_aggressive", "gc.rlgc.aggressive_trigger_free_blocks=2"]);
+        assert!(p.iter().any(|s| s.starts_with("gc.rlgc.aggressive_trigger_free_blocks")), "{p:?}");
+        assert!(problems(&["ftl.placement=static"]).iter().any(|s| s.starts_with("ftl.placement")));
+        assert!(problems(&["gc.scope=plane", "gc.scheduler=rlgc"]).iter().any(|s| s.starts_with("gc.scope")));
+        assert!(problems(&["ftl.placement=wordline"]).iter().any(|s| s.starts_with("cache.capacity")));
+        assert!(problems(&["slc.blocks=10"]).iter().any(|s| s.starts_with("slc.blocks")));
+        assert!(problems(&["slc.policy=static", "slc.blocks=6"]).iter().any(|s| s.starts_with("slc.blocks")));
+        assert!(
+            problems(&["slc.policy=static", "slc.blocks=24", "ftl.placement=wordline", "cache.capacity=1m"]).is_empty()
+        );
     }
 }

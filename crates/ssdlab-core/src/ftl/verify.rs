@@ -1,14 +1,19 @@
 //! Layer: ftl. Verify mode: a shadow of what the host wrote, checked on every read and by a
 //! final scan. Each physical page's out-of-band area records the write version it holds (the
-//! owning LPN is already in the block manager's owner table); each LPN records its latest
-//! version. No policy may lose data, resurrect stale data or leave two owners for one LPN.
+//! owner is already in the block manager's owner table); each LPN records its latest version; a
+//! page in the write buffer carries its version there. No policy may lose data, resurrect stale
+//! data or leave two owners for one LPN, through GC, migration, the buffer or the mapping.
 
 use crate::error::{Error, Result};
-use crate::ftl::blocks::{BlockManager, BlockState};
+use crate::ftl::blocks::{BlockManager, BlockState, Owner, RegionId};
 use crate::ftl::mapping::Mapping;
 use crate::units::{BlockId, Lpn, Ppn};
 
 const TRIMMED: u32 = u32::MAX;
+
+/// The version of data that predates the run (a page first read, never written, in
+/// `map_on_read` mode).
+pub const PREEXISTING: u32 = 1;
 
 pub struct Verifier {
     /// Latest version written per LPN (0 = never written, TRIMMED = discarded).
@@ -27,10 +32,27 @@ impl Verifier {
         }
     }
 
-    pub fn on_write(&mut self, lpn: Lpn, ppn: Ppn) {
+    /// A host write of `lpn`: its new version (kept by the buffer or programmed at once).
+    pub fn on_host_write(&mut self, lpn: Lpn) -> u32 {
         let v = &mut self.latest[lpn.index()];
-        *v = if *v == TRIMMED { 1 } else { *v + 1 };
-        self.oob_version[ppn.index()] = *v;
+        *v = if *v == TRIMMED { PREEXISTING + 1 } else { (*v).max(PREEXISTING) + 1 };
+        *v
+    }
+
+    /// The latest version of `lpn` (what a read must return).
+    pub fn latest(&self, lpn: Lpn) -> u32 {
+        self.latest[lpn.index()]
+    }
+
+    /// Version `version` was programmed into `ppn`.
+    pub fn on_program(&mut self, ppn: Ppn, version: u32) {
+        self.oob_version[ppn.index()] = version;
+    }
+
+    /// Data that predates the run was placed at `ppn` for `lpn`.
+    pub fn on_premap(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.latest[lpn.index()] = PREEXISTING;
+        self.oob_version[ppn.index()] = PREEXISTING;
     }
 
     pub fn on_copy(&mut self, from: Ppn, to: Ppn) {
@@ -41,7 +63,20 @@ impl Verifier {
         self.latest[lpn.index()] = TRIMMED;
     }
 
-    /// A host read of `lpn` found `ppn` (or nothing).
+    /// A host read of `lpn` served from the write buffer, which held `version`.
+    pub fn check_buffer_read(&mut self, lpn: Lpn, version: u32) -> Result<()> {
+        self.reads_checked += 1;
+        let latest = self.latest[lpn.index()];
+        if version != latest {
+            return Err(Error::invariant(format!(
+                "verify: LPN {} read version {version} from the write buffer but latest written is {latest}",
+                lpn.0
+            )));
+        }
+        Ok(())
+    }
+
+    /// A host read of `lpn` found `ppn` (or nothing) on flash.
     pub fn check_read(&mut self, lpn: Lpn, ppn: Option<Ppn>, blocks: &BlockManager) -> Result<()> {
         self.reads_checked += 1;
         let latest = self.latest[lpn.index()];
@@ -55,12 +90,10 @@ impl Verifier {
             Some(p) => {
                 let owner = blocks.owner(p);
                 let held = self.oob_version[p.index()];
-                if owner != Some(lpn) {
+                if owner != Some(Owner::Data(lpn)) {
                     return Err(Error::invariant(format!(
-                        "verify: LPN {} maps to PPN {} whose out-of-band owner is {:?}",
-                        lpn.0,
-                        p.0,
-                        owner.map(|l| l.0)
+                        "verify: LPN {} maps to PPN {} whose out-of-band owner is {owner:?}",
+                        lpn.0, p.0
                     )));
                 }
                 if held != latest {
@@ -74,9 +107,10 @@ impl Verifier {
         }
     }
 
-    /// Final scan: every written LPN maps to a page it owns with its latest version; every
-    /// valid page is owned by an LPN that maps back to it; per-block valid counts match the
-    /// page table; free + valid + invalid pages = total.
+    /// Final scan (the write buffer must be flushed first): every written LPN maps to a page
+    /// it owns with its latest version; every valid page is owned by an LPN (or a translation
+    /// page) that maps back to it; per-block valid counts match the page table; each region's
+    /// free-block counts match its pools; free + valid + invalid pages = total.
     pub fn final_scan(&mut self, mapping: &dyn Mapping, blocks: &BlockManager) -> Result<()> {
         for i in 0..self.latest.len() {
             let lpn = Lpn(i as u32);
@@ -100,25 +134,38 @@ impl Verifier {
             }
             for p in 0..blocks.written(b) {
                 let ppn = g.ppn(b, p);
-                if let Some(lpn) = blocks.owner(ppn) {
-                    if mapping.peek(lpn) != Some(ppn) {
-                        return Err(Error::invariant(format!(
-                            "verify: PPN {} claims LPN {} but the table maps it to {:?}",
-                            ppn.0,
-                            lpn.0,
-                            mapping.peek(lpn).map(|p| p.0)
-                        )));
-                    }
+                let points_back = match blocks.owner(ppn) {
+                    None => true,
+                    Some(Owner::Data(lpn)) => mapping.peek(lpn) == Some(ppn),
+                    Some(Owner::Map(tpage)) => mapping.translation_page(tpage) == Some(ppn),
+                };
+                if !points_back {
+                    return Err(Error::invariant(format!(
+                        "verify: PPN {} claims {:?} but the mapping does not point back at it",
+                        ppn.0,
+                        blocks.owner(ppn)
+                    )));
                 }
             }
         }
-        let host_free: u32 = (0..g.planes())
-            .map(|p| blocks.free_blocks_in(crate::units::PlaneId(p)).saturating_sub(blocks.gc_reserve()))
-            .sum();
-        if host_free != blocks.host_free_blocks() {
+        let mut free_total = 0;
+        for r in 0..blocks.regions() {
+            let r = RegionId(r as u8);
+            let (free, host_free) = blocks.recount_region_free(r);
+            if (free, host_free) != (blocks.region_free_blocks(r), blocks.region_host_free_blocks(r)) {
+                return Err(Error::invariant(format!(
+                    "verify: region {} counts {} free ({} host-usable) blocks but its pools hold {free} ({host_free})",
+                    r.0,
+                    blocks.region_free_blocks(r),
+                    blocks.region_host_free_blocks(r)
+                )));
+            }
+            free_total += free;
+        }
+        if free_total != blocks.free_blocks() {
             return Err(Error::invariant(format!(
-                "verify: host-usable free blocks counted {} but the pools hold {host_free}",
-                blocks.host_free_blocks()
+                "verify: {} free blocks counted but the regions' pools hold {free_total}",
+                blocks.free_blocks()
             )));
         }
         let (free, valid, invalid) = blocks.page_census();

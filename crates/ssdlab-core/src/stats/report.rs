@@ -6,8 +6,10 @@
 use serde::Serialize;
 
 use crate::device::DeviceCounters;
+use crate::ftl::cache::CacheStats;
 use crate::ftl::gc::GcStats;
 use crate::ftl::FtlStats;
+use crate::nand::BlockMode;
 use crate::stats::{LatencySummary, TimeSeries};
 use crate::workload::host::HostStats;
 
@@ -24,13 +26,22 @@ pub struct Report {
     pub workload: WorkloadSummary,
     pub latency: LatencyReport,
     pub throughput: Throughput,
-    /// Flash page programs (host + GC) per host page write.
+    /// Flash page programs (every source: host data, GC, translation pages, migration) per
+    /// host page written.
     pub waf: f64,
+    /// The same by source (`host`, `gc`, `mapping`, `migration`, `buffer_flush`); they sum to
+    /// `waf`.
+    pub waf_by_source: std::collections::BTreeMap<&'static str, f64>,
     pub ftl: FtlStats,
     pub gc: GcStats,
     pub wear: WearSummary,
     pub device: DeviceSummary,
     pub policies: Policies,
+    pub mapping: MappingSummary,
+    /// The write buffer's figures (absent without a buffer).
+    pub cache: Option<CacheStats>,
+    /// Every region: native first, then those the region policy declared.
+    pub regions: Vec<RegionSummary>,
     pub warmup: WarmupSummary,
     pub verify: VerifySummary,
     pub time_series: TimeSeriesReport,
@@ -90,13 +101,36 @@ pub struct DeviceSummary {
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Policies {
-    /// Every id here is accepted by the config key of the same name (`ftl.mapping`,
-    /// `ftl.allocation`, `gc.scheduler`, `gc.victim`).
+    /// Every id here is accepted by its config key (`ftl.mapping`, `ftl.placement`,
+    /// `slc.policy`, `cache.eviction`, `gc.scheduler`, `gc.victim`).
     pub mapping: String,
-    pub allocation: String,
+    pub placement: String,
+    pub region_policy: String,
+    /// The write buffer's eviction policy (absent without a buffer).
+    pub eviction: Option<String>,
     pub gc_scheduler: String,
     pub gc_victim: String,
     pub gc_scheduler_report: serde_json::Value,
+    pub mapping_report: serde_json::Value,
+    pub region_report: serde_json::Value,
+    pub eviction_report: serde_json::Value,
+}
+
+/// The mapping's cost: controller DRAM its tables take (as the modelled device would hold
+/// them) and translation-page traffic.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MappingSummary {
+    pub dram_bytes: u64,
+    pub translation_reads: u64,
+    pub translation_writes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RegionSummary {
+    pub name: String,
+    pub mode: BlockMode,
+    pub blocks: u32,
+    pub free_blocks: u32,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

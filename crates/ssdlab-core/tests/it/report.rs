@@ -9,37 +9,59 @@ use ssdlab_core::Simulation;
 
 const SMALL: &str = "[warmup]\nfill = true\n[workload]\nrw = \"randrw\"\ncount = 3000\n";
 
+/// The policy ids a report prints, as `key=id` overrides.
+fn reported_ids(p: &ssdlab_core::stats::report::Policies) -> Vec<String> {
+    let mut ids = vec![
+        format!("gc.scheduler={}", p.gc_scheduler),
+        format!("gc.victim={}", p.gc_victim),
+        format!("ftl.placement={}", p.placement),
+        format!("ftl.mapping={}", p.mapping),
+        format!("slc.policy={}", p.region_policy),
+    ];
+    ids.extend(p.eviction.as_ref().map(|e| format!("cache.eviction={e}")));
+    ids
+}
+
 #[test]
 fn every_reported_policy_id_round_trips_into_a_config() {
+    let mut combos: Vec<Vec<String>> = Vec::new();
     for scheduler in ["greedy", "lazy_rtgc", "rlgc", "rlgc_aggressive", "rlgc_qtc", "predictor"] {
         for victim in ["greedy", "fifo", "cost_benefit"] {
-            for allocation in ["dynamic", "static"] {
-                let sets = [
-                    format!("gc.scheduler={scheduler}"),
-                    format!("gc.victim={victim}"),
-                    format!("ftl.allocation={allocation}"),
-                ];
-                let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
-                let p = run(config("tiny", SMALL, &sets)).policies;
-                assert_eq!(
-                    (p.gc_scheduler.as_str(), p.gc_victim.as_str(), p.allocation.as_str(), p.mapping.as_str()),
-                    (scheduler, victim, allocation, "page")
-                );
-                // The printed ids, fed back as config values, build the same policies.
-                let back = [
-                    format!("gc.scheduler={}", p.gc_scheduler),
-                    format!("gc.victim={}", p.gc_victim),
-                    format!("ftl.allocation={}", p.allocation),
-                    format!("ftl.mapping={}", p.mapping),
-                ];
-                let back: Vec<&str> = back.iter().map(String::as_str).collect();
-                let again = run(config("tiny", SMALL, &back)).policies;
-                assert_eq!(
-                    (again.gc_scheduler, again.gc_victim, again.allocation),
-                    (p.gc_scheduler, p.gc_victim, p.allocation)
-                );
-            }
+            combos.push(vec![format!("gc.scheduler={scheduler}"), format!("gc.victim={victim}")]);
         }
+    }
+    let other = [
+        "ftl.placement=static,gc.scope=plane",
+        "ftl.placement=wordline,cache.capacity=1m",
+        "ftl.mapping=dftl,cache.capacity=256k",
+        "slc.policy=static,slc.blocks=24,device.utilization=0.8",
+    ];
+    combos.extend(other.iter().map(|c| c.split(',').map(String::from).collect()));
+    for sets in combos {
+        let as_str: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let p = run(config("tiny", SMALL, &as_str)).policies;
+        let ids = reported_ids(&p);
+        // Every override we gave is among the ids the report prints ...
+        for set in sets.iter().filter(|s| {
+            !s.starts_with("gc.scope") && !s.contains("capacity") && !s.contains("blocks") && !s.contains("utilization")
+        }) {
+            assert!(ids.contains(set), "{set} not reported back: {ids:?}");
+        }
+        // ... and the printed ids, fed back as config values, build the same policies.
+        let mut back = ids.clone();
+        back.extend(
+            sets.iter()
+                .filter(|s| {
+                    s.starts_with("gc.scope")
+                        || s.contains("capacity")
+                        || s.contains("blocks")
+                        || s.contains("utilization")
+                })
+                .cloned(),
+        );
+        let back: Vec<&str> = back.iter().map(String::as_str).collect();
+        let again = run(config("tiny", SMALL, &back)).policies;
+        assert_eq!(reported_ids(&again), ids);
     }
 }
 

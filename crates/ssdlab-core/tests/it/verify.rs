@@ -28,7 +28,10 @@ fn every_victim_policy_keeps_all_data() {
 
 #[test]
 fn static_allocation_keeps_all_data() {
-    let toml = format!("verify = true\n[ftl]\nallocation = \"static\"\n[warmup]\nfill = true\n{}", WORKLOADS[2]);
+    let toml = format!(
+        "verify = true\n[ftl]\nplacement = \"static\"\n[gc]\nscope = \"plane\"\n[warmup]\nfill = true\n{}",
+        WORKLOADS[2]
+    );
     assert!(run(config("tiny", &toml, &[])).verify.final_scan_passed);
 }
 
@@ -65,7 +68,7 @@ mod random_combinations {
         fn no_policy_combination_loses_data(
             seed in 0u64..1_000_000,
             victim in prop::sample::select(vec!["greedy", "fifo", "cost_benefit"]),
-            allocation in prop::sample::select(vec!["dynamic", "static"]),
+            placement in prop::sample::select(vec!["dynamic", "static"]),
             rw in prop::sample::select(vec!["randwrite", "randrw", "rw", "write"]),
             bs in prop::sample::select(vec![2048u64, 4096, 6144, 16384]),
             dist in prop::sample::select(vec!["uniform", "zipf", "hotcold"]),
@@ -73,15 +76,18 @@ mod random_combinations {
             utilization in 0.5f64..1.0,
             trims in any::<bool>(),
         ) {
+            // Static placement writes each LPN to one plane: GC must reclaim within planes.
+            let scope = if placement == "static" { "plane" } else { "region" };
             let toml = format!(
                 "verify = true\nseed = {seed}\n[device]\nutilization = {utilization}\n\
-                 [ftl]\nallocation = \"{allocation}\"\n[gc]\nvictim = \"{victim}\"\n\
+                 [ftl]\nplacement = \"{placement}\"\n[gc]\nvictim = \"{victim}\"\nscope = \"{scope}\"\n\
                  [warmup]\nfill = {trims}\nrandom_writes = 0.2\n\
                  [workload]\nrw = \"{rw}\"\nbs = {bs}\niodepth = {iodepth}\nrandom_distribution = \"{dist}\"\ncount = 6000\n"
             );
             let report = run(config("tiny", &toml, &[]));
             prop_assert!(report.verify.final_scan_passed);
             prop_assert_eq!(report.workload.requests, 6000);
+            prop_assert_eq!(report.policies.placement.as_str(), placement);
         }
     }
 }

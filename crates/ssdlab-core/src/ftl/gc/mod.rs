@@ -8,27 +8,28 @@ pub mod victim;
 
 use serde::Serialize;
 
-use crate::ftl::blocks::BlockManager;
+use crate::ftl::blocks::{BlockManager, DomainId};
 use crate::units::{BlockId, SimTime};
 use crate::workload::IoOp;
 
-/// What a victim policy may see: the block manager's candidate indexes, read-only.
+/// What a victim policy may see: one GC domain's candidate indexes, read-only.
 pub struct VictimView<'a> {
     pub(crate) blocks: &'a mut BlockManager,
+    pub(crate) domain: DomainId,
     pub now: SimTime,
 }
 
 impl VictimView<'_> {
     /// Sealed block with the fewest valid pages.
     pub fn min_valid_sealed(&self) -> Option<BlockId> {
-        self.blocks.min_valid_sealed()
+        self.blocks.min_valid_sealed(self.domain)
     }
     /// Oldest sealed block.
     pub fn oldest_sealed(&mut self) -> Option<BlockId> {
-        self.blocks.oldest_sealed()
+        self.blocks.oldest_sealed(self.domain)
     }
     pub fn sealed_blocks(&self) -> impl Iterator<Item = BlockId> + '_ {
-        self.blocks.sealed_blocks()
+        self.blocks.sealed_blocks(self.domain)
     }
     pub fn valid(&self, b: BlockId) -> u32 {
         self.blocks.valid(b)

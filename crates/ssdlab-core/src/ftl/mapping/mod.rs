@@ -1,42 +1,170 @@
-//! Layer: ftl. Logical-to-physical mapping schemes behind one trait.
+//! Layer: ftl. Logical-to-physical mapping schemes behind one trait, and the context through
+//! which a scheme keeps its table in translation pages on flash.
 //!
-//! A mapping answers "where is LPN x" and records moves. Demand-based schemes (DFTL, TPFTL,
-//! LearnedFTL, later issues) keep their table in translation pages on flash: their lookups
-//! issue flash reads through the context's device and return when the data access may start,
-//! so a data read waits for its translation read per request, not by delaying the chip.
+//! A mapping answers "where is LPN x" for whole requests (so a scheme can prefetch a request's
+//! range, as TPFTL does) and records where data goes. Demand-based schemes keep the table in
+//! translation pages on flash: through `MapCtx` they read a translation page (a flash read
+//! tagged `Source::Mapping`), write one (a page on the mapping's own stream and blocks, owner
+//! `Owner::Map(tpage)`), and know the time. A data read that needs a translation read starts
+//! when that read completes, per request: the lookup returns each page's start time, and the
+//! FTL issues the data read at it (never by delaying the chip).
+//!
+//! The simulator keeps the authoritative table in memory whatever the scheme (the content of
+//! the translation pages), so `peek` is exact and free; a scheme's cache and directory decide
+//! only what the flash is asked to do. GC relocates translation pages like data pages and
+//! hands every batch of moved pages of one victim to `relocated`, with the context, so a scheme
+//! can update cached entries, rewrite the translation pages the moves touched, or rebuild
+//! per-victim state (LearnedFTL trains its models there).
 
+pub mod dftl;
 pub mod page;
 
-use crate::device::Device;
-use crate::units::{Lpn, Ppn, SimTime};
+use serde_json::Value;
 
-/// What a mapping may touch while serving one lookup or update.
+use crate::config::ValidatedConfig;
+use crate::device::{Device, Source};
+use crate::error::{Error, Result};
+use crate::ftl::blocks::{BlockManager, Owner, StreamId};
+use crate::ftl::registry::Entry;
+use crate::nand::Geometry;
+use crate::units::{Lpn, PlaneId, Ppn, SimTime};
+
+/// One page moved by GC or migration: what it holds, where it was, where it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relocation {
+    pub owner: Owner,
+    pub from: Ppn,
+    pub to: Ppn,
+}
+
+/// Translation I/O counted by the FTL for every scheme.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TranslationIo {
+    /// Translation pages read (misses of host requests, read-modify-writes).
+    pub reads: u64,
+    /// Translation pages written (write-backs of dirty entries, GC updates).
+    pub writes: u64,
+}
+
+/// What a mapping may touch while serving one lookup, update or relocation.
 pub struct MapCtx<'a> {
-    pub device: &'a mut Device,
+    /// The time the operation is served at.
     pub now: SimTime,
+    pub(crate) device: &'a mut Device,
+    pub(crate) blocks: &'a mut BlockManager,
+    /// The stream translation pages are written to.
+    pub(crate) stream: StreamId,
+    pub(crate) io: &'a mut TranslationIo,
+}
+
+impl MapCtx<'_> {
+    pub fn geometry(&self) -> &Geometry {
+        self.blocks.geometry()
+    }
+
+    /// Read the translation page stored at `ppn`, not before `ready`; returns when its content
+    /// is in controller memory.
+    pub fn read_translation(&mut self, ppn: Ppn, ready: SimTime) -> SimTime {
+        self.io.reads += 1;
+        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
+        self.device.read(ppn, mode, ready, Source::Mapping)
+    }
+
+    /// Write translation page `tpage` (its previous copy at `old`, if any), not before `ready`:
+    /// a page on the translation stream (the least-busy plane with room), owned by
+    /// `Owner::Map(tpage)`; the old copy becomes invalid. Returns the new location and when the
+    /// program ends. Translation writes may use the planes' GC reserve (like GC, they must not
+    /// wait for free space); if even that is gone the device is full.
+    pub fn write_translation(&mut self, tpage: u32, old: Option<Ppn>, ready: SimTime) -> Result<(Ppn, SimTime)> {
+        let planes = self.blocks.geometry().planes();
+        let mut best: Option<(SimTime, PlaneId)> = None;
+        for p in 0..planes {
+            let plane = PlaneId(p);
+            if self.blocks.has_room(self.stream, plane, 0) {
+                let free_at = self.device.plane_free_at(plane);
+                if best.is_none_or(|(t, _)| free_at < t) {
+                    best = Some((free_at, plane));
+                }
+            }
+        }
+        let (_, plane) =
+            best.ok_or_else(|| Error::DeviceFull { reason: "no free page for a translation page".into() })?;
+        let ppn = self
+            .blocks
+            .allocate(self.stream, plane, self.now)
+            .ok_or_else(|| Error::invariant("plane with room gave no translation page"))?;
+        if let Some(o) = old {
+            self.blocks.invalidate(o);
+        }
+        self.blocks.set_owner(ppn, Owner::Map(tpage));
+        self.io.writes += 1;
+        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
+        Ok((ppn, self.device.program(ppn, mode, ready, Source::Mapping)))
+    }
+}
+
+/// Where each page of a read request lives and when its data read may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Translation {
+    /// None: the page holds no data (never written, or trimmed).
+    pub ppn: Option<Ppn>,
+    pub start: SimTime,
 }
 
 pub trait Mapping: Send {
     /// The policy id used in configs and reports.
     fn id(&self) -> &'static str;
-    /// Host read: the page holding `lpn` (None if never written or trimmed), and the time the
-    /// data read may start.
-    fn lookup(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> (Option<Ppn>, SimTime);
-    /// Host write: point `lpn` at `ppn`; returns the previous page and the time the program may
-    /// start.
-    fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> (Option<Ppn>, SimTime);
-    /// GC moved `lpn` from `from` to `to`.
-    fn relocate(&mut self, lpn: Lpn, from: Ppn, to: Ppn);
+    /// Host read of `lpns` (one request, in order): append one `Translation` per page to
+    /// `out`. The request arrived at `ctx.now`.
+    fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()>;
+    /// Host data of `lpn` now lives at `ppn`. Returns the page it replaces and the time the
+    /// update is done (translation I/O it needed; the data program does not wait for it, the
+    /// request completes after both).
+    fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, SimTime)>;
+    /// Install the location of data that predates the run (a read of a page the trace never
+    /// wrote, `ftl.unwritten_reads = "map_on_read"`): no translation I/O, nothing cached.
+    fn premap(&mut self, lpn: Lpn, ppn: Ppn);
+    /// GC or migration moved these pages, all from one victim block (data and translation
+    /// pages).
+    fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()>;
     /// Trim: forget `lpn`; returns the page that held it.
-    fn unmap(&mut self, lpn: Lpn) -> Option<Ppn>;
-    /// The current mapping without side effects or cost (verify mode, tests).
+    fn unmap(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> Result<Option<Ppn>>;
+    /// The current mapping without side effects or cost (verify mode, tests, GC prefetch).
     fn peek(&self, lpn: Lpn) -> Option<Ppn>;
+    /// Where translation page `tpage` lives (schemes with translation pages; verify mode).
+    fn translation_page(&self, _tpage: u32) -> Option<Ppn> {
+        None
+    }
     /// Hint: `lpn` will be looked up soon (bring its entry into cache). No effect on results.
     fn touch(&self, _lpn: Lpn) {}
     /// Logical pages the table covers.
     fn logical_pages(&self) -> u32;
+    /// Controller DRAM the scheme's tables take, in bytes, as the modelled device would hold
+    /// them (not the simulator's own memory).
+    fn dram_bytes(&self) -> u64;
+    /// Forget the figures gathered so far (end of warm-up); cached state stays.
+    fn reset_stats(&mut self) {}
+    /// Scheme-specific figures for the report (hits, misses, ...).
+    fn report(&self) -> Value {
+        Value::Null
+    }
     /// Test hook: make `lpn` point at `ppn` without any bookkeeping (to prove verify mode
     /// catches a corrupted table).
     #[doc(hidden)]
     fn corrupt(&mut self, lpn: Lpn, ppn: Ppn);
 }
+
+/// What a mapping is built from.
+pub struct BuildCtx<'a> {
+    pub cfg: &'a ValidatedConfig,
+    /// Logical pages the table covers.
+    pub logical_pages: u32,
+}
+
+pub type BuildMapping = fn(&BuildCtx) -> Result<Box<dyn Mapping>>;
+
+/// `ftl.mapping`: every mapping scheme, one line each.
+pub const REGISTRY: &[Entry<BuildMapping>] = &[
+    Entry { id: "page", summary: "the whole table in DRAM (the ideal FTL)", build: page::build },
+    Entry { id: "dftl", summary: "DFTL: translation pages on flash, an LRU cached mapping table", build: dftl::build },
+];

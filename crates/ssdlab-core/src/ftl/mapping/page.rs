@@ -2,12 +2,17 @@
 //! LearnedFTL paper and the page-level FTL of the RLGC paper): one u32 per logical page, no
 //! translation I/O.
 
-use crate::ftl::blocks::INVALID;
-use crate::ftl::mapping::{MapCtx, Mapping};
-use crate::units::{Lpn, Ppn, SimTime};
+use crate::error::Result;
+use crate::ftl::blocks::{Owner, INVALID};
+use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
+use crate::units::{Lpn, Ppn};
 
 pub struct PageMapping {
     table: Vec<u32>,
+}
+
+pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
+    Ok(Box::new(PageMapping::new(ctx.logical_pages)))
 }
 
 impl PageMapping {
@@ -24,19 +29,28 @@ impl Mapping for PageMapping {
     fn id(&self) -> &'static str {
         "page"
     }
-    fn lookup(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> (Option<Ppn>, SimTime) {
-        (entry(self.table[lpn.index()]), ctx.now)
+    fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
+        out.extend(lpns.iter().map(|l| Translation { ppn: entry(self.table[l.index()]), start: ctx.now }));
+        Ok(())
     }
-    fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> (Option<Ppn>, SimTime) {
+    fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, u64)> {
         let old = std::mem::replace(&mut self.table[lpn.index()], ppn.0);
-        (entry(old), ctx.now)
+        Ok((entry(old), ctx.now))
     }
-    fn relocate(&mut self, lpn: Lpn, from: Ppn, to: Ppn) {
-        debug_assert_eq!(self.table[lpn.index()], from.0, "relocating a page the table does not point at");
-        self.table[lpn.index()] = to.0;
+    fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.table[lpn.index()] = ppn.0;
     }
-    fn unmap(&mut self, lpn: Lpn) -> Option<Ppn> {
-        entry(std::mem::replace(&mut self.table[lpn.index()], INVALID))
+    fn relocated(&mut self, moves: &[Relocation], _ctx: &mut MapCtx) -> Result<()> {
+        for m in moves {
+            if let Owner::Data(lpn) = m.owner {
+                debug_assert_eq!(self.table[lpn.index()], m.from.0, "relocating a page the table does not point at");
+                self.table[lpn.index()] = m.to.0;
+            }
+        }
+        Ok(())
+    }
+    fn unmap(&mut self, lpn: Lpn, _ctx: &mut MapCtx) -> Result<Option<Ppn>> {
+        Ok(entry(std::mem::replace(&mut self.table[lpn.index()], INVALID)))
     }
     fn peek(&self, lpn: Lpn) -> Option<Ppn> {
         entry(self.table[lpn.index()])
@@ -48,6 +62,9 @@ impl Mapping for PageMapping {
     }
     fn logical_pages(&self) -> u32 {
         self.table.len() as u32
+    }
+    fn dram_bytes(&self) -> u64 {
+        self.table.len() as u64 * 4
     }
     fn corrupt(&mut self, lpn: Lpn, ppn: Ppn) {
         self.table[lpn.index()] = ppn.0;

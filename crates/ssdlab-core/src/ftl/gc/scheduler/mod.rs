@@ -1,4 +1,4 @@
-//! Layer: ftl. GC schedulers, one file each; `build` is the only place that names them.
+//! Layer: ftl. GC schedulers, one file each; `REGISTRY` is the only place that names them.
 //!
 //! | id | file | paper |
 //! |---|---|---|
@@ -28,23 +28,64 @@ pub use rlgc_qtc::RlgcQtcScheduler;
 
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::{GcSchedulerKind, ValidatedConfig};
+use crate::config::GcConfig;
 use crate::error::Result;
 use crate::ftl::gc::GcScheduler;
+use crate::ftl::registry::Entry;
+use crate::nand::TimingConfig;
 
-/// The configured scheduler. `rng` is the run's policy stream (used by the RL schedulers).
-pub fn build(cfg: &ValidatedConfig, rng: Pcg64Mcg) -> Result<Box<dyn GcScheduler>> {
-    let gc = &cfg.gc;
-    let timing = &cfg.device.timing;
-    let alpha = copies_per_erase(timing);
-    Ok(match gc.scheduler {
-        GcSchedulerKind::Greedy => Box::new(GreedyScheduler::new(gc)),
-        GcSchedulerKind::LazyRtgc => Box::new(LazyRtgcScheduler::new(gc, alpha)),
-        GcSchedulerKind::Rlgc => Box::new(rlgc::build(gc, false, rng)?),
-        GcSchedulerKind::RlgcAggressive => Box::new(rlgc::build(gc, true, rng)?),
-        GcSchedulerKind::RlgcQtc => Box::new(rlgc_qtc::build(gc, rng)?),
-        GcSchedulerKind::Predictor => Box::new(predictor::build(gc, copy_ns(timing), rng)?),
-    })
+/// What a scheduler is built from: the GC settings, the device timing (Lazy-RTGC's alpha, the
+/// predictor's copy time) and the run's policy random stream (the RL schedulers).
+pub struct BuildCtx<'a> {
+    pub gc: &'a GcConfig,
+    pub timing: &'a TimingConfig,
+    pub rng: Pcg64Mcg,
+}
+
+pub type BuildScheduler = fn(BuildCtx) -> Result<Box<dyn GcScheduler>>;
+
+/// `gc.scheduler`: every GC scheduler, one line each.
+pub const REGISTRY: &[Entry<BuildScheduler>] = &[
+    Entry {
+        id: "greedy",
+        summary: "blocking GC of whole victims before a write (RLGC's page-level baseline)",
+        build: |c| Ok(Box::new(GreedyScheduler::new(c.gc))),
+    },
+    Entry {
+        id: "lazy_rtgc",
+        summary: "Lazy-RTGC: partial tasks of alpha copies after writes, intensive mode",
+        build: |c| Ok(Box::new(LazyRtgcScheduler::new(c.gc, copies_per_erase(c.timing)))),
+    },
+    Entry {
+        id: "rlgc",
+        summary: "RLGC: a Q-table picks the copies after each write (Kang et al. 2017)",
+        build: |c| Ok(Box::new(rlgc::build(c.gc, false, c.rng)?)),
+    },
+    Entry {
+        id: "rlgc_aggressive",
+        summary: "RLGC with early and read-initiated triggering (Sec. 5.3)",
+        build: |c| Ok(Box::new(rlgc::build(c.gc, true, c.rng)?)),
+    },
+    Entry {
+        id: "rlgc_qtc",
+        summary: "RLGC over 17 features with a Q-table cache (Kang & Yoo 2018)",
+        build: |c| Ok(Box::new(rlgc_qtc::build(c.gc, c.rng)?)),
+    },
+    Entry {
+        id: "predictor",
+        summary: "RLGC's framework with an interval predictor (Tables 11-12)",
+        build: |c| Ok(Box::new(predictor::build(c.gc, copy_ns(c.timing), c.rng)?)),
+    },
+];
+
+/// Whether a scheduler id uses RLGC's aggressive triggering (T_GC^A must then exceed T_GC).
+pub fn uses_aggressive_triggering(gc: &GcConfig) -> bool {
+    match gc.scheduler.as_str() {
+        "rlgc_aggressive" => true,
+        "rlgc_qtc" => gc.qtc.aggressive,
+        "predictor" => gc.predictor.aggressive,
+        _ => false,
+    }
 }
 
 #[cfg(test)]

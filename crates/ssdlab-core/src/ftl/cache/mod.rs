@@ -1,0 +1,407 @@
+//! Layer: ftl. The DRAM write buffer (data cache) in front of the flash.
+//!
+//! * A host write completes when its pages are in DRAM (they cross at `cache.dram_bytes_per_s`);
+//!   a partial write of a buffered page merges in DRAM; a read of a buffered page is served from
+//!   DRAM. With `cache.insert_reads`, pages read from flash are kept too (clean), as a read cache.
+//! * Space: the buffer holds `capacity / page_bytes` pages, counting pages being programmed
+//!   (evicted, program not finished: their data must stay until it is on flash). A write that
+//!   finds the buffer full drops clean pages, then evicts dirty ones, and waits for the first
+//!   program to end if it must.
+//! * Eviction: above `high_watermark` of dirty pages a flush evicts until `low_watermark`. An
+//!   `EvictionPolicy` decides which pages leave and in what order (one program unit at a time:
+//!   a page, or a wordline's pages in page-type order); the FTL programs each unit as the
+//!   placement says. Write-back LRU (`lru.rs`) is the first policy.
+//! * At the end of a run everything dirty is flushed before the final figures and the verify
+//!   pass, so no data can be lost in the buffer.
+//!
+//! The buffer keeps the LRU order (most recent at the head, touched by writes and read hits);
+//! policies choose from its tail through `BufferView`.
+
+mod lru;
+
+pub use lru::LruEviction;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use hashbrown::HashMap;
+use rustc_hash::FxBuildHasher;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::ftl::registry::Entry;
+use crate::units::{Lpn, SimTime};
+
+const NONE: u32 = u32::MAX;
+
+/// One buffered page.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    lpn: Lpn,
+    dirty: bool,
+    /// Pages of the host request that last wrote it (0 for a page inserted by a read).
+    request_pages: u32,
+    /// Verify mode: the write version the buffer holds.
+    version: u32,
+    /// LRU links (towards the head / the tail).
+    newer: u32,
+    older: u32,
+}
+
+/// A page the view exposes to eviction policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferedPage {
+    pub lpn: Lpn,
+    pub dirty: bool,
+    /// Pages of the host request that last wrote it (0: inserted by a read).
+    pub request_pages: u32,
+}
+
+/// What an eviction policy sees: the buffered pages from the LRU tail (least recent) up.
+pub struct BufferView<'a> {
+    buffer: &'a WriteBuffer,
+}
+
+impl BufferView<'_> {
+    /// Buffered pages from the least recently used, lazily.
+    pub fn from_tail(&self) -> impl Iterator<Item = BufferedPage> + '_ {
+        let slots = &self.buffer.slots;
+        let mut at = self.buffer.tail;
+        std::iter::from_fn(move || {
+            if at == NONE {
+                return None;
+            }
+            let s = &slots[at as usize];
+            at = s.newer;
+            Some(BufferedPage { lpn: s.lpn, dirty: s.dirty, request_pages: s.request_pages })
+        })
+    }
+    pub fn len(&self) -> u32 {
+        self.buffer.index.len() as u32
+    }
+    pub fn is_empty(&self) -> bool {
+        self.buffer.index.is_empty()
+    }
+    pub fn dirty(&self) -> u32 {
+        self.buffer.dirty
+    }
+    pub fn capacity(&self) -> u32 {
+        self.buffer.capacity_pages
+    }
+    pub fn contains(&self, lpn: Lpn) -> bool {
+        self.buffer.index.contains_key(&lpn)
+    }
+}
+
+/// Decides which buffered dirty pages leave the buffer, as program units.
+pub trait EvictionPolicy: Send {
+    fn id(&self) -> &'static str;
+    /// A host write put `lpn` in the buffer (new or merged), from a request of `request_pages`.
+    fn on_write(&mut self, _lpn: Lpn, _request_pages: u32) {}
+    /// A host read of `lpn`; `hit` if the buffer served it.
+    fn on_read(&mut self, _lpn: Lpn, _hit: bool) {}
+    /// The next program unit: up to `unit_pages` dirty pages, pushed to `out` in program order
+    /// (slot i of a one-shot wordline takes page type i, LSB first). Fewer than `unit_pages`
+    /// only when fewer dirty pages are buffered. Must push at least one page if any page is
+    /// dirty.
+    fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>);
+    fn report(&self) -> Value {
+        Value::Null
+    }
+}
+
+pub type BuildEviction = fn() -> Box<dyn EvictionPolicy>;
+
+/// `cache.eviction`: every eviction policy, one line each.
+pub const REGISTRY: &[Entry<BuildEviction>] = &[Entry {
+    id: "lru",
+    summary: "write-back LRU: the least recently used dirty pages, in LRU order",
+    build: || Box::new(LruEviction),
+}];
+
+/// Buffer figures for the report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CacheStats {
+    pub capacity_pages: u32,
+    /// Host page reads served from the buffer / looked up in it.
+    pub read_hits: u64,
+    pub read_lookups: u64,
+    /// Host page writes that found the page buffered (merged) / all host page writes.
+    pub write_hits: u64,
+    pub write_lookups: u64,
+    pub read_hit_ratio: f64,
+    pub write_hit_ratio: f64,
+    /// Dirty pages programmed, in program units.
+    pub evicted_pages: u64,
+    pub evicted_units: u64,
+    /// Clean pages dropped to make room.
+    pub dropped_clean_pages: u64,
+    /// Watermark flushes started, and writes that waited for buffer space.
+    pub flushes: u64,
+    pub writes_waited: u64,
+    pub wait_ns: u64,
+    /// Dirty pages flushed at the end of the run.
+    pub final_flush_pages: u64,
+}
+
+/// The DRAM write buffer. Owned by the FTL; the eviction policy is a field so the FTL can
+/// hand it a view of the buffer.
+pub struct WriteBuffer {
+    capacity_pages: u32,
+    high_dirty: u32,
+    low_dirty: u32,
+    index: HashMap<Lpn, u32, FxBuildHasher>,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    head: u32,
+    tail: u32,
+    dirty: u32,
+    /// Program end times of evicted pages still holding buffer space.
+    in_flight: BinaryHeap<Reverse<SimTime>>,
+    pub(crate) policy: Box<dyn EvictionPolicy>,
+    pub(crate) stats: CacheStats,
+}
+
+impl WriteBuffer {
+    pub fn new(capacity_pages: u32, high_watermark: f64, low_watermark: f64, policy: Box<dyn EvictionPolicy>) -> Self {
+        let high = ((capacity_pages as f64 * high_watermark).floor() as u32).clamp(1, capacity_pages);
+        let low = ((capacity_pages as f64 * low_watermark).floor() as u32).min(high);
+        WriteBuffer {
+            capacity_pages,
+            high_dirty: high,
+            low_dirty: low,
+            index: HashMap::default(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            head: NONE,
+            tail: NONE,
+            dirty: 0,
+            in_flight: BinaryHeap::new(),
+            policy,
+            stats: CacheStats { capacity_pages, ..CacheStats::default() },
+        }
+    }
+
+    pub fn view(&self) -> BufferView<'_> {
+        BufferView { buffer: self }
+    }
+    pub fn capacity_pages(&self) -> u32 {
+        self.capacity_pages
+    }
+    /// Pages buffered (dirty or clean), not counting pages being programmed.
+    pub fn len(&self) -> u32 {
+        self.index.len() as u32
+    }
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+    pub fn dirty(&self) -> u32 {
+        self.dirty
+    }
+    /// Buffer space in use: buffered pages plus pages still being programmed.
+    pub fn occupied(&self) -> u32 {
+        self.index.len() as u32 + self.in_flight.len() as u32
+    }
+    pub fn contains(&self, lpn: Lpn) -> bool {
+        self.index.contains_key(&lpn)
+    }
+    /// The version a buffered page holds (verify mode).
+    pub fn version(&self, lpn: Lpn) -> Option<u32> {
+        self.index.get(&lpn).map(|&i| self.slots[i as usize].version)
+    }
+    pub fn is_dirty(&self, lpn: Lpn) -> bool {
+        self.index.get(&lpn).is_some_and(|&i| self.slots[i as usize].dirty)
+    }
+
+    fn unlink(&mut self, i: u32) {
+        let (newer, older) = (self.slots[i as usize].newer, self.slots[i as usize].older);
+        if newer != NONE {
+            self.slots[newer as usize].older = older;
+        } else {
+            self.head = older;
+        }
+        if older != NONE {
+            self.slots[older as usize].newer = newer;
+        } else {
+            self.tail = newer;
+        }
+    }
+
+    fn push_head(&mut self, i: u32) {
+        self.slots[i as usize].newer = NONE;
+        self.slots[i as usize].older = self.head;
+        if self.head != NONE {
+            self.slots[self.head as usize].newer = i;
+        } else {
+            self.tail = i;
+        }
+        self.head = i;
+    }
+
+    /// A read hit: the page becomes most recently used.
+    pub fn touch(&mut self, lpn: Lpn) -> bool {
+        match self.index.get(&lpn).copied() {
+            Some(i) => {
+                self.unlink(i);
+                self.push_head(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Put `lpn` at the head (a write makes it dirty; a read-inserted page is clean). The
+    /// caller made room first. Returns whether the page was already buffered.
+    pub fn insert(&mut self, lpn: Lpn, dirty: bool, request_pages: u32, version: u32) -> bool {
+        if let Some(&i) = self.index.get(&lpn) {
+            let s = &mut self.slots[i as usize];
+            if dirty {
+                if !s.dirty {
+                    self.dirty += 1;
+                }
+                s.dirty = true;
+                s.request_pages = request_pages;
+                s.version = version;
+            }
+            self.unlink(i);
+            self.push_head(i);
+            return true;
+        }
+        let slot = Slot { lpn, dirty, request_pages, version, newer: NONE, older: NONE };
+        let i = match self.free_slots.pop() {
+            Some(i) => {
+                self.slots[i as usize] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.index.insert(lpn, i);
+        self.push_head(i);
+        if dirty {
+            self.dirty += 1;
+        }
+        false
+    }
+
+    /// Remove a page (trim, or evicted). Returns (was dirty, version) if it was buffered.
+    pub fn remove(&mut self, lpn: Lpn) -> Option<(bool, u32)> {
+        let i = self.index.remove(&lpn)?;
+        self.unlink(i);
+        self.free_slots.push(i);
+        let s = self.slots[i as usize];
+        if s.dirty {
+            self.dirty -= 1;
+        }
+        Some((s.dirty, s.version))
+    }
+
+    /// Give back the space of evicted pages whose program ended by `now`.
+    pub fn release_until(&mut self, now: SimTime) {
+        while self.in_flight.peek().is_some_and(|Reverse(t)| *t <= now) {
+            self.in_flight.pop();
+        }
+    }
+
+    /// An evicted page holds its space until its program ends at `end`.
+    pub fn hold_until(&mut self, end: SimTime) {
+        self.in_flight.push(Reverse(end));
+    }
+
+    /// Wait for the earliest program to end; returns its end time (None if none in flight).
+    pub fn wait_one(&mut self) -> Option<SimTime> {
+        self.in_flight.pop().map(|Reverse(t)| t)
+    }
+
+    /// Drop the least recently used clean page, if any.
+    pub fn drop_clean(&mut self) -> bool {
+        let mut at = self.tail;
+        while at != NONE {
+            let s = self.slots[at as usize];
+            if !s.dirty {
+                self.remove(s.lpn);
+                self.stats.dropped_clean_pages += 1;
+                return true;
+            }
+            at = s.newer;
+        }
+        false
+    }
+
+    /// Whether dirty pages are above the high watermark (a flush should start).
+    pub fn above_high(&self) -> bool {
+        self.dirty > self.high_dirty
+    }
+    /// Whether a flush may stop.
+    pub fn at_or_below_low(&self) -> bool {
+        self.dirty <= self.low_dirty
+    }
+
+    /// The next program unit from the policy (into `out`, cleared first).
+    pub fn next_unit(&mut self, unit_pages: u32, out: &mut Vec<Lpn>) {
+        out.clear();
+        if self.dirty == 0 {
+            return;
+        }
+        let mut policy = std::mem::replace(&mut self.policy, Box::new(LruEviction));
+        policy.next_unit(&self.view(), unit_pages, out);
+        self.policy = policy;
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        let mut s = self.stats.clone();
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        s.read_hit_ratio = ratio(s.read_hits, s.read_lookups);
+        s.write_hit_ratio = ratio(s.write_hits, s.write_lookups);
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buffer(capacity: u32) -> WriteBuffer {
+        WriteBuffer::new(capacity, 0.75, 0.5, Box::new(LruEviction))
+    }
+
+    #[test]
+    fn lru_order_dirty_count_and_merges() {
+        let mut b = buffer(4);
+        for l in 0..3 {
+            assert!(!b.insert(Lpn(l), true, 1, l + 1));
+        }
+        assert!(b.insert(Lpn(0), true, 2, 9), "a rewrite merges");
+        let order: Vec<u32> = b.view().from_tail().map(|p| p.lpn.0).collect();
+        assert_eq!(order, [1, 2, 0]);
+        assert_eq!((b.len(), b.dirty(), b.version(Lpn(0))), (3, 3, Some(9)));
+        b.touch(Lpn(1));
+        let order: Vec<u32> = b.view().from_tail().map(|p| p.lpn.0).collect();
+        assert_eq!(order, [2, 0, 1]);
+        // High watermark floor(0.75 x 4) = 3 dirty pages: 3 is not above it, 4 is.
+        assert!(!b.above_high());
+        b.insert(Lpn(7), true, 1, 1);
+        assert!(b.above_high());
+        assert!(!b.at_or_below_low(), "low watermark floor(0.5 x 4) = 2");
+    }
+
+    #[test]
+    fn clean_pages_drop_first_and_in_flight_pages_hold_space() {
+        let mut b = buffer(4);
+        b.insert(Lpn(1), false, 0, 0);
+        b.insert(Lpn(2), true, 1, 1);
+        b.insert(Lpn(3), false, 0, 0);
+        assert!(b.drop_clean());
+        assert!(!b.contains(Lpn(1)) && b.contains(Lpn(3)));
+        assert_eq!(b.remove(Lpn(2)), Some((true, 1)));
+        b.hold_until(500);
+        b.hold_until(300);
+        assert_eq!(b.occupied(), 3);
+        b.release_until(300);
+        assert_eq!(b.occupied(), 2);
+        assert_eq!(b.wait_one(), Some(500));
+        assert_eq!(b.occupied(), 1);
+    }
+}

@@ -1,0 +1,93 @@
+//! Layer: ftl. Placement: which plane a program unit goes to, and how it is programmed.
+//!
+//! A program unit is what the write path hands to the flash at once: one host page without a
+//! write buffer, or the pages an eviction policy chose from the buffer. The placement policy
+//! says how many pages a unit holds (`unit_pages`: 1, or a whole wordline of a multi-level cell
+//! programmed one-shot) and picks the plane among those whose write point for the unit's stream
+//! has room. The page-type order inside a one-shot wordline is the unit's order (slot i of the
+//! unit takes page type i, LSB first), which an eviction policy controls.
+//!
+//! | id | file | what |
+//! |---|---|---|
+//! | `dynamic` | `dynamic.rs` | the plane whose array unit frees earliest (ties: cyclic order after the last used) |
+//! | `static` | `static_cwdp.rs` | MQSim's channel-way-die-plane order computed from the LPN |
+//! | `wordline` | `wordline.rs` | `dynamic`, with units of one whole wordline programmed one-shot |
+
+mod dynamic;
+mod static_cwdp;
+mod wordline;
+
+pub use dynamic::DynamicPlacement;
+pub use static_cwdp::{cwdp_plane, StaticPlacement};
+pub use wordline::WordlinePlacement;
+
+use crate::device::Device;
+use crate::ftl::blocks::{BlockManager, StreamId};
+use crate::ftl::registry::Entry;
+use crate::nand::Geometry;
+use crate::units::{Lpn, PlaneId, SimTime};
+
+/// What a placement policy sees when it places a unit.
+pub struct PlacementView<'a> {
+    pub(crate) device: &'a Device,
+    pub(crate) blocks: &'a BlockManager,
+    pub(crate) stream: StreamId,
+    /// Free blocks per plane the stream must leave (the GC reserve for host data).
+    pub(crate) reserve: u32,
+}
+
+impl PlacementView<'_> {
+    pub fn geometry(&self) -> &Geometry {
+        self.blocks.geometry()
+    }
+    /// Whether `plane`'s write point for the unit's stream can take `pages` more pages in its
+    /// open block, or can open a free block.
+    pub fn has_room(&self, plane: PlaneId, pages: u32) -> bool {
+        let open_room = self.blocks.open_room(self.stream, plane);
+        if open_room > 0 {
+            return open_room >= pages;
+        }
+        self.blocks.has_room(self.stream, plane, self.reserve)
+    }
+    /// When the array unit holding `plane` becomes free.
+    pub fn free_at(&self, plane: PlaneId) -> SimTime {
+        self.device.plane_free_at(plane)
+    }
+}
+
+/// Chooses where program units go. One file per policy; `REGISTRY` names them.
+pub trait Placement: Send {
+    fn id(&self) -> &'static str;
+    /// Pages per program unit on a device whose cells hold `bits_per_cell` bits: 1 (page at a
+    /// time), or `bits_per_cell` for one-shot wordline programs.
+    fn unit_pages(&self, _bits_per_cell: u32) -> u32 {
+        1
+    }
+    /// The plane for a unit of `lpns` (with room for all of them), or None if no plane can take
+    /// it now (the FTL then reclaims space and asks again).
+    fn plane(&mut self, lpns: &[Lpn], view: &PlacementView) -> Option<PlaneId>;
+    /// The plane a unit must go to, for policies that fix it (static): the FTL reclaims there
+    /// when it has no room.
+    fn wanted_plane(&self, _lpns: &[Lpn], _geometry: &Geometry) -> Option<PlaneId> {
+        None
+    }
+    /// A plane regained room (a block was erased there): index-keeping policies refresh it.
+    fn on_room(&mut self, _plane: PlaneId) {}
+}
+
+pub type BuildPlacement = fn(&Geometry) -> Box<dyn Placement>;
+
+/// `ftl.placement`: every placement policy, one line each.
+pub const REGISTRY: &[Entry<BuildPlacement>] = &[
+    Entry { id: "dynamic", summary: "least-busy plane", build: |g| Box::new(DynamicPlacement::new(g)) },
+    Entry {
+        id: "static",
+        summary: "MQSim's channel-way-die-plane order from the LPN",
+        build: |_| Box::new(StaticPlacement),
+    },
+    Entry {
+        id: "wordline",
+        summary: "a whole wordline one-shot, least-busy plane",
+        build: |g| Box::new(WordlinePlacement::new(g)),
+    },
+];

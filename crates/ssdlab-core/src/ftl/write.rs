@@ -1,0 +1,350 @@
+//! Layer: ftl. The write path: host writes go to the write buffer (merging in DRAM, evicting as
+//! program units) or, without one, straight to the flash as one-page units; a program unit is
+//! placed on a plane by the placement policy, takes consecutive pages of its stream's write
+//! point there, updates the mapping and is programmed page by page or, for a whole wordline of
+//! a multi-level cell, one-shot.
+
+use crate::device::{Device, Source};
+use crate::error::{Error, Result};
+use crate::ftl::blocks::{GcScope, Owner, RegionId, StreamId};
+use crate::ftl::placement::PlacementView;
+use crate::ftl::region::{WriteInfo, NATIVE};
+use crate::ftl::{Ftl, PageRequest};
+use crate::nand::BlockMode;
+use crate::units::{Lpn, Ppn, SimTime};
+
+impl Ftl {
+    pub(super) fn write_request(
+        &mut self,
+        request: &PageRequest,
+        ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        let info = WriteInfo { request_bytes: request.size_bytes, request_pages: request.lpns.len() as u32 };
+        if self.buffer.is_some() {
+            return self.write_buffered(request, &info, ready, now, device);
+        }
+        let region = self.regions.route(&info);
+        let mut done = ready;
+        let last = request.lpns.len().saturating_sub(1);
+        for (i, &lpn) in request.lpns.iter().enumerate() {
+            let partial = (i == 0 && request.partial_head) || (i == last && request.partial_tail);
+            done = done.max(self.write_direct(lpn, partial, region, ready, now, device)?);
+        }
+        Ok(done)
+    }
+
+    /// One host page programmed at once (no write buffer).
+    fn write_direct(
+        &mut self,
+        lpn: Lpn,
+        partial: bool,
+        region: RegionId,
+        mut ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        self.stats.host_write_pages += 1;
+        if partial {
+            if let Some(old) = self.mapping.peek(lpn) {
+                // Read-modify-write: the unwritten part of the page comes from the old copy.
+                self.stats.rmw_reads += 1;
+                let mode = self.blocks.mode(self.blocks.geometry().block_of(old));
+                ready = device.read(old, mode, ready, Source::Host);
+            }
+        }
+        let version = self.verify.as_mut().map(|v| v.on_host_write(lpn)).unwrap_or(0);
+        self.unit.clear();
+        self.unit.push(lpn);
+        self.versions.clear();
+        self.versions.push(version);
+        self.program_unit(Source::Host, region, ready, now, device)
+    }
+
+    fn write_buffered(
+        &mut self,
+        request: &PageRequest,
+        info: &WriteInfo,
+        ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        // The request's pages cross the DRAM bus one after another.
+        let mut done = ready + request.lpns.len() as u64 * self.dram_page_ns;
+        let last = request.lpns.len().saturating_sub(1);
+        for (i, &lpn) in request.lpns.iter().enumerate() {
+            self.stats.host_write_pages += 1;
+            let partial = (i == 0 && request.partial_head) || (i == last && request.partial_tail);
+            let buffered = {
+                let b = self.buffer.as_mut().expect("buffered write without a buffer");
+                b.stats.write_lookups += 1;
+                b.contains(lpn)
+            };
+            if buffered {
+                self.buffer.as_mut().expect("buffer").stats.write_hits += 1;
+            } else {
+                if partial {
+                    if let Some(old) = self.mapping.peek(lpn) {
+                        // The rest of the page comes from flash before it merges in DRAM.
+                        self.stats.rmw_reads += 1;
+                        let mode = self.blocks.mode(self.blocks.geometry().block_of(old));
+                        done = done.max(device.read(old, mode, ready, Source::Host) + self.dram_page_ns);
+                    }
+                }
+                done = done.max(self.make_room(now, device)?);
+            }
+            let version = self.verify.as_mut().map(|v| v.on_host_write(lpn)).unwrap_or(0);
+            let b = self.buffer.as_mut().expect("buffer");
+            b.insert(lpn, true, info.request_pages, version);
+            b.policy.on_write(lpn, info.request_pages);
+        }
+        if self.buffer.as_ref().is_some_and(|b| b.above_high()) {
+            self.buffer.as_mut().expect("buffer").stats.flushes += 1;
+            while !self.buffer.as_ref().expect("buffer").at_or_below_low() {
+                if !self.evict_unit(now, device)? {
+                    break;
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// Keep a page just read from flash in the buffer, clean (`cache.insert_reads`). Returns
+    /// when its slot was free (a read waits for buffer space as a write does).
+    pub(super) fn insert_clean(&mut self, lpn: Lpn, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let t = self.make_room(now, device)?;
+        let version = self.verify.as_ref().map(|v| v.latest(lpn)).unwrap_or(0);
+        if let Some(b) = &mut self.buffer {
+            b.insert(lpn, false, 0, version);
+        }
+        Ok(t)
+    }
+
+    /// Make room for one more page: give back finished programs' space, drop clean pages,
+    /// evict dirty ones, and as a last resort wait for a program to end. Returns when the room
+    /// is there.
+    fn make_room(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let mut at = now;
+        loop {
+            let b = self.buffer.as_mut().expect("buffer");
+            b.release_until(now);
+            if b.occupied() < b.capacity_pages() || b.drop_clean() {
+                return Ok(at);
+            }
+            if b.dirty() > 0 {
+                self.evict_unit(now, device)?;
+                continue;
+            }
+            let b = self.buffer.as_mut().expect("buffer");
+            match b.wait_one() {
+                Some(t) => {
+                    if t > now {
+                        b.stats.writes_waited += 1;
+                        b.stats.wait_ns += t - now;
+                    }
+                    at = at.max(t);
+                    return Ok(at);
+                }
+                None => return Err(Error::invariant("write buffer full with nothing dirty or in flight")),
+            }
+        }
+    }
+
+    /// Evict one program unit chosen by the eviction policy. False if nothing is dirty.
+    fn evict_unit(&mut self, now: SimTime, device: &mut Device) -> Result<bool> {
+        let mut unit = std::mem::take(&mut self.unit);
+        let mut versions = std::mem::take(&mut self.versions);
+        let b = self.buffer.as_mut().expect("buffer");
+        // The unit's region (and so its size) follows the request that wrote its first page.
+        let first = b.view().from_tail().find(|p| p.dirty);
+        let Some(first) = first else {
+            self.unit = unit;
+            self.versions = versions;
+            return Ok(false);
+        };
+        let info = WriteInfo {
+            request_bytes: first.request_pages as u64 * self.blocks.geometry().page_bytes,
+            request_pages: first.request_pages,
+        };
+        let region = self.regions.route(&info);
+        b.next_unit(self.unit_pages[region.0 as usize], &mut unit);
+        versions.clear();
+        for &lpn in &unit {
+            let (_, version) = b.remove(lpn).ok_or_else(|| Error::invariant("evicting a page the buffer lacks"))?;
+            versions.push(version);
+        }
+        let n = unit.len() as u64;
+        b.stats.evicted_pages += n;
+        b.stats.evicted_units += 1;
+        self.unit = unit;
+        self.versions = versions;
+        let end = self.program_unit(Source::BufferFlush, region, now, now, device)?;
+        let b = self.buffer.as_mut().expect("buffer");
+        for _ in 0..n {
+            b.hold_until(end);
+        }
+        Ok(true)
+    }
+
+    /// Flush every dirty page (end of the run): before the final figures and the verify pass.
+    pub fn flush_buffer(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let mut end = now;
+        let Some(b) = &mut self.buffer else { return Ok(end) };
+        let before = b.dirty() as u64;
+        while self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
+            // Program the remaining pages page by page once fewer than a unit are left.
+            self.evict_unit(now, device)?;
+        }
+        if let Some(b) = &mut self.buffer {
+            b.stats.final_flush_pages += before;
+            while let Some(t) = b.wait_one() {
+                end = end.max(t);
+            }
+        }
+        Ok(end)
+    }
+
+    /// Program the unit in `self.unit` (versions in `self.versions`) for `source` into
+    /// `region`, not before `ready`. Returns when its programs and mapping updates are done.
+    fn program_unit(
+        &mut self,
+        source: Source,
+        region: RegionId,
+        mut ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        let stream = self.streams.host[region.0 as usize];
+        let unit = std::mem::take(&mut self.unit);
+        let versions = std::mem::take(&mut self.versions);
+        let result = (|| {
+            let (first, gc_end) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
+            ready = ready.max(gc_end);
+            let g = self.blocks.geometry();
+            let block = g.block_of(first);
+            let mode = self.blocks.mode(block);
+            let mut done = ready;
+            for (k, (&lpn, &version)) in unit.iter().zip(&versions).enumerate() {
+                let ppn = Ppn(first.0 + k as u32);
+                let (old, updated) = {
+                    let mut ctx =
+                        Self::map_ctx(device, &mut self.blocks, &mut self.stats.translation, self.streams.map, ready);
+                    self.mapping.update(lpn, ppn, &mut ctx)?
+                };
+                done = done.max(updated);
+                if let Some(o) = old {
+                    self.blocks.invalidate(o);
+                }
+                self.blocks.set_owner(ppn, Owner::Data(lpn));
+                if let Some(v) = &mut self.verify {
+                    v.on_program(ppn, version);
+                }
+                self.stats.host_programs += 1;
+            }
+            let bits = match mode {
+                BlockMode::Native => self.blocks.geometry().cell.bits_per_cell(),
+                BlockMode::Slc => 1,
+            };
+            let n = unit.len() as u32;
+            if n > 1 && n == bits {
+                done = done.max(device.program_wordline(first, n, ready, source));
+            } else {
+                for k in 0..n {
+                    done = done.max(device.program(Ppn(first.0 + k), mode, ready, source));
+                }
+            }
+            Ok(done)
+        })();
+        self.unit = unit;
+        self.versions = versions;
+        result
+    }
+
+    /// Pages for a whole unit on one plane of `stream` (consecutive pages of one block): the
+    /// placement's plane, after the plane's own GC with per-plane GC. If no plane has room, GC
+    /// must reclaim first (an emergency: the scheduler did not keep up), one victim at a time,
+    /// until a plane has room: a reclaimed block may land on a plane that holds only its GC
+    /// reserve. Once a region has more free blocks than its planes' reserves, some plane has
+    /// one beyond its reserve, so this ends. Returns the first page and when per-plane GC (which
+    /// the unit waits for, as a write waits for blocking GC) ended.
+    fn allocate_unit(
+        &mut self,
+        lpns: &[Lpn],
+        stream: StreamId,
+        region: RegionId,
+        ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<(Ppn, SimTime)> {
+        let planes = self.blocks.geometry().planes();
+        let reserve = self.blocks.gc_reserve(region);
+        let mut reclaimed = false;
+        let mut gc_end = ready;
+        loop {
+            let view = PlacementView { device, blocks: &self.blocks, stream, reserve };
+            if let Some(plane) = self.placement.plane(lpns, &view) {
+                if self.gc_scope == GcScope::Plane && region == NATIVE {
+                    let domain = self.blocks.domain_of(region, plane);
+                    if self.blocks.domain_free_blocks(region, domain) < self.trigger_free_blocks {
+                        self.gc_stats.foreground_invocations += 1;
+                        let end = self.reclaim_until(region, domain, self.target_free_blocks, ready, device)?;
+                        self.gc_stats.foreground_wait_ns += end - ready;
+                        gc_end = gc_end.max(end);
+                    }
+                }
+                let first = self
+                    .blocks
+                    .allocate(stream, plane, now)
+                    .ok_or_else(|| Error::invariant("plane with room gave no page"))?;
+                for _ in 1..lpns.len() {
+                    self.blocks
+                        .allocate(stream, plane, now)
+                        .ok_or_else(|| Error::invariant("unit split over blocks"))?;
+                }
+                return Ok((first, gc_end));
+            }
+            if reclaimed && self.blocks.region_free_blocks(region) > planes * reserve {
+                return Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed blocks".into() });
+            }
+            if !reclaimed {
+                self.gc_stats.emergency_reclaims += 1;
+                reclaimed = true;
+            }
+            let wanted = self.placement.wanted_plane(lpns, self.blocks.geometry());
+            let domain = self.blocks.domain_of(region, wanted.unwrap_or(crate::units::PlaneId(0)));
+            let target = self.blocks.domain_free_blocks(region, domain) + 1;
+            // The unit's program is not made to wait for this reclaim: where it lands on the
+            // reclaimed plane, that plane's array unit runs the erase first anyway.
+            self.reclaim_until(region, domain, target, ready, device)?;
+        }
+    }
+
+    /// One page for `lpns[0]` (a premapped page: no program).
+    pub(super) fn allocate_unit_page(
+        &mut self,
+        lpns: &[Lpn],
+        stream: StreamId,
+        region: RegionId,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<Ppn> {
+        Ok(self.allocate_unit(&lpns[..1], stream, region, now, now, device)?.0)
+    }
+
+    /// Warm-up write: no timing, no scheduler, no buffer; GC reclaims inline when free blocks
+    /// run low.
+    pub fn warm_write(&mut self, lpn: Lpn, device: &mut Device) -> Result<()> {
+        if self.gc_scope == GcScope::Region && self.blocks.region_free_blocks(NATIVE) < self.trigger_free_blocks {
+            let domain = self.blocks.domain_of(NATIVE, crate::units::PlaneId(0));
+            self.reclaim_until(NATIVE, domain, self.trigger_free_blocks + 1, 0, device)?;
+        }
+        let version = self.verify.as_mut().map(|v| v.on_host_write(lpn)).unwrap_or(0);
+        self.unit.clear();
+        self.unit.push(lpn);
+        self.versions.clear();
+        self.versions.push(version);
+        self.program_unit(Source::Host, NATIVE, 0, 0, device)?;
+        Ok(())
+    }
+}
