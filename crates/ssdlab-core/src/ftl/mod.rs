@@ -26,7 +26,12 @@ use verify::Verifier;
 pub struct FtlStats {
     pub host_read_pages: u64,
     pub host_write_pages: u64,
+    /// Pages a trim touched, whole or in part.
     pub host_trim_pages: u64,
+    /// Pages a trim covered only in part, and so left alone: any data they hold stays mapped
+    /// (the untrimmed bytes still hold data, and the mapping forgets whole pages only).
+    /// Counted in `host_trim_pages` too.
+    pub partial_trim_pages_kept: u64,
     /// Reads of LPNs that hold no data (served without a flash read).
     pub unmapped_read_pages: u64,
     /// Partial-page writes of mapped pages: the old page is read first (read-modify-write).
@@ -42,7 +47,8 @@ pub struct PageRequest<'a> {
     pub seq: u64,
     pub op: IoOp,
     pub lpns: &'a [Lpn],
-    /// The first / last page is only partly written (read-modify-write if it holds data).
+    /// The first / last page is only partly covered: a write then reads the old page first
+    /// (read-modify-write, if it holds data); a trim keeps the page.
     pub partial_head: bool,
     pub partial_tail: bool,
 }
@@ -116,6 +122,11 @@ impl Ftl {
     pub fn verify_reads_checked(&self) -> Option<u64> {
         self.verify.as_ref().map(|v| v.reads_checked)
     }
+    /// Verify mode's shadow of what the host wrote (None when verify is off), so tests can hold
+    /// it against a model of their own.
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verify.as_ref()
+    }
 
     /// Forget the figures gathered so far (end of warm-up); the drive's contents stay.
     pub fn reset_stats(&mut self) {
@@ -177,8 +188,10 @@ impl Ftl {
                 }
             }
             IoOp::Trim => {
-                for &lpn in lpns {
-                    self.trim_page(lpn);
+                let last = lpns.len().saturating_sub(1);
+                for (i, &lpn) in lpns.iter().enumerate() {
+                    let partial = (i == 0 && partial_head) || (i == last && partial_tail);
+                    self.trim_page(lpn, partial);
                 }
             }
         }
@@ -259,8 +272,15 @@ impl Ftl {
         }
     }
 
-    fn trim_page(&mut self, lpn: Lpn) {
+    /// Forget `lpn`'s data, unless the trim covers the page only in part (`partial`): the rest
+    /// of the page still holds data and the mapping can only forget whole pages, so the page
+    /// stays mapped, as an FTL must keep it (discarding it would lose the untrimmed bytes).
+    fn trim_page(&mut self, lpn: Lpn, partial: bool) {
         self.stats.host_trim_pages += 1;
+        if partial {
+            self.stats.partial_trim_pages_kept += 1;
+            return;
+        }
         if let Some(old) = self.mapping.unmap(lpn) {
             self.blocks.invalidate(old);
         }

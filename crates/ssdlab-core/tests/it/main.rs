@@ -7,5 +7,6 @@ mod partial_gc_verify;
 mod rlgc;
 mod timing;
 mod trace_replay;
+mod trim;
 mod verify;
 mod waf;
