@@ -363,14 +363,19 @@ pub(crate) mod test_support {
     }
 
     /// Fill one host block of `plane` (sealed at `now`), then invalidate all but its first
-    /// `valid` pages. LPNs are the block's first page number onwards (distinct across blocks).
+    /// `valid` pages. Each page's LPN is its own page number (distinct, and all the block
+    /// manager needs). The plane's host write point must be at a block boundary.
     pub fn sealed_block(bm: &mut BlockManager, plane: PlaneId, valid: u32, now: SimTime) -> BlockId {
         let ppb = bm.geometry().pages_per_block;
-        let first = bm.geometry().first_block_of(plane).0 + bm.geometry().blocks_per_plane - bm.free_blocks_in(plane);
-        let base = first * ppb;
-        let blocks = write(bm, Stream::Host, plane, base..base + ppb, now);
-        assert_eq!(blocks.len(), 1, "sealed_block needs the plane's host write point at a block boundary");
-        let b = blocks[0];
+        let mut block = None;
+        for _ in 0..ppb {
+            let ppn = bm.allocate(Stream::Host, plane, now).expect("the plane has room");
+            bm.set_owner(ppn, Lpn(ppn.0));
+            let b = bm.geometry().block_of(ppn);
+            assert!(block.is_none_or(|first| first == b), "the write point was inside a block");
+            block = Some(b);
+        }
+        let b = block.expect("blocks have pages");
         for page in valid..ppb {
             let ppn = bm.geometry().ppn(b, page);
             bm.invalidate(ppn);
