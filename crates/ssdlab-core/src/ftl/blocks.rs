@@ -223,7 +223,7 @@ impl BlockManager {
         let b = self.geometry.block_of(ppn);
         let v = self.valid[b.index()];
         if self.state[b.index()] == BlockState::Sealed {
-            // Only happens if a page is written after sealing, which allocation prevents.
+            // The block's last page: `allocate` seals the block before its owner is recorded.
             self.buckets.remove(b.0, v);
             self.buckets.insert(b.0, v + 1);
         }
