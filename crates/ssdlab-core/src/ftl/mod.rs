@@ -26,7 +26,12 @@ use verify::Verifier;
 pub struct FtlStats {
     pub host_read_pages: u64,
     pub host_write_pages: u64,
+    /// Pages a trim touched, whole or in part.
     pub host_trim_pages: u64,
+    /// Pages a trim covered only in part, and so left alone: any data they hold stays mapped
+    /// (the untrimmed bytes still hold data, and the mapping forgets whole pages only).
+    /// Counted in `host_trim_pages` too.
+    pub partial_trim_pages_kept: u64,
     /// Reads of LPNs that hold no data (served without a flash read).
     pub unmapped_read_pages: u64,
     /// Partial-page writes of mapped pages: the old page is read first (read-modify-write).
@@ -42,7 +47,8 @@ pub struct PageRequest<'a> {
     pub seq: u64,
     pub op: IoOp,
     pub lpns: &'a [Lpn],
-    /// The first / last page is only partly written (read-modify-write if it holds data).
+    /// The first / last page is only partly covered: a write then reads the old page first
+    /// (read-modify-write, if it holds data); a trim keeps the page.
     pub partial_head: bool,
     pub partial_tail: bool,
 }
@@ -127,6 +133,11 @@ impl Ftl {
     pub fn verify_reads_checked(&self) -> Option<u64> {
         self.verify.as_ref().map(|v| v.reads_checked)
     }
+    /// Verify mode's shadow of what the host wrote (None when verify is off), so tests can hold
+    /// it against a model of their own.
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verify.as_ref()
+    }
 
     /// Forget the figures gathered so far (end of warm-up); the drive's contents stay.
     pub fn reset_stats(&mut self) {
@@ -188,8 +199,10 @@ impl Ftl {
                 }
             }
             IoOp::Trim => {
-                for &lpn in lpns {
-                    self.trim_page(lpn);
+                let last = lpns.len().saturating_sub(1);
+                for (i, &lpn) in lpns.iter().enumerate() {
+                    let partial = (i == 0 && partial_head) || (i == last && partial_tail);
+                    self.trim_page(lpn, partial);
                 }
             }
         }
@@ -270,8 +283,15 @@ impl Ftl {
         }
     }
 
-    fn trim_page(&mut self, lpn: Lpn) {
+    /// Forget `lpn`'s data, unless the trim covers the page only in part (`partial`): the rest
+    /// of the page still holds data and the mapping can only forget whole pages, so the page
+    /// stays mapped, as an FTL must keep it (discarding it would lose the untrimmed bytes).
+    fn trim_page(&mut self, lpn: Lpn, partial: bool) {
         self.stats.host_trim_pages += 1;
+        if partial {
+            self.stats.partial_trim_pages_kept += 1;
+            return;
+        }
         if let Some(old) = self.mapping.unmap(lpn) {
             self.blocks.invalidate(old);
         }
@@ -518,5 +538,200 @@ impl Ftl {
     #[doc(hidden)]
     pub fn corrupt_mapping(&mut self, lpn: Lpn, ppn: Ppn) {
         self.mapping.corrupt(lpn, ppn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::VictimKind;
+    use crate::ftl::blocks::test_support::geometry;
+    use crate::ftl::gc::victim::GreedyVictim;
+    use crate::ftl::mapping::page::PageMapping;
+    use crate::nand::{ArrayUnit, Geometry, Timing, TimingConfig};
+
+    /// Never asks for GC: only the FTL's own emergency reclaim frees space.
+    struct NoGc;
+
+    impl GcScheduler for NoGc {
+        fn id(&self) -> &'static str {
+            "none"
+        }
+        fn before_serve(&mut self, _obs: &GcObservation) -> GcAction {
+            GcAction::Nothing
+        }
+        fn after_serve(&mut self, _obs: &GcObservation, _response_ns: u64) -> GcAction {
+            GcAction::Nothing
+        }
+    }
+
+    /// An FTL over `g` with `logical_pages` of logical space, in verify mode, built directly:
+    /// config validation would refuse a device whose logical space leaves GC too little room,
+    /// which is what some of these tests need.
+    fn ftl(
+        g: Geometry,
+        logical_pages: u32,
+        victim: Box<dyn VictimPolicy>,
+        allocation: AllocationKind,
+    ) -> (Ftl, Device) {
+        let timing = TimingConfig {
+            read_ns: vec![50_000],
+            program_ns: vec![500_000],
+            program_wordline_ns: None,
+            erase_ns: 3_000_000,
+            slc_read_ns: None,
+            slc_program_ns: None,
+            slc_erase_ns: None,
+            channel_bytes_per_s: 400_000_000,
+            command_ns: 0,
+            array_unit: ArrayUnit::Plane,
+        };
+        let device = Device::new(g.clone(), Timing::resolve(&timing, g.cell, g.page_bytes));
+        let ftl = Ftl {
+            plane_order: g.channel_first_order(),
+            blocks: BlockManager::new(g.clone(), GC_RESERVE_BLOCKS),
+            mapping: Box::new(PageMapping::new(logical_pages)),
+            victim,
+            scheduler: Box::new(NoGc),
+            allocation,
+            cursor: 0,
+            trigger_free_blocks: 1,
+            verify: Some(Verifier::new(logical_pages, g.pages())),
+            stats: FtlStats::default(),
+            gc_stats: GcStats::default(),
+            partial: None,
+            last_arrival: None,
+        };
+        (ftl, device)
+    }
+
+    /// Serve a one-page request (a whole page) at 1 ms per request.
+    fn serve(ftl: &mut Ftl, device: &mut Device, seq: u64, op: IoOp, lpn: u32) -> Result<SimTime> {
+        let request = PageRequest { seq, op, lpns: &[Lpn(lpn)], partial_head: false, partial_tail: false };
+        ftl.serve(&request, seq * 1_000_000, device)
+    }
+
+    const VICTIMS: [VictimKind; 3] = [VictimKind::Greedy, VictimKind::Fifo, VictimKind::CostBenefit];
+
+    #[test]
+    fn emergency_reclaim_takes_victims_until_the_host_has_room() {
+        // One plane of 8 blocks x 4 pages; 16 logical pages; block 7 is the plane's GC reserve.
+        let (mut ftl, mut dev) = ftl(geometry(1, 8, 4), 16, Box::new(GreedyVictim), AllocationKind::Dynamic);
+        // Fill (blocks 0-3), then overwrite so that blocks 0-5 hold 2 valid pages each and
+        // block 6 holds 4: the host has used all 7 blocks it may use.
+        let writes = (0..16).chain([0, 1, 4, 5, 8, 9, 12, 13, 0, 4, 8, 12]);
+        for (seq, lpn) in writes.enumerate() {
+            serve(&mut ftl, &mut dev, seq as u64 + 1, IoOp::Write, lpn).unwrap();
+        }
+        let valid: Vec<u32> = (0..8).map(|b| ftl.blocks.valid(BlockId(b))).collect();
+        assert_eq!(valid, [2, 2, 2, 2, 2, 2, 4, 0]);
+        assert_eq!((ftl.blocks.free_blocks(), ftl.blocks.host_free_blocks()), (1, 0));
+        assert_eq!(ftl.gc_stats.emergency_reclaims, 0);
+
+        // The next write finds no room. Greedy's first victim is block 5 (the last block to
+        // reach 2 valid pages): GC opens the reserve (block 7) for its 2 pages and erases it,
+        // which only refills the reserve; the second victim, block 4, fills block 7 and its
+        // erase gives the host a block. The write lands in block 5, erased first.
+        serve(&mut ftl, &mut dev, 29, IoOp::Write, 2).unwrap();
+        let g = ftl.blocks.geometry().clone();
+        let gc = &ftl.gc_stats;
+        assert_eq!((gc.emergency_reclaims, gc.victims_reclaimed, gc.pages_copied), (1, 2, 4));
+        let moved: Vec<Option<u32>> = (0..4).map(|p| ftl.blocks.owner(g.ppn(BlockId(7), p)).map(|l| l.0)).collect();
+        assert_eq!(moved, [Some(9), Some(13), Some(1), Some(5)]);
+        assert_eq!(ftl.mapping.peek(Lpn(2)), Some(g.ppn(BlockId(5), 0)));
+        assert_eq!(ftl.blocks.state(BlockId(4)), blocks::BlockState::Free);
+        assert_eq!((ftl.blocks.erase_count(BlockId(4)), ftl.blocks.erase_count(BlockId(5))), (1, 1));
+        assert_eq!((ftl.stats.gc_reads, ftl.stats.gc_programs, dev.counters().erases), (4, 4, 2));
+        ftl.final_verify().unwrap();
+    }
+
+    /// Run `f` on its own thread and give it 10 s (it needs milliseconds): a reclaim loop that
+    /// never ends fails the test instead of hanging the suite.
+    fn without_hanging<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(f()));
+        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(v) => v,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("still running after 10 s: a hang"),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("panicked (see above)"),
+        }
+    }
+
+    #[test]
+    fn a_device_without_spare_ends_full_not_hung() {
+        // 2 planes x 4 blocks x 4 pages = 32 pages, all of them logical: the host may use 3
+        // blocks per plane (24 pages); the 25th distinct page cannot be written. Reclaiming a
+        // full block gains nothing, so without the DeviceFull check GC would loop forever.
+        for kind in VICTIMS {
+            for allocation in [AllocationKind::Dynamic, AllocationKind::Static] {
+                without_hanging(move || {
+                    let (mut ftl, mut dev) = ftl(geometry(2, 4, 4), 32, gc::victim::build(kind), allocation);
+                    let id = ftl.victim.id();
+                    for lpn in 0..24 {
+                        serve(&mut ftl, &mut dev, lpn as u64 + 1, IoOp::Write, lpn).unwrap();
+                    }
+                    let err = serve(&mut ftl, &mut dev, 25, IoOp::Write, 24).unwrap_err();
+                    assert!(matches!(err, Error::DeviceFull { .. }), "{id}: {err}");
+                    assert!(err.to_string().contains("every sealed block holds only valid pages"), "{id}: {err}");
+                    assert_eq!(ftl.gc_stats.emergency_reclaims, 1, "{id}");
+                    // Nothing was lost on the way: every written page still reads back.
+                    ftl.final_verify().unwrap();
+                    for lpn in 0..24 {
+                        serve(&mut ftl, &mut dev, 100 + lpn as u64, IoOp::Read, lpn).unwrap();
+                    }
+                    assert_eq!((ftl.verify_reads_checked(), ftl.stats.unmapped_read_pages), (Some(24), 0), "{id}");
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn warm_up_fill_of_a_device_without_spare_ends_full() {
+        // The warm-up's fill is where an oversized logical space would overflow first.
+        let err = without_hanging(|| {
+            let (mut ftl, mut dev) = ftl(geometry(2, 4, 4), 32, Box::new(GreedyVictim), AllocationKind::Dynamic);
+            for lpn in 0..24 {
+                ftl.warm_write(Lpn(lpn), &mut dev).unwrap();
+            }
+            let err = ftl.warm_write(Lpn(24), &mut dev).unwrap_err();
+            ftl.final_verify().unwrap();
+            err
+        });
+        assert!(matches!(err, Error::DeviceFull { .. }), "{err}");
+    }
+
+    #[test]
+    fn random_overwrites_at_every_fill_level_keep_up_or_end_full_with_data_intact() {
+        use rand::{Rng, SeedableRng};
+        // 2 planes x 4 blocks x 4 pages, logical space from 1 page to all the host may write
+        // (24 pages): one fill, then random overwrites, 3000 writes in all. Whatever the
+        // outcome, nothing may panic, hang or break an invariant, and every page written must
+        // read back. Up to 8 logical pages GC must keep up: that is what config validation's
+        // budget of 3 working blocks per plane (GC reserve, host and GC write points) leaves on
+        // 4-block planes. (All three policies in fact keep up to 16 pages here.)
+        for kind in VICTIMS {
+            for logical in 1..=24u32 {
+                without_hanging(move || {
+                    let (mut ftl, mut dev) =
+                        ftl(geometry(2, 4, 4), logical, gc::victim::build(kind), AllocationKind::Dynamic);
+                    let id = ftl.victim.id();
+                    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(logical as u64);
+                    let mut written = 0u32;
+                    for seq in 1..=3000u64 {
+                        let lpn = if seq <= logical as u64 { seq as u32 - 1 } else { rng.gen_range(0..logical) };
+                        match serve(&mut ftl, &mut dev, seq, IoOp::Write, lpn) {
+                            Ok(_) => written = written.max(lpn + 1),
+                            Err(Error::DeviceFull { .. }) if logical > 8 => break,
+                            Err(e) => panic!("{id}, {logical} logical pages, write {seq}: {e}"),
+                        }
+                    }
+                    ftl.final_verify().unwrap();
+                    for lpn in 0..written {
+                        serve(&mut ftl, &mut dev, 10_000 + lpn as u64, IoOp::Read, lpn).unwrap();
+                    }
+                    assert_eq!(ftl.stats.unmapped_read_pages, 0, "{id}, {logical} logical pages");
+                });
+            }
+        }
     }
 }

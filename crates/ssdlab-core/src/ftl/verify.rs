@@ -33,6 +33,16 @@ impl Verifier {
         self.oob_version[ppn.index()] = *v;
     }
 
+    /// The latest version written to `lpn`: 1 for its first write (or its first since a trim),
+    /// counting up with each write; None if it was never written, was trimmed since, or lies
+    /// outside the logical space.
+    pub fn version(&self, lpn: Lpn) -> Option<u32> {
+        match self.latest.get(lpn.index()).copied() {
+            None | Some(0) | Some(TRIMMED) => None,
+            v => v,
+        }
+    }
+
     pub fn on_copy(&mut self, from: Ppn, to: Ppn) {
         self.oob_version[to.index()] = self.oob_version[from.index()];
     }
