@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 from rich.table import Table
 
+from ssdlab._console import run_with_progress
 from ssdlab.api import Simulation
-from ssdlab.cli.common import config_options, console, run_with_progress
+from ssdlab.cli.common import config_options, console
 from ssdlab.report import Report
 
 

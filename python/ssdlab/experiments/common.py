@@ -1,4 +1,5 @@
-"""Helpers shared by the reproductions: parallel runs with a progress display, result tables."""
+"""Layer: Python, experiments. Helpers shared by the reproductions: a grid of simulation jobs run
+in parallel processes with a progress display."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from ssdlab.cli.common import console_err
+from ssdlab._console import progress_bar
 
 
 @dataclass(frozen=True)
@@ -26,25 +25,19 @@ class Job:
 
 def run_jobs(jobs: Sequence[Job], worker: Callable[[Job], dict[str, Any]], processes: int | None = None):
     """Run `worker(job)` for every job in parallel processes (one per core by default) with a
-    progress bar; returns the results in job order."""
-    processes = processes or os.cpu_count() or 1
+    progress bar; returns the results in job order. `worker` must be a module-level function
+    (it is pickled to the worker processes)."""
+    processes = max(1, min(processes or os.cpu_count() or 1, len(jobs)))
     results: list[dict[str, Any] | None] = [None] * len(jobs)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console_err,
-    ) as progress:
-        task = progress.add_task("simulating", total=len(jobs))
+    with progress_bar("simulating", total=len(jobs)) as advance:
         if processes == 1:
             for i, job in enumerate(jobs):
                 results[i] = worker(job)
-                progress.advance(task)
+                advance()
         else:
             with ProcessPoolExecutor(max_workers=processes) as pool:
                 futures = {pool.submit(worker, job): i for i, job in enumerate(jobs)}
                 for future in as_completed(futures):
                     results[futures[future]] = future.result()
-                    progress.advance(task)
+                    advance()
     return [r for r in results if r is not None]

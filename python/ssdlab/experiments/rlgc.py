@@ -28,7 +28,7 @@ import pandas as pd
 
 import ssdlab
 from ssdlab import _core
-from ssdlab.cli.common import console
+from ssdlab._console import console
 from ssdlab.experiments.common import Job, run_jobs
 
 SCHEDULERS: dict[str, tuple[str, ...]] = {
