@@ -1,5 +1,7 @@
-"""What importing a module drags in, checked in a fresh interpreter: the library (experiments,
-plots) must not import the CLI."""
+"""What importing a module drags in, checked in a fresh interpreter (not timed: CI machines vary).
+
+The CLI must start without pandas, numpy, matplotlib or pyarrow (about half a second of imports),
+and the library (experiments) must not import the CLI."""
 
 from __future__ import annotations
 
@@ -9,12 +11,35 @@ import sys
 
 import pytest
 
+HEAVY = ("pandas", "numpy", "matplotlib", "pyarrow", "rich.progress", "ssdlab.api", "ssdlab.report")
+
 
 def loaded_after(code: str, modules: tuple[str, ...]) -> list[str]:
     """Run `code` in a new interpreter; return which of `modules` it left in sys.modules."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps([m for m in {list(modules)!r} if m in sys.modules]))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import ssdlab.cli",
+        "import ssdlab",
+        # What `ssdlab --help` and `ssdlab presets` execute (click exits with SystemExit).
+        "from ssdlab.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
+        "from ssdlab.cli import main\nmain(['presets'])",
+    ],
+)
+def test_cli_start_up_imports_nothing_heavy(code):
+    assert loaded_after(code, HEAVY) == []
+
+
+def test_lazy_api_still_resolves():
+    assert loaded_after("import ssdlab\nssdlab.Report\nssdlab.run", ("pandas", "ssdlab.api")) == [
+        "pandas",
+        "ssdlab.api",
+    ]
 
 
 @pytest.mark.parametrize("module", ["ssdlab.experiments.rlgc", "ssdlab.plots"])

@@ -2,6 +2,10 @@
 
 Input problems print `file:line: reason` plus a hint and exit with status 2;
 SSDLAB_DEBUG=1 shows the Python traceback.
+
+Start-up is kept short (`ssdlab --help` in well under a second): the command modules import
+pandas, numpy, matplotlib and the simulation API inside the commands that use them, never at
+module level (tests/unit/test_imports.py checks it).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ import time
 import click
 from rich.table import Table
 
-from ssdlab.api import Simulation
 from ssdlab.cli.common import console
 
 SCENARIOS = {
@@ -28,6 +27,8 @@ SCENARIOS = {
 )
 def bench(requests: int, scenario: tuple[str, ...]) -> None:
     """Measure simulated host requests per wall second (warm-up excluded) and peak memory."""
+    from ssdlab.api import Simulation
+
     table = Table(title=f"ssdlab bench on {platform.processor() or platform.machine()} ({platform.system()})")
     for col in ("scenario", "requests", "wall s", "req/s", "WAF", "process peak RSS MiB (incl. Python)"):
         table.add_column(col, justify="right")

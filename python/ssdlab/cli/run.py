@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from ssdlab._console import run_with_progress
-from ssdlab.api import Simulation
 from ssdlab.cli.common import config_options, console
-from ssdlab.report import Report
+
+if TYPE_CHECKING:
+    from ssdlab.report import Report
 
 
 def summary_table(report: Report, wall_s: float | None = None) -> Table:
@@ -75,6 +77,8 @@ def run(
     quiet: bool,
 ) -> None:
     """Run one simulation and report latency percentiles, throughput, WAF, GC and wear."""
+    from ssdlab.api import Simulation
+
     extra = list(overrides)
     if seed is not None:
         extra.append(f"seed={seed}")
