@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 
 import pandas as pd
@@ -108,6 +109,22 @@ def test_per_request_log_to_parquet(tmp_path):
     assert (frame["latency_ns"] > 0).all()
 
 
+def test_a_latency_row_without_requests_is_missing_not_zero():
+    writes = ssdlab.run(preset="tiny", workload="randwrite", overrides=SMALL)
+    assert writes["latency"]["read"]["count"] == 0  # the core's JSON keeps the empty row
+    read_row = writes.latency.loc["read"]
+    assert read_row["count"] == 0
+    assert read_row.drop("count").isna().all()
+    assert not writes.latency.loc["write"].isna().any()
+    s = writes.summary()
+    assert math.isnan(s["read_p99_us"]) and math.isnan(s["read_p99_99_us"])
+    assert s["write_p99_us"] == writes["latency"]["write"]["p99_ns"] / 1e3
+    reads = ssdlab.run(preset="tiny", workload="randread", overrides=["workload.count=500"])
+    assert reads["waf"] == 0.0  # the core writes 0 for a run without host writes ...
+    assert math.isnan(reads.summary()["waf"])  # ... which the summary shows as missing
+    assert reads.latency.loc["write"].drop("count").isna().all()
+
+
 def test_plots_write_pngs(tmp_path):
     report = ssdlab.run(preset="tiny", workload="randwrite", overrides=SMALL)
     plots.latency_cdf({"tiny": report}, "write", tail=True, path=tmp_path / "cdf.png")
@@ -120,10 +137,20 @@ def test_plots_write_pngs(tmp_path):
 
 def test_report_save_and_load(tmp_path):
     report = ssdlab.run(preset="tiny", workload="randwrite", overrides=SMALL)
-    report.save(tmp_path / "r.json")
-    loaded = ssdlab.Report.load(tmp_path / "r.json")
-    assert loaded.raw == report.raw
-    assert loaded.summary() == report.summary()
+    path = tmp_path / "r.json"
+    report.save(path)
+    on_disk = json.loads(path.read_text())
+    assert on_disk == report.raw
+    loaded = ssdlab.Report.load(path)
+    assert loaded.raw == on_disk
+    # The loaded report's summary against figures read from the file itself.
+    s = loaded.summary()
+    assert s["requests"] == 3000
+    assert s["write_p99_us"] == on_disk["latency"]["write"]["p99_ns"] / 1e3
+    assert s["write_p99_99_us"] == on_disk["latency"]["write"]["p99_99_ns"] / 1e3
+    assert s["waf"] == on_disk["waf"] > 1.0
+    assert s["erases"] == on_disk["wear"]["erases"] > 0
+    assert math.isnan(s["read_p99_us"])  # a write-only run
 
 
 def test_verify_mode_through_python():

@@ -107,14 +107,14 @@ def sizing(preset: str, trace: Path, reader_options: tuple[str, ...]) -> dict[st
 
 def _worker(job: Job) -> dict[str, Any]:
     report = ssdlab.run(preset=job.preset, trace=job.trace, overrides=job.overrides)
-    w = report["latency"]["write"]
+    w = report.latency.loc["write"]  # NaN, not 0, if a run had no writes
     ts = report.time_series("free_blocks")
     return {
         **job.labels,
-        "write_p99_us": w["p99_ns"] / 1e3,
-        "write_p99_99_us": w["p99_99_ns"] / 1e3,
-        "write_p99_9999_us": w["p99_9999_ns"] / 1e3,
-        "write_mean_us": w["mean_ns"] / 1e3,
+        "write_p99_us": w["p99"],
+        "write_p99_99_us": w["p99_99"],
+        "write_p99_9999_us": w["p99_9999"],
+        "write_mean_us": w["mean"],
         "erases": report["wear"]["erases"],
         "waf": report.waf,
         "requests": report["workload"]["requests"],
