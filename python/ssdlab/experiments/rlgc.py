@@ -221,8 +221,11 @@ def reproduce(
     schedulers = {**SCHEDULERS, **(PREDICTORS if include_predictors else {})}
     jobs, plans = build_jobs(trace_map, presets, schedulers, seeds)
     plan_frame = pd.DataFrame(plans)
-    console.print("Device sizing per trace (the drive starts empty; see the module docstring):")
-    console.print(plan_frame.to_string(index=False), highlight=False, markup=False)
+    console.print(
+        "Device sizing per trace (the drive is filled and preconditioned; see the module docstring):"
+    )
+    # soft_wrap: a wide frame is printed whole, not folded at the terminal's (or a log's) 80 columns.
+    console.print(plan_frame.to_string(index=False), highlight=False, markup=False, soft_wrap=True)
     plan_frame.to_csv(out / "sizing.csv", index=False)
     results = run_jobs(jobs, _worker, processes)
     runs = pd.DataFrame(
@@ -236,6 +239,6 @@ def reproduce(
     plots(results, out)
     for title, table in result_tables.items():
         console.print(f"\n[bold]{title}[/]")
-        console.print(table.round(3).to_string(), highlight=False, markup=False)
+        console.print(table.round(3).to_string(), highlight=False, markup=False, soft_wrap=True)
     console.print(f"\nresults: {out}/ (runs.csv, tables.md, sizing.csv, fig7_fig9_*.png)")
     return result_tables
