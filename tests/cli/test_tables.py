@@ -12,6 +12,8 @@ from click.testing import CliRunner
 import ssdlab
 from ssdlab.cli import cli
 
+BUNDLED = "msr_cut10k_rw20_80_105"
+
 
 def output_at_80_columns(*args: str) -> str:
     # COLUMNS is what Rich sizes by, and it is also what it falls back to (80) when the output is
@@ -33,6 +35,7 @@ def assert_fits(text: str) -> None:
     [
         ("presets",),
         ("run", "--preset", "tiny", "--workload", "randrw", "--set", "workload.count=2000", "--verify"),
+        ("trace", "stats", BUNDLED),
     ],
 )
 def test_tables_fit_80_columns(args):
@@ -49,6 +52,11 @@ def test_each_preset_is_one_line_with_its_whole_geometry():
         geometry = " x ".join(str(n) for n in (*shape, d["blocks_per_plane"], d["pages_per_block"]))
         row = next(line for line in lines if line.startswith(name + " "))
         assert row.rstrip().endswith(geometry), row
+
+
+def test_presets_list_the_bundled_trace():
+    out = output_at_80_columns("presets")
+    assert BUNDLED in out and "MSR Cambridge" in out
 
 
 def test_trace_stats_fit_80_columns(traces):

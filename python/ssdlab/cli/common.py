@@ -13,6 +13,15 @@ from ssdlab._console import console, console_err
 __all__ = ["config_options", "console", "console_err"]
 
 
+def _bundled_trace(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A bundled trace's name becomes its path; an existing file of that name wins."""
+    if value is None:
+        return None
+    from ssdlab.data import resolve_trace
+
+    return resolve_trace(value)
+
+
 def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """--preset, --workload, --trace, --format, --config, --set."""
     options = [
@@ -26,7 +35,12 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Built-in pattern (randwrite, randread, seqwrite, seqread, randrw, onoff) or a TOML file.",
         ),
         click.option(
-            "--trace", "-t", type=click.Path(dir_okay=False), default=None, help="Replay this trace file."
+            "--trace",
+            "-t",
+            type=click.Path(dir_okay=False),
+            default=None,
+            callback=_bundled_trace,
+            help="Replay this trace file, or a bundled real trace by name (see `ssdlab presets`).",
         ),
         click.option(
             "--format", "trace_format", default=None, help="Trace format (default: detected from content)."

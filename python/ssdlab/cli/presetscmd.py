@@ -1,4 +1,4 @@
-"""`ssdlab presets`: the built-in device presets and workload patterns."""
+"""`ssdlab presets`: the built-in device presets, workload patterns and bundled traces."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from ssdlab._console import fmt_bytes, new_table
 from ssdlab.cli.common import console
 from ssdlab.config import preset_toml, workload_patterns
 from ssdlab.config import presets as preset_names
+from ssdlab.data import TRACES
 
 
 @click.command()
 @click.option("--show", metavar="NAME", default=None, help="Print one preset's TOML (with its source notes).")
 def presets(show: str | None) -> None:
-    """List device presets (with their source tables) and workload patterns."""
+    """List device presets (with their source tables), workload patterns and bundled traces."""
     if show:
         console.print(preset_toml(show), markup=False, highlight=False)
         return
@@ -54,3 +55,9 @@ def presets(show: str | None) -> None:
     console.print(table)
     console.print(sources)
     console.print("workload patterns: " + ", ".join(workload_patterns()), highlight=False)
+    traces = new_table("bundled real traces (--trace NAME; provenance in ssdlab/data/traces/README.md)")
+    traces.add_column("name", no_wrap=True)
+    traces.add_column("origin", overflow="fold")
+    for t in TRACES.values():
+        traces.add_row(t.name, t.origin)
+    console.print(traces)

@@ -54,9 +54,13 @@ def trace() -> None:
 def stats(
     files: tuple[str, ...], trace_format: str | None, options: tuple[str, ...], page_bytes: int, as_json: bool
 ):
-    """Requests, read ratio, footprint, sizes, inter-arrival times, idle share, hot read set."""
+    """Requests, read ratio, footprint, sizes, inter-arrival times, idle share, hot read set.
+
+    FILES are trace files or names of bundled traces (see `ssdlab presets`)."""
+    from ssdlab.data import resolve_trace
+
     opts = _options_toml(trace_format, options)
-    results = {f: json.loads(_core.trace_stats(f, opts, page_bytes)) for f in files}
+    results = {f: json.loads(_core.trace_stats(resolve_trace(f), opts, page_bytes)) for f in files}
     if as_json:
         console.print_json(json.dumps(results))
         return
