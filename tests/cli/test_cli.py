@@ -19,7 +19,7 @@ def invoke(*args: str):
 def test_help_lists_commands():
     result = invoke("--help")
     assert result.exit_code == 0
-    for command in ("run", "presets", "config", "bench", "trace", "reproduce"):
+    for command in ("run", "compare", "presets", "config", "bench", "trace", "reproduce"):
         assert command in result.output
 
 

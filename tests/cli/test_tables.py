@@ -36,9 +36,27 @@ def assert_fits(text: str) -> None:
         ("presets",),
         ("run", "--preset", "tiny", "--workload", "randrw", "--set", "workload.count=2000", "--verify"),
         ("trace", "stats", BUNDLED),
+        (
+            "compare",
+            "--preset",
+            "tiny",
+            "--workload",
+            "randwrite",
+            "--set",
+            "workload.count=1000",
+            "--vary",
+            "gc.scheduler=greedy,rlgc_aggressive",
+            "--vary",
+            "gc.victim=greedy,cost_benefit",
+            "--jobs",
+            "1",
+            "--out",
+            "cmp",
+        ),
     ],
 )
-def test_tables_fit_80_columns(args):
+def test_tables_fit_80_columns(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # short output paths: a long path is printed whole, on one line
     assert_fits(output_at_80_columns(*args))
 
 

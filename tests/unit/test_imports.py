@@ -29,6 +29,7 @@ def loaded_after(code: str, modules: tuple[str, ...]) -> list[str]:
         # What `ssdlab --help` and `ssdlab presets` execute (click exits with SystemExit).
         "from ssdlab.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
         "from ssdlab.cli import main\nmain(['presets'])",
+        "from ssdlab.cli import main\ntry:\n    main(['compare', '--help'])\nexcept SystemExit:\n    pass",
     ],
 )
 def test_cli_start_up_imports_nothing_heavy(code):
@@ -42,6 +43,6 @@ def test_lazy_api_still_resolves():
     ]
 
 
-@pytest.mark.parametrize("module", ["ssdlab.experiments.rlgc", "ssdlab.plots"])
+@pytest.mark.parametrize("module", ["ssdlab.experiments.rlgc", "ssdlab.experiments.compare", "ssdlab.plots"])
 def test_library_does_not_import_the_cli(module):
     assert loaded_after(f"import {module}", ("ssdlab.cli", "click")) == []

@@ -1,15 +1,19 @@
-"""Layer: Python, experiments. Helpers shared by the reproductions: a grid of simulation jobs run
-in parallel processes with a progress display."""
+"""Layer: Python, experiments. Helpers shared by the experiments and by `ssdlab compare`: a grid
+of simulation jobs run in parallel processes with a progress display."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ssdlab._console import progress_bar
+
+if TYPE_CHECKING:
+    from ssdlab.report import Report
 
 
 @dataclass(frozen=True)
@@ -17,10 +21,25 @@ class Job:
     """One simulation of an experiment grid: labels for the tables, arguments for ssdlab.run."""
 
     labels: dict[str, Any]
-    preset: str
+    preset: str | None
     trace: str | None = None
     workload: str | None = None
     overrides: tuple[str, ...] = field(default_factory=tuple)
+    config_files: tuple[str, ...] = field(default_factory=tuple)
+    trace_format: str | None = None
+
+    def run(self) -> Report:
+        """Run this job in the calling process (the API is imported here, in the worker)."""
+        from ssdlab.api import run
+
+        return run(
+            preset=self.preset,
+            workload=self.workload,
+            trace=self.trace,
+            overrides=self.overrides,
+            config_files=self.config_files,
+            trace_format=self.trace_format,
+        )
 
 
 def run_jobs(jobs: Sequence[Job], worker: Callable[[Job], dict[str, Any]], processes: int | None = None):
@@ -35,9 +54,18 @@ def run_jobs(jobs: Sequence[Job], worker: Callable[[Job], dict[str, Any]], proce
                 results[i] = worker(job)
                 advance()
         else:
-            with ProcessPoolExecutor(max_workers=processes) as pool:
+            # forkserver, not fork: the progress display runs a thread, and forking a process
+            # with threads can copy a held lock into the child.
+            context = multiprocessing.get_context("forkserver")
+            with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
                 futures = {pool.submit(worker, job): i for i, job in enumerate(jobs)}
-                for future in as_completed(futures):
-                    results[futures[future]] = future.result()
-                    advance()
+                try:
+                    for future in as_completed(futures):
+                        results[futures[future]] = future.result()
+                        advance()
+                except BaseException:
+                    # One failed run (or ^C) fails the grid: do not start the runs still queued.
+                    for future in futures:
+                        future.cancel()
+                    raise
     return [r for r in results if r is not None]
