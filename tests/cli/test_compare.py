@@ -1,17 +1,22 @@
-"""`ssdlab compare` on a tiny budget."""
+"""`ssdlab compare` (and `make run`, which is one `ssdlab compare` command) on a tiny budget."""
 
 from __future__ import annotations
 
 import csv
 import json
 import math
+import re
+import shlex
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from ssdlab import data
 from ssdlab._console import fmt_duration_us
 from ssdlab.cli import cli, main
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def invoke(*args: str):
@@ -80,3 +85,37 @@ def test_compare_input_errors_exit_2_before_anything_runs(args, message, tmp_pat
     assert info.value.code == 2
     assert message in capsys.readouterr().err.replace("\n", " ")
     assert not (tmp_path / "never").exists()
+
+
+def make_run_arguments() -> list[str]:
+    """The `ssdlab ...` command of the Makefile's `run` target, as an argument list."""
+    recipe = REPO.joinpath("Makefile").read_text().split("\nrun: build\n", 1)[1]
+    lines = []
+    for line in recipe.splitlines():
+        lines.append(line.strip().removesuffix("\\"))
+        if not line.endswith("\\"):
+            break
+    words = shlex.split(" ".join(lines))
+    assert words[0] == "$(BIN)/ssdlab"
+    return words[1:]
+
+
+def test_make_run_compares_the_five_gc_schedulers_on_the_bundled_trace(tmp_path):
+    args = make_run_arguments()
+    assert args[0] == "compare"
+    assert "msr_cut10k_rw20_80_105" in args and "--vary" in args
+    # The same command on a tiny budget: later --set and options win.
+    out = tmp_path / "demo"
+    budget = ["--set", "workload.repeat=1", "--set", "workload.count=1000", "--seeds", "1", "--jobs", "1"]
+    result = invoke(*args, *budget, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    runs = read_runs(out)
+    schedulers = ["greedy", "lazy_rtgc", "rlgc", "rlgc_aggressive", "rlgc_qtc"]
+    assert [r["gc.scheduler"] for r in runs] == schedulers
+    report = json.loads((out / runs[0]["report"]).read_text())
+    assert report["config"]["workload"]["path"] == str(data.trace_path("msr_cut10k_rw20_80_105"))
+    assert report["config"]["device"]["blocks_per_plane"] == 512
+    assert report["warmup"]["pages_written"] > 0  # preconditioned before measuring
+    assert report["gc"]["victims_reclaimed"] > 0  # GC at work from the first requests
+    for scheduler in schedulers:
+        assert re.search(rf"^{scheduler}\s+\d", result.output, re.MULTILINE)

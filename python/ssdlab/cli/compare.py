@@ -87,7 +87,7 @@ def compare(
     reports).
 
     \b
-    Example: the GC schedulers on the bundled real MSR trace excerpt
+    `make run` compares the GC schedulers on the bundled real MSR trace excerpt
     (`ssdlab presets` lists it; provenance in ssdlab/data/traces/README.md):
       ssdlab compare --preset kang-3d-128gb --trace msr_cut10k_rw20_80_105 \\
         --set device.blocks_per_plane=512 --set warmup.fill=true \\
