@@ -6,8 +6,12 @@
 True
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ssdlab._core import __version__
-from ssdlab.api import Simulation, run
 from ssdlab.config import preset_toml, presets, resolve, workload_patterns
 from ssdlab.errors import (
     ConfigError,
@@ -17,7 +21,28 @@ from ssdlab.errors import (
     SsdlabIOError,
     TraceFormatError,
 )
-from ssdlab.report import Report
+
+if TYPE_CHECKING:
+    from ssdlab.api import Simulation, run
+    from ssdlab.report import Report
+
+# The API and the report load pandas and numpy (about half a second); they are imported on first
+# use (PEP 562) so that `import ssdlab` and the `ssdlab` command start fast.
+_LAZY = {"Simulation": "ssdlab.api", "run": "ssdlab.api", "Report": "ssdlab.report"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ssdlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ConfigError",

@@ -77,11 +77,15 @@ class Report:
 
     @property
     def latency(self) -> pd.DataFrame:
-        """Latency percentiles in microseconds: rows read/write/all, columns mean..max."""
+        """Latency percentiles in microseconds: rows read/write/trim/all, columns mean..max,
+        count.
+
+        A row without requests (the reads of a write-only run) has count 0 and NaN figures: the
+        core writes zeros there, which would read as a zero latency."""
         import pandas as pd
 
         rows = {
-            k: {c.removesuffix("_ns"): v[c] / 1e3 for c in PERCENTILES}
+            k: {c.removesuffix("_ns"): v[c] / 1e3 if v["count"] > 0 else float("nan") for c in PERCENTILES}
             for k, v in self.raw["latency"].items()
         }
         frame = pd.DataFrame.from_dict(rows, orient="index")
@@ -109,17 +113,21 @@ class Report:
         return pd.DataFrame(rows, columns=["latency_us", "cdf"])
 
     def summary(self) -> dict[str, float]:
-        """Headline figures: IOPS, MB/s, WAF, p99/p99.99 read and write latency (us), erases."""
-        lat = self.raw["latency"]
+        """Headline figures: IOPS, MB/s, WAF, p99/p99.99 read and write latency (us), erases.
+
+        Figures that do not exist are NaN, not 0: the latency of an operation the run never
+        issued, and the WAF of a run without host writes."""
+        lat = self.latency
+        host_programs = self.raw["ftl"]["host_programs"]
         return {
             "requests": self.raw["workload"]["requests"],
             "iops": self.raw["throughput"]["iops"],
             "mb_per_s": self.raw["throughput"]["mb_per_s"],
-            "waf": self.waf,
-            "read_p99_us": lat["read"]["p99_ns"] / 1e3,
-            "read_p99_99_us": lat["read"]["p99_99_ns"] / 1e3,
-            "write_p99_us": lat["write"]["p99_ns"] / 1e3,
-            "write_p99_99_us": lat["write"]["p99_99_ns"] / 1e3,
+            "waf": self.waf if host_programs > 0 else float("nan"),
+            "read_p99_us": float(lat.loc["read", "p99"]),
+            "read_p99_99_us": float(lat.loc["read", "p99_99"]),
+            "write_p99_us": float(lat.loc["write", "p99"]),
+            "write_p99_99_us": float(lat.loc["write", "p99_99"]),
             "erases": self.raw["wear"]["erases"],
             "gc_victims": self.raw["gc"]["victims_reclaimed"],
         }

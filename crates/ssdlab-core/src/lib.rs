@@ -4,6 +4,7 @@
 //! `nand` holds the device's fixed description, `config` the typed configuration, `rl` the
 //! generic tabular agents. See docs/architecture.md.
 
+pub mod catalog;
 pub mod config;
 pub mod device;
 pub mod error;
@@ -15,6 +16,7 @@ pub mod stats;
 pub mod units;
 pub mod workload;
 
+pub use catalog::{config_schema, config_schema_json, load_config};
 pub use config::{Config, ValidatedConfig};
 pub use error::{Error, Result};
 pub use sim::Simulation;

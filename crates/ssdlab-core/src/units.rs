@@ -98,6 +98,29 @@ impl ByteSize {
     }
 }
 
+/// Written as an integer or a fio-style string, so the schema offers both (the pattern is exactly
+/// what [`ByteSize::parse`] accepts, overflow aside).
+impl schemars::JsonSchema for ByteSize {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ByteSize".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A size in bytes: an integer, or a string with a binary suffix as fio writes it \
+                            (k = 1024): \"4k\", \"128KiB\", \"1m\", \"2g\".",
+            "anyOf": [
+                { "type": "integer", "format": "uint64", "minimum": 0 },
+                {
+                    "type": "string",
+                    "pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT]([iI]?[bB])?)?\s*$",
+                    "examples": ["4k", "128KiB", "1m"]
+                }
+            ]
+        })
+    }
+}
+
 impl Serialize for ByteSize {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u64(self.0)

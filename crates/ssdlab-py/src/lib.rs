@@ -1,6 +1,7 @@
 //! PyO3 bindings for ssdlab-core: the `ssdlab._core` extension module. Registration only; the
 //! conversions live in `errors.rs` and the wrapped types in `sim.rs`. No simulator logic here.
 
+mod config;
 mod errors;
 mod sim;
 mod trace;
@@ -16,6 +17,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::workload_patterns, m)?)?;
     m.add_function(wrap_pyfunction!(sim::workload_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sim::resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(config::config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_detect, m)?)?;

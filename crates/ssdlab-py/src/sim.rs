@@ -4,7 +4,8 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
-use ssdlab_core::config::{load_validated, presets as core_presets, to_toml, Layer};
+use ssdlab_core::config::{presets as core_presets, to_toml, Layer};
+use ssdlab_core::load_config;
 use ssdlab_core::ValidatedConfig;
 
 use crate::errors::IntoPy;
@@ -19,7 +20,7 @@ fn validated(
     raw_layers: Vec<(Option<String>, String)>,
     overrides: Vec<String>,
 ) -> PyResult<ValidatedConfig> {
-    load_validated(preset, &layers(raw_layers), &overrides).py_err(py)
+    load_config(preset, &layers(raw_layers), &overrides).py_err(py)
 }
 
 #[pyfunction]

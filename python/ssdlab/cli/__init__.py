@@ -2,6 +2,10 @@
 
 Input problems print `file:line: reason` plus a hint and exit with status 2;
 SSDLAB_DEBUG=1 shows the Python traceback.
+
+Start-up is kept short (`ssdlab --help` in well under a second): the command modules import
+pandas, numpy, matplotlib and the simulation API inside the commands that use them, never at
+module level (tests/cli/test_startup.py checks it).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import click
 
 from ssdlab.cli.bench import bench
 from ssdlab.cli.common import console_err
+from ssdlab.cli.compare import compare
 from ssdlab.cli.configcmd import config
 from ssdlab.cli.presetscmd import presets
 from ssdlab.cli.reproduce import reproduce
@@ -31,6 +36,7 @@ def cli() -> None:
     \b
     Examples:
       ssdlab run --preset kang-3d-128gb --workload onoff --out report.json
+      ssdlab compare --trace msr_cut10k_rw20_80_105 --vary gc.scheduler=greedy,lazy_rtgc
       ssdlab run --preset tiny --trace hm_0.csv --set device.utilization=0.85
       ssdlab config show --preset tiny --set gc.victim=fifo
       ssdlab presets
@@ -39,6 +45,7 @@ def cli() -> None:
 
 
 cli.add_command(run)
+cli.add_command(compare)
 cli.add_command(presets)
 cli.add_command(config)
 cli.add_command(bench)

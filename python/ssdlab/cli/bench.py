@@ -8,9 +8,8 @@ import resource
 import time
 
 import click
-from rich.table import Table
 
-from ssdlab.api import Simulation
+from ssdlab._console import fmt_number, new_table
 from ssdlab.cli.common import console
 
 SCENARIOS = {
@@ -28,9 +27,12 @@ SCENARIOS = {
 )
 def bench(requests: int, scenario: tuple[str, ...]) -> None:
     """Measure simulated host requests per wall second (warm-up excluded) and peak memory."""
-    table = Table(title=f"ssdlab bench on {platform.processor() or platform.machine()} ({platform.system()})")
-    for col in ("scenario", "requests", "wall s", "req/s", "WAF", "process peak RSS MiB (incl. Python)"):
-        table.add_column(col, justify="right")
+    from ssdlab.api import Simulation
+
+    table = new_table(f"ssdlab bench on {platform.processor() or platform.machine()} ({platform.system()})")
+    table.add_column("scenario", no_wrap=True)
+    for col in ("requests", "wall s", "req/s", "WAF", "peak RSS MiB"):
+        table.add_column(col, justify="right", no_wrap=True)
     for name in scenario or sorted(SCENARIOS):
         overrides = [*SCENARIOS[name], f"workload.count={requests}"]
         # The foundation issue's 16 GiB device at 90% utilisation (preset bench-16gib).
@@ -41,9 +43,16 @@ def bench(requests: int, scenario: tuple[str, ...]) -> None:
             pass
         wall = time.perf_counter() - start
         report = sim.report()
-        done = report["workload"]["requests"]
+        summary = report.summary()
+        done = summary["requests"]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         table.add_row(
-            name, f"{done:,}", f"{wall:.2f}", f"{done / wall:,.0f}", f"{report.waf:.2f}", f"{rss:,.0f}"
+            name,
+            f"{done:,}",
+            f"{wall:.2f}",
+            f"{done / wall:,.0f}",
+            fmt_number(summary["waf"], ".2f"),
+            f"{rss:,.0f}",
         )
     console.print(table)
+    console.print("peak RSS: whole process incl. Python; WAF: - for a scenario without writes")

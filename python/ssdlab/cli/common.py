@@ -1,20 +1,25 @@
-"""Options and output helpers shared by the CLI commands."""
+"""Options and output helpers shared by the CLI commands (the consoles themselves live in
+`ssdlab._console`, which the library uses too)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ssdlab.api import Simulation
-from ssdlab.report import Report
+from ssdlab._console import console, console_err
 
-console = Console()
-console_err = Console(stderr=True)
+__all__ = ["config_options", "console", "console_err"]
+
+
+def _bundled_trace(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A bundled trace's name becomes its path; an existing file of that name wins."""
+    if value is None:
+        return None
+    from ssdlab.data import resolve_trace
+
+    return resolve_trace(value)
 
 
 def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -30,7 +35,12 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Built-in pattern (randwrite, randread, seqwrite, seqread, randrw, onoff) or a TOML file.",
         ),
         click.option(
-            "--trace", "-t", type=click.Path(dir_okay=False), default=None, help="Replay this trace file."
+            "--trace",
+            "-t",
+            type=click.Path(dir_okay=False),
+            default=None,
+            callback=_bundled_trace,
+            help="Replay this trace file, or a bundled real trace by name (see `ssdlab presets`).",
         ),
         click.option(
             "--format", "trace_format", default=None, help="Trace format (default: detected from content)."
@@ -55,32 +65,3 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         f = option(f)
     return f
-
-
-def run_with_progress(sim: Simulation, quiet: bool = False) -> Report:
-    """Run, showing a progress bar only if the run lasts longer than a second."""
-    start = time.perf_counter()
-    progress: Progress | None = None
-    task = None
-    try:
-        while not sim.step():
-            if quiet or time.perf_counter() - start < 1.0:
-                continue
-            done, total = sim.progress()
-            if progress is None:
-                progress = Progress(
-                    TextColumn("simulating"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TimeElapsedColumn(),
-                    console=console_err,
-                    transient=True,
-                )
-                progress.start()
-                task = progress.add_task("run", total=total)
-            assert task is not None
-            progress.update(task, completed=done)
-    finally:
-        if progress is not None:
-            progress.stop()
-    return sim.report()

@@ -1,9 +1,11 @@
-"""`ssdlab config show`: the fully resolved configuration, every key."""
+"""`ssdlab config show`: the fully resolved configuration, every key; `ssdlab config schema`: the
+JSON Schema of a config file."""
 
 from __future__ import annotations
 
 import click
 
+from ssdlab import _core
 from ssdlab.cli.common import config_options, console
 from ssdlab.config import resolve
 
@@ -26,3 +28,14 @@ def show(
     """Print the resolved configuration (preset + files + --set), validated, with every key."""
     text = resolve(preset, workload, trace, overrides, config_files, trace_format)
     console.print(text, markup=False, highlight=False, end="")
+
+
+@config.command()
+def schema() -> None:
+    """Print the JSON Schema of a config file (docs/config.schema.json): for editors and CI.
+
+    \b
+    Taplo / Even Better TOML read it from a first line `#:schema path/to/config.schema.json`.
+    """
+    # Plain echo: the console would wrap long lines and break the JSON.
+    click.echo(_core.config_schema())

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from ssdlab.experiments import rlgc as rlgc_experiment
-
 SHARED_TRACES = Path(__file__).resolve().parents[3].parent / "shared" / "traces"
 
 
@@ -38,6 +36,8 @@ def reproduce() -> None:
 @click.option("--out", "-o", type=click.Path(file_okay=False), default="results/rlgc", show_default=True)
 def rlgc(traces, traces_dir, presets, seeds, include_predictors, jobs, out) -> None:
     """RLGC (Kang et al., TECS 2017) and its Q-table cache: Tables 5-10, Figs. 7 and 9."""
+    from ssdlab.experiments import rlgc as rlgc_experiment
+
     rlgc_experiment.reproduce(
         [Path(t) for t in traces] or None,
         Path(out),

@@ -4,38 +4,61 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
-from ssdlab.api import Simulation
-from ssdlab.cli.common import config_options, console, run_with_progress
-from ssdlab.report import Report
+from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table, run_with_progress
+from ssdlab.cli.common import config_options, console
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ssdlab.report import Report
+
+LATENCY_COLUMNS = {
+    "mean": "mean",
+    "p50": "p50",
+    "p99": "p99",
+    "p99.9": "p99_9",
+    "p99.99": "p99_99",
+    "max": "max",
+}
 
 
 def summary_table(report: Report, wall_s: float | None = None) -> Table:
+    """Throughput, WAF, GC and wear of one run (latencies are in `latency_table`)."""
     s = report.summary()
-    table = Table(title="ssdlab run", show_header=True)
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    table.add_row("requests", f"{s['requests']:,}")
+    table = new_table("ssdlab run")
+    table.add_column("figure", overflow="fold")
+    table.add_column("value", justify="right", no_wrap=True)
+    w = report["workload"]
+    table.add_row("requests (reads / writes)", f"{s['requests']:,} ({w['reads']:,} / {w['writes']:,})")
     table.add_row("IOPS (simulated)", f"{s['iops']:,.0f}")
     table.add_row("MB/s (simulated)", f"{s['mb_per_s']:,.1f}")
-    table.add_row("WAF", f"{s['waf']:.3f}")
-    lat = report.latency
-    for op in ("read", "write"):
-        if lat.loc[op, "count"] > 0:
-            row = lat.loc[op]
-            table.add_row(
-                f"{op} latency us: mean / p99 / p99.99 / max",
-                f"{row['mean']:,.1f} / {row['p99']:,.1f} / {row['p99_99']:,.1f} / {row['max']:,.1f}",
-            )
+    table.add_row("WAF", fmt_number(s["waf"], ".3f"))
     table.add_row("GC victims / pages copied", f"{s['gc_victims']:,} / {report['gc']['pages_copied']:,}")
     table.add_row("erases (max per block)", f"{s['erases']:,} ({report['wear']['max_erases_per_block']})")
     if report["verify"]["enabled"]:
         table.add_row("verify", f"passed, {report['verify']['reads_checked']:,} reads checked")
     if wall_s is not None and wall_s > 0:
         table.add_row("wall time / simulated req/s", f"{wall_s:.2f} s / {s['requests'] / wall_s:,.0f}")
+    return table
+
+
+def latency_table(report: Report) -> Table:
+    """Latency percentiles of reads and writes; an operation the run never issued shows dashes."""
+    lat = report.latency
+    table = new_table("latency")
+    table.add_column("op", no_wrap=True)
+    table.add_column("requests", justify="right", no_wrap=True)
+    for header in LATENCY_COLUMNS:
+        table.add_column(header, justify="right", no_wrap=True)
+    for op in ("read", "write"):
+        row = lat.loc[op]
+        count = int(row["count"])
+        cells = [fmt_duration_us(row[c]) if count else MISSING for c in LATENCY_COLUMNS.values()]
+        table.add_row(op, f"{count:,}", *cells)
     return table
 
 
@@ -74,22 +97,21 @@ def run(
     quiet: bool,
 ) -> None:
     """Run one simulation and report latency percentiles, throughput, WAF, GC and wear."""
+    from ssdlab.api import Simulation
+
     extra = list(overrides)
     if seed is not None:
         extra.append(f"seed={seed}")
     if verify is not None:
         extra.append(f"verify={'true' if verify else 'false'}")
-    if requests_parquet:
-        extra.append("report.per_request=true")
-    sim = Simulation(preset, workload, trace, extra, config_files, trace_format)
+    # The core streams the log to the file as the run goes (memory stays flat).
+    sim = Simulation(preset, workload, trace, extra, config_files, trace_format, request_log=requests_parquet)
     start = time.perf_counter()
     report = run_with_progress(sim, quiet)
     wall = time.perf_counter() - start
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         report.save(out)
-    if requests_parquet:
-        report.write_requests_parquet(requests_parquet)
     if plots:
         from ssdlab import plots as p
 
@@ -101,5 +123,6 @@ def run(
         p.time_series({preset: report}, "free_blocks", path=d / "free_blocks.png")
     if not quiet:
         console.print(summary_table(report, wall))
+        console.print(latency_table(report))
         if out:
-            console.print(f"report: {out}")
+            console.print(f"report: {out}", highlight=False)

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from ssdlab import _core
+from ssdlab._console import fmt_duration_us, new_table
 from ssdlab.cli.common import console
 
 
@@ -54,25 +54,41 @@ def trace() -> None:
 def stats(
     files: tuple[str, ...], trace_format: str | None, options: tuple[str, ...], page_bytes: int, as_json: bool
 ):
-    """Requests, read ratio, footprint, sizes, inter-arrival times, idle share, hot read set."""
+    """Requests, read ratio, footprint, sizes, inter-arrival times, idle share, hot read set.
+
+    FILES are trace files or names of bundled traces (see `ssdlab presets`)."""
+    from ssdlab.data import resolve_trace
+
     opts = _options_toml(trace_format, options)
-    results = {f: json.loads(_core.trace_stats(f, opts, page_bytes)) for f in files}
+    results = {f: json.loads(_core.trace_stats(resolve_trace(f), opts, page_bytes)) for f in files}
     if as_json:
         console.print_json(json.dumps(results))
         return
-    table = Table(title="trace statistics")
-    for col in ("file", "requests", "read ratio", "footprint", "mean size", "span", "idle", "hot 80% reads"):
-        table.add_column(col, justify="right")
+    table = new_table("trace statistics")
+    # Sizes in the unit of the header and two-line headers keep the numbers narrow, so that the
+    # file name keeps room in 80 columns (it folds onto a second line if longer); numbers never wrap.
+    table.add_column("file", overflow="fold", min_width=12)
+    for col in (
+        "requests",
+        "read\nratio",
+        "footprint\nMiB",
+        "mean\nKiB",
+        "span",
+        "idle",
+        "hot 80% of\nreads MiB",
+    ):
+        table.add_column(col, justify="right", no_wrap=True)
     for f, s in results.items():
+        hot = s["hot_read"]
         table.add_row(
             Path(f).name,
             f"{s['requests']:,}",
             f"{s['read_ratio']:.3f}",
-            f"{s['footprint_bytes'] / 2**20:,.1f} MiB",
-            f"{s['mean_request_bytes'] / 1024:.1f} KiB",
-            f"{s['time_span_ns'] / 1e9:,.1f} s",
+            f"{s['footprint_bytes'] / 2**20:,.1f}",
+            f"{s['mean_request_bytes'] / 1024:,.1f}",
+            fmt_duration_us(s["time_span_ns"] / 1e3),
             f"{s['idle_share']:.1%}",
-            f"{s['hot_read']['bytes'] / 2**20:,.1f} MiB ({s['hot_read']['share_of_read_footprint']:.1%})",
+            f"{hot['bytes'] / 2**20:,.1f} ({hot['share_of_read_footprint']:.0%})",
         )
     console.print(table)
 

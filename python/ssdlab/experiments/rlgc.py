@@ -28,7 +28,7 @@ import pandas as pd
 
 import ssdlab
 from ssdlab import _core
-from ssdlab.cli.common import console
+from ssdlab._console import console
 from ssdlab.experiments.common import Job, run_jobs
 
 SCHEDULERS: dict[str, tuple[str, ...]] = {
@@ -107,14 +107,14 @@ def sizing(preset: str, trace: Path, reader_options: tuple[str, ...]) -> dict[st
 
 def _worker(job: Job) -> dict[str, Any]:
     report = ssdlab.run(preset=job.preset, trace=job.trace, overrides=job.overrides)
-    w = report["latency"]["write"]
+    w = report.latency.loc["write"]  # NaN, not 0, if a run had no writes
     ts = report.time_series("free_blocks")
     return {
         **job.labels,
-        "write_p99_us": w["p99_ns"] / 1e3,
-        "write_p99_99_us": w["p99_99_ns"] / 1e3,
-        "write_p99_9999_us": w["p99_9999_ns"] / 1e3,
-        "write_mean_us": w["mean_ns"] / 1e3,
+        "write_p99_us": w["p99"],
+        "write_p99_99_us": w["p99_99"],
+        "write_p99_9999_us": w["p99_9999"],
+        "write_mean_us": w["mean"],
         "erases": report["wear"]["erases"],
         "waf": report.waf,
         "requests": report["workload"]["requests"],
@@ -221,8 +221,11 @@ def reproduce(
     schedulers = {**SCHEDULERS, **(PREDICTORS if include_predictors else {})}
     jobs, plans = build_jobs(trace_map, presets, schedulers, seeds)
     plan_frame = pd.DataFrame(plans)
-    console.print("Device sizing per trace (the drive starts empty; see the module docstring):")
-    console.print(plan_frame.to_string(index=False), highlight=False, markup=False)
+    console.print(
+        "Device sizing per trace (the drive is filled and preconditioned; see the module docstring):"
+    )
+    # soft_wrap: a wide frame is printed whole, not folded at the terminal's (or a log's) 80 columns.
+    console.print(plan_frame.to_string(index=False), highlight=False, markup=False, soft_wrap=True)
     plan_frame.to_csv(out / "sizing.csv", index=False)
     results = run_jobs(jobs, _worker, processes)
     runs = pd.DataFrame(
@@ -236,6 +239,6 @@ def reproduce(
     plots(results, out)
     for title, table in result_tables.items():
         console.print(f"\n[bold]{title}[/]")
-        console.print(table.round(3).to_string(), highlight=False, markup=False)
+        console.print(table.round(3).to_string(), highlight=False, markup=False, soft_wrap=True)
     console.print(f"\nresults: {out}/ (runs.csv, tables.md, sizing.csv, fig7_fig9_*.png)")
     return result_tables

@@ -3,7 +3,7 @@ normalised to a baseline like the papers' tables. Uses matplotlib's non-interact
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -43,6 +43,55 @@ def latency_cdf(
     return fig
 
 
+def latency_tail(
+    histograms: Mapping[str, Sequence[tuple[int, int]]],
+    path: str | Path | None = None,
+    title: str = "",
+    what: str = "write",
+):
+    """The tail of latency distributions given as exact histograms (sorted (latency_ns, count)
+    pairs, one per label), on log-log axes: y = P(latency >= x), the fraction of requests at
+    least that slow. Using ">=" keeps the slowest request on the plot at 1/N instead of dropping
+    to 0, which a log axis cannot show. Dotted lines mark 1e-2 and 1e-4, where the p99 and
+    p99.99 of a table are read. A figure saved to `path` is also closed, so that a loop of
+    comparisons does not accumulate open figures."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    drawn = 0
+    for label, pairs in histograms.items():
+        if not pairs:
+            continue
+        values_ms = np.array([v for v, _ in pairs], dtype=float) / 1e6
+        counts = np.array([c for _, c in pairs], dtype=float)
+        below = np.concatenate(([0.0], np.cumsum(counts)[:-1]))  # requests faster than each value
+        at_least = 1.0 - below / counts.sum()
+        ax.step(values_ms, at_least, where="pre", label=label)
+        drawn += 1
+    for level, name in ((1e-2, "p99"), (1e-4, "p99.99")):
+        ax.axhline(level, color="grey", linestyle=":", linewidth=0.8)
+        ax.annotate(
+            name,
+            (1.0, level),
+            xycoords=("axes fraction", "data"),
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="grey",
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(f"{what} latency (ms)")
+    ax.set_ylabel("1 - CDF: fraction at least this slow")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    if drawn:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+    return fig
+
+
 def time_series(reports: Mapping[str, Report], name: str = "free_blocks", path: str | Path | None = None):
     """One time series (e.g. free blocks) per labelled report."""
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -73,4 +122,4 @@ def normalized_bars(table: pd.DataFrame, baseline: str, path: str | Path | None 
     return fig
 
 
-__all__ = ["latency_cdf", "normalized_bars", "time_series"]
+__all__ = ["latency_cdf", "latency_tail", "normalized_bars", "time_series"]

@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+use crate::config::decode::{concerns_dropped, decode, Decoded};
+use crate::config::origin::{line_at, Source, Sources};
 use crate::config::{presets, Config, ValidatedConfig};
 use crate::error::{ConfigProblem, Error, Result};
 
@@ -46,17 +48,14 @@ pub fn parse_override(text: &str) -> Result<(Vec<String>, toml::Value)> {
     Ok((path, value))
 }
 
-fn parse_layer(layer: &Layer) -> Result<toml::Table> {
+fn origin_label(layer: &Layer) -> String {
+    layer.origin.as_ref().map_or_else(|| "<config>".to_string(), |p| p.display().to_string())
+}
+
+fn parse_layer(layer: &Layer) -> std::result::Result<toml::Table, ConfigProblem> {
     toml::from_str::<toml::Table>(&layer.text).map_err(|e| {
-        let origin = layer.origin.clone().unwrap_or_else(|| PathBuf::from("<config>"));
-        let line = e.span().map(|s| layer.text[..s.start.min(layer.text.len())].lines().count().max(1)).unwrap_or(0);
-        Error::Config {
-            path: None,
-            problems: vec![ConfigProblem {
-                key: format!("{}:{line}", origin.display()),
-                reason: e.message().to_string(),
-            }],
-        }
+        let line = e.span().map(|s| line_at(&layer.text, s.start)).unwrap_or(0);
+        ConfigProblem { key: format!("{}:{line}", origin_label(layer)), reason: e.message().to_string() }
     })
 }
 
@@ -85,59 +84,104 @@ fn set_path(table: &mut toml::Table, path: &[String], value: toml::Value) -> Res
     Ok(())
 }
 
-/// Merge the layers and overrides over the preset (if any) into the raw TOML table.
-pub fn merged_table(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<toml::Table> {
+/// The merged table and the layers it was merged from.
+struct Merged {
+    table: toml::Table,
+    sources: Sources,
+}
+
+/// Merge the layers and overrides over the preset (if any). Syntax errors of every layer and
+/// override are reported together.
+fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<Merged> {
+    let mut problems = Vec::new();
+    let mut sources = Vec::new();
     let mut table = toml::Table::new();
     if let Some(name) = preset {
-        let text = presets::device_preset(name).ok_or_else(|| {
-            Error::config("preset", format!("unknown preset '{name}'; known: {}", presets::names().join(", ")))
-        })?;
-        table = parse_layer(&Layer { origin: Some(PathBuf::from(format!("preset:{name}"))), text: text.to_string() })?;
+        match presets::device_preset(name) {
+            None => problems.push(ConfigProblem {
+                key: "preset".into(),
+                reason: format!("unknown preset '{name}'; known: {}", presets::names().join(", ")),
+            }),
+            Some(text) => {
+                let layer = Layer { origin: Some(PathBuf::from(format!("preset:{name}"))), text: text.to_string() };
+                match parse_layer(&layer) {
+                    Ok(parsed) => {
+                        merge(&mut table, parsed.clone());
+                        sources.push(Source { label: origin_label(&layer), text: Some(layer.text), table: parsed });
+                    }
+                    Err(problem) => problems.push(problem),
+                }
+            }
+        }
     }
     for layer in layers {
-        merge(&mut table, parse_layer(layer)?);
+        match parse_layer(layer) {
+            Ok(parsed) => {
+                merge(&mut table, parsed.clone());
+                sources.push(Source { label: origin_label(layer), text: Some(layer.text.clone()), table: parsed });
+            }
+            Err(problem) => problems.push(problem),
+        }
     }
     for o in overrides {
-        let (path, value) = parse_override(o)?;
-        set_path(&mut table, &path, value)?;
-    }
-    Ok(table)
-}
-
-fn unknown_problems(unknown: Vec<String>) -> Vec<ConfigProblem> {
-    unknown
-        .into_iter()
-        .map(|key| ConfigProblem { key, reason: "unknown key (see `ssdlab config show` for every key)".into() })
-        .collect()
-}
-
-/// Deserialise a merged table, listing every unknown key at once.
-pub fn from_table(table: toml::Table) -> Result<Config> {
-    let mut unknown = Vec::new();
-    let result: Result<Config, toml::de::Error> =
-        serde_ignored::deserialize(toml::Value::Table(table), |path| unknown.push(path.to_string()));
-    if !unknown.is_empty() {
-        return Err(Error::Config { path: None, problems: unknown_problems(unknown) });
-    }
-    result.map_err(|e| Error::config("config", e.message().to_string()))
-}
-
-/// Preset + layers + overrides -> a validated configuration, with unknown keys and every
-/// validation problem reported together in one error.
-pub fn load_validated(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
-    let table = merged_table(preset, layers, overrides)?;
-    let mut unknown = Vec::new();
-    let result: Result<Config, toml::de::Error> =
-        serde_ignored::deserialize(toml::Value::Table(table), |path| unknown.push(path.to_string()));
-    let mut problems = unknown_problems(unknown);
-    match result {
-        Err(e) => problems.push(ConfigProblem { key: "config".into(), reason: e.message().to_string() }),
-        Ok(cfg) => match ValidatedConfig::new(cfg) {
-            Ok(valid) if problems.is_empty() => return Ok(valid),
-            Ok(_) => {}
+        // An override replaces the value at its key, whatever was there (a table too).
+        let applied = parse_override(o).and_then(|(path, value)| {
+            set_path(&mut table, &path, value.clone())?;
+            let mut own = toml::Table::new();
+            set_path(&mut own, &path, value)?;
+            Ok(own)
+        });
+        match applied {
+            Ok(own) => sources.push(Source { label: "--set".into(), text: None, table: own }),
             Err(Error::Config { problems: more, .. }) => problems.extend(more),
             Err(other) => return Err(other),
-        },
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::Config { path: None, problems });
+    }
+    Ok(Merged { table, sources: Sources(sources) })
+}
+
+fn decode_merged(merged: Merged) -> Decoded {
+    let Merged { table, sources } = merged;
+    decode(table, &|path| sources.origin(path))
+}
+
+fn finish(decoded: Decoded) -> Result<Config> {
+    match decoded.config {
+        Some(config) if decoded.problems.is_empty() => Ok(config),
+        _ => Err(Error::Config { path: None, problems: decoded.problems }),
+    }
+}
+
+/// Preset + layers + overrides -> a validated configuration, with unknown keys, wrong types,
+/// non-finite numbers and every validation problem reported together in one error.
+pub fn load_validated(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
+    load_validated_with(preset, layers, overrides, |_| Vec::new())
+}
+
+/// `load_validated`, plus checks of a higher layer (the FTL's policy ids and combinations,
+/// `ssdlab_core::load_config`), reported in the same error as everything else.
+pub fn load_validated_with(
+    preset: Option<&str>,
+    layers: &[Layer],
+    overrides: &[String],
+    extra: impl Fn(&Config) -> Vec<ConfigProblem>,
+) -> Result<ValidatedConfig> {
+    let Decoded { config, mut problems, dropped, placeholders } = decode_merged(merge_all(preset, layers, overrides)?);
+    if let (Some(config), false) = (config, placeholders) {
+        problems.extend(extra(&config).into_iter().filter(|p| !concerns_dropped(p, &dropped)));
+        match ValidatedConfig::new(config) {
+            Ok(valid) if problems.is_empty() => return Ok(valid),
+            Ok(_) => {}
+            // A dropped key was checked with its default in place of what the user wrote: only
+            // the problem with the written value is reported.
+            Err(Error::Config { problems: more, .. }) => {
+                problems.extend(more.into_iter().filter(|p| !concerns_dropped(p, &dropped)))
+            }
+            Err(other) => return Err(other),
+        }
     }
     Err(Error::Config { path: None, problems })
 }
@@ -149,7 +193,7 @@ pub fn to_toml(cfg: &Config) -> String {
 
 /// Preset + layers + overrides -> a typed (not yet validated) configuration.
 pub fn load(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<Config> {
-    from_table(merged_table(preset, layers, overrides)?)
+    finish(decode_merged(merge_all(preset, layers, overrides)?))
 }
 
 #[cfg(test)]

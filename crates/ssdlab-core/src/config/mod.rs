@@ -6,15 +6,26 @@
 //! table (`[gc.lazy_rtgc]`). Unknown keys are rejected, all of them in one message: rather than
 //! serde's `deny_unknown_fields` (which stops at the first), `load` collects every ignored key
 //! with `serde_ignored`; for that reason no config type uses internally tagged enums, whose
-//! buffered content would hide unknown keys.
+//! buffered content would hide unknown keys. Wrong types, missing keys and NaN or infinite
+//! numbers are listed with them (`decode.rs`), then the value checks (`validate.rs`).
+//!
+//! Every config type derives `JsonSchema`: its doc comments and defaults become the JSON Schema
+//! (`schema.rs`, `docs/config.schema.json`) and the reference rendered from it
+//! (`docs/config.md`), so a doc comment here is user documentation: say the unit, the range and
+//! the paper section.
 
+mod decode;
 mod load;
+mod origin;
 pub mod presets;
+mod schema;
 mod validate;
 
-pub use load::{load, load_validated, parse_override, to_toml, Layer};
+pub use load::{load, load_validated, load_validated_with, parse_override, to_toml, Layer};
+pub use schema::{schema, schema_json};
 pub use validate::ValidatedConfig;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::nand::{CellType, TimingConfig};
@@ -22,52 +33,72 @@ use crate::units::ByteSize;
 use crate::workload::WorkloadConfig;
 
 /// The whole configuration of one simulation run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Config {
     /// Seed of the run's random streams (workload, policies). Same config + seed = same report.
     #[serde(default)]
     pub seed: u64,
     /// Record (LPN, version) in every page's out-of-band area and check every read.
+    /// Costs memory and time; for tests and for checking a new policy.
     #[serde(default)]
     pub verify: bool,
+    /// The simulated drive; a device preset (`--preset`) gives every key of it.
     pub device: DeviceConfig,
+    /// The flash translation layer: mapping scheme and write allocation.
     #[serde(default)]
     pub ftl: FtlConfig,
+    /// Garbage collection: when it runs and how much (`scheduler`), which block it reclaims
+    /// (`victim`), and each scheduler's own table.
     #[serde(default)]
     pub gc: GcConfig,
+    /// What the host does: a synthetic job in fio's vocabulary, or a trace replay.
     #[serde(default)]
     pub cache: CacheConfig,
     #[serde(default)]
     pub slc: SlcConfig,
     #[serde(default)]
     pub workload: WorkloadConfig,
+    /// Bringing the drive to steady state before measuring.
     #[serde(default)]
     pub warmup: WarmupConfig,
+    /// What the report records besides the summary.
     #[serde(default)]
     pub report: ReportConfig,
 }
 
-/// Geometry, cells, spare area and timings of the simulated drive.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[device]`: geometry, cells, overprovisioning and timings of the simulated drive. Physical
+/// pages = channels x chips_per_channel x dies_per_chip x planes_per_die x blocks_per_plane x
+/// pages_per_block (fewer than 2^32).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DeviceConfig {
     /// Where the numbers come from (paper and table), for the report.
     #[serde(default)]
     pub source: String,
+    /// Flash channels: buses whose page transfers are serialised, each shared by its chips.
     pub channels: u32,
+    /// Chips (packages) on each channel.
     pub chips_per_channel: u32,
+    /// Dies per chip.
     #[serde(default = "one")]
     pub dies_per_chip: u32,
+    /// Planes per die.
     #[serde(default = "one")]
     pub planes_per_die: u32,
+    /// Erase blocks per plane.
     pub blocks_per_plane: u32,
+    /// Pages per block, a multiple of the bits per cell (a wordline holds one page per bit).
     pub pages_per_block: u32,
+    /// Data bytes per page (at least 512); also the mapping unit.
     pub page_bytes: u64,
+    /// Cell type: bits per cell, hence page types per wordline and the length of the per-type
+    /// latency lists in `device.timing`.
     pub cell: CellType,
     /// Fraction of physical pages hidden from the host: logical = physical x (1 - op).
     pub overprovisioning: f64,
     /// Fraction of the logical space the workload uses (warm-up fills it; addresses fold into it).
     #[serde(default = "one_f")]
     pub utilization: f64,
+    /// Flash operation latencies and the channel rate.
     pub timing: TimingConfig,
 }
 
@@ -79,7 +110,7 @@ fn one_f() -> f64 {
 }
 
 /// What a host read of a logical page the workload never wrote (nor trimmed) does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UnwrittenReads {
     /// The page holds data written before the trace began (a replayed trace was recorded on a
@@ -92,7 +123,7 @@ pub enum UnwrittenReads {
 }
 
 /// `[ftl]`: the mapping scheme and where written pages go.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct FtlConfig {
     /// Where the logical-to-physical table lives: `page` (all of it in DRAM, the "ideal" FTL) or
@@ -120,7 +151,7 @@ impl Default for FtlConfig {
 /// `[ftl.dftl]`: DFTL (Gupta et al., ASPLOS 2009) as the LearnedFTL paper runs it (Sec. 2.2):
 /// the table in translation pages on flash, a global translation directory (GTD) in DRAM, and a
 /// cached mapping table (CMT) of recently used entries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct DftlConfig {
     /// DRAM for cached mapping entries, in bytes (the FEMU artifact of LearnedFTL: 8192 entries
@@ -141,7 +172,7 @@ impl Default for DftlConfig {
 }
 
 /// `[cache]`: the DRAM write buffer (data cache) in front of the flash.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct CacheConfig {
     /// Buffer size in bytes; 0 turns the buffer off (every host write is programmed at once).
@@ -174,7 +205,7 @@ impl Default for CacheConfig {
 }
 
 /// `[slc]`: an SLC-mode cache region on a multi-level device (hybrid SLC/QLC drives).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SlcConfig {
     /// Who runs the SLC region: `none` (every block native, e.g. QLC-only) or `static` (a fixed
@@ -204,7 +235,9 @@ impl Default for SlcConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[gc]`: garbage collection. The scheduler decides when GC runs and how many pages it copies
+/// per step, the victim policy which block it reclaims; each scheduler reads its own table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GcConfig {
     /// When and how much GC runs (`greedy`, `lazy_rtgc`, `rlgc`, `rlgc_aggressive`, `rlgc_qtc`,
     /// `predictor`; see docs/policies/gc.md).
@@ -221,15 +254,21 @@ pub struct GcConfig {
     /// fall below it; for RLGC and its variants it is T_GC (decisions while free <= it).
     #[serde(default = "default_trigger")]
     pub trigger_free_blocks: u32,
-    /// Foreground GC reclaims until free blocks reach this (default: trigger + 1).
+    /// Foreground GC reclaims until free blocks reach this; must exceed `trigger_free_blocks`.
+    /// Unset: trigger + 1.
     #[serde(default)]
     pub target_free_blocks: Option<u32>,
+    /// Settings of the `lazy_rtgc` scheduler.
     #[serde(default)]
     pub lazy_rtgc: LazyRtgcConfig,
+    /// Settings of the `rlgc` and `rlgc_aggressive` schedulers, and the learning settings of
+    /// `rlgc_qtc` and the triggering of `predictor`.
     #[serde(default)]
     pub rlgc: RlgcConfig,
+    /// Settings of the `rlgc_qtc` scheduler.
     #[serde(default)]
     pub qtc: QtcGcConfig,
+    /// Settings of the `predictor` scheduler.
     #[serde(default)]
     pub predictor: PredictorConfig,
 }
@@ -245,7 +284,7 @@ fn default_victim() -> String {
 }
 
 /// `gc.scope`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GcScopeKind {
     /// One trigger and one victim search over the whole region.
@@ -291,7 +330,7 @@ fn default_intensive_copies() -> u32 {
 }
 
 /// `[gc.lazy_rtgc]`: Lazy-RTGC's partial GC (Zhang et al., TODAES 2015, as RLGC's baseline).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct LazyRtgcConfig {
     /// Valid-page copies per partial task (alpha). Unset: floor(tBERS / (tR + tPROG)) of the
@@ -301,7 +340,8 @@ pub struct LazyRtgcConfig {
     pub intensive_copies: u32,
     /// Enter intensive mode with this many host-usable free blocks left ("one free block": 1).
     pub intensive_enter_free_blocks: u32,
-    /// Leave it above this many (Lazy-RTGC: "greater than one": 1).
+    /// Leave intensive mode above this many host-usable free blocks (Lazy-RTGC: "greater than
+    /// one": 1).
     pub intensive_stop_free_blocks: u32,
 }
 
@@ -327,7 +367,7 @@ impl Default for LazyRtgcConfig {
 }
 
 /// How the RL agent exploits (RLGC Eq. 2 and footnote 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RlgcPolicyKind {
     /// The action of the largest Q value (Eq. 2).
@@ -340,7 +380,7 @@ pub enum RlgcPolicyKind {
 
 /// `[gc.rlgc]`: RLGC (Kang, Shin, Yoo, ACM TECS 2017). Also the learning settings of
 /// `rlgc_qtc`. T_GC is `gc.trigger_free_blocks` (GC decisions while free blocks <= T_GC).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct RlgcConfig {
     /// Largest action: actions are 0..=max_copies page copies (the talk slides: "0 ~ 2 page
@@ -350,10 +390,11 @@ pub struct RlgcConfig {
     pub current_interval_edges_ns: Vec<u64>,
     /// Previous inter-request interval split (Table 3: 100 us).
     pub previous_interval_edge_ns: u64,
-    /// Intensive GC: copies per step, entry (host-usable free blocks <= 1) and stop
-    /// (> T_IGC = 3, Table 4).
+    /// Copies per step in intensive GC (Sec. 5.2: "5 or 7"; ours 7).
     pub intensive_copies: u32,
+    /// Enter intensive GC when host-usable free blocks are at most this (Sec. 5.2: 1).
     pub intensive_enter_free_blocks: u32,
+    /// Leave intensive GC when host-usable free blocks exceed this (T_IGC, Table 4: 3).
     pub intensive_stop_free_blocks: u32,
     /// T_GC^A of the aggressive variant (Table 4: 100).
     pub aggressive_trigger_free_blocks: u32,
@@ -361,24 +402,33 @@ pub struct RlgcConfig {
     pub aggressive_max_copies: u32,
     /// Victims chosen while T_GC < free blocks <= T_GC^A need this invalid fraction (0.6).
     pub aggressive_min_invalid_fraction: f64,
-    /// Step size and discount (footnote 3: 0.3 and 0.8).
+    /// Learning rate (step size) of the Q update, in (0, 1] (footnote 3: 0.3).
     pub alpha: f64,
+    /// Discount factor of future rewards, in [0, 1] (footnote 3: 0.8).
     pub gamma: f64,
-    /// Epsilon for the first `epsilon_switch_after_decisions` decisions, then `epsilon_after`
-    /// (Sec. 5.2: 0.8 for 1000, then 0.01).
+    /// Exploration probability for the first `epsilon_switch_after_decisions` decisions
+    /// (Sec. 5.2: 0.8).
     pub epsilon_initial: f64,
+    /// Exploration probability after that (Sec. 5.2: 0.01).
     pub epsilon_after: f64,
+    /// Decisions made with `epsilon_initial` before switching to `epsilon_after` (Sec. 5.2:
+    /// 1000).
     pub epsilon_switch_after_decisions: u64,
+    /// How the agent exploits: the best action, or a draw weighted by Q value.
     pub policy: RlgcPolicyKind,
-    /// Weight floor of the stochastic policy (see `rl::policy`).
+    /// Added to every action's weight in the stochastic policy (w = Q + shift + floor, the
+    /// shift making the smallest Q zero), so a zero-valued action can still be drawn; > 0 (ours,
+    /// footnote 2 has none).
     pub stochastic_floor: f64,
-    /// Reward thresholds: percentiles of response time (Sec. 5.2: 70, 90, 99) ...
+    /// Reward thresholds: percentiles of response time, strictly ascending, in (0, 100]
+    /// (Sec. 5.2: 70, 90, 99).
     pub reward_percentiles: Vec<f64>,
-    /// ... the rewards of the bands they delimit (Fig. 6, range -0.5..1) ...
+    /// The reward of each band the percentiles delimit, fastest band first: one more value
+    /// than `reward_percentiles` (Fig. 6, range -0.5..1).
     pub rewards: Vec<f64>,
-    /// ... over the last `reward_window` responses of the same operation type, recomputed every
-    /// `reward_refresh_every` responses.
+    /// The percentiles are taken over the last this many responses of the same operation type.
     pub reward_window: usize,
+    /// Responses between two recomputations of the percentile thresholds.
     pub reward_refresh_every: usize,
     /// Decisions between two points of the reported reward series.
     pub reward_sample_every: u64,
@@ -429,7 +479,7 @@ impl Default for RlgcConfig {
 
 /// `[gc.qtc]`: the Q-table cache variant (Kang & Yoo, DAC'18; Yoo's 2019 slides). Learning,
 /// reward and intensive settings come from `[gc.rlgc]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct QtcGcConfig {
     /// Entries per action's LRU cache (the slides: 100).
@@ -448,7 +498,8 @@ impl Default for QtcGcConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// How the predictor scheduler predicts the next inter-request interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PredictorKind {
     /// Mean of the last `window` intervals.
@@ -461,9 +512,10 @@ pub enum PredictorKind {
 /// `[gc.predictor]`: interval-prediction GC (the RLGC paper's Tables 11-12 comparison). Copies
 /// after a request = how many copies (tR + tPROG each) fit in the predicted next interval,
 /// capped by `max_copies`. Triggering and intensive mode as `[gc.rlgc]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct PredictorConfig {
+    /// How the next interval is predicted (Tables 11-12 compare both).
     pub method: PredictorKind,
     /// Moving-average window (Tables 11-12: 10 or 100).
     pub window: usize,
@@ -487,8 +539,8 @@ impl Default for PredictorConfig {
     }
 }
 
-/// Bringing the drive to steady state before measuring (excluded from all figures).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[warmup]`: bringing the drive to steady state before measuring (excluded from all figures).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WarmupConfig {
     /// Write the used logical space once, sequentially.
     #[serde(default)]
@@ -504,12 +556,14 @@ impl Default for WarmupConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[report]`: what the report records besides the summary (latency histograms, counters).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReportConfig {
     /// Initial sampling interval of time series; the series halves its resolution whenever it
     /// would exceed `max_samples`, so memory stays bounded on long traces.
     #[serde(default = "default_interval")]
     pub sample_interval_ns: u64,
+    /// Most points a time series keeps (at least 2); see `sample_interval_ns`.
     #[serde(default = "default_max_samples")]
     pub max_samples: usize,
     /// Stream one row per host request (arrival, latency, op, offset, size) to this Parquet

@@ -71,6 +71,11 @@ pub struct RegionId(pub u8);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct StreamId(pub u16);
 
+/// The host and GC streams of the default layout (`BlockManager::new`), and the first two
+/// streams of every FTL.
+pub const HOST: StreamId = StreamId(0);
+pub const GC: StreamId = StreamId(1);
+
 /// A GC domain: the blocks one victim search looks at (a region, or one plane of a region).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct DomainId(pub u32);
@@ -583,5 +588,222 @@ impl BlockManager {
 
     pub fn blocks(&self) -> u32 {
         self.state.len() as u32
+    }
+}
+
+/// Hand-built block states for the FTL's unit tests (block manager, victim policies, FTL).
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{BlockManager, Owner, StreamId, HOST};
+    use crate::nand::{CellType, Geometry};
+    use crate::units::{BlockId, Lpn, PlaneId, SimTime};
+
+    /// One channel, chip and die; `planes` planes of `blocks_per_plane` blocks of
+    /// `pages_per_block` 4 KiB SLC pages (one page type, so no page-type arithmetic).
+    pub fn geometry(planes: u32, blocks_per_plane: u32, pages_per_block: u32) -> Geometry {
+        Geometry {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: planes,
+            blocks_per_plane,
+            pages_per_block,
+            page_bytes: 4096,
+            cell: CellType::Slc,
+        }
+    }
+
+    /// Write `lpns` as `stream` into `plane`, page by page (owners set, as the FTL does), the
+    /// last page at `now` (a block filled by it is sealed then). Returns the blocks written.
+    pub fn write(
+        bm: &mut BlockManager,
+        stream: StreamId,
+        plane: PlaneId,
+        lpns: impl IntoIterator<Item = u32>,
+        now: SimTime,
+    ) -> Vec<BlockId> {
+        let mut written = Vec::new();
+        for lpn in lpns {
+            let ppn = bm.allocate(stream, plane, now).expect("the plane has room");
+            bm.set_owner(ppn, Owner::Data(Lpn(lpn)));
+            let b = bm.geometry().block_of(ppn);
+            if written.last() != Some(&b) {
+                written.push(b);
+            }
+        }
+        written
+    }
+
+    /// Fill one host block of `plane` (sealed at `now`), then invalidate all but its first
+    /// `valid` pages. Each page's LPN is its own page number (distinct, and all the block
+    /// manager needs). The plane's host write point must be at a block boundary.
+    pub fn sealed_block(bm: &mut BlockManager, plane: PlaneId, valid: u32, now: SimTime) -> BlockId {
+        let ppb = bm.geometry().pages_per_block;
+        let mut block = None;
+        for _ in 0..ppb {
+            let ppn = bm.allocate(HOST, plane, now).expect("the plane has room");
+            bm.set_owner(ppn, Owner::Data(Lpn(ppn.0)));
+            let b = bm.geometry().block_of(ppn);
+            assert!(block.is_none_or(|first| first == b), "the write point was inside a block");
+            block = Some(b);
+        }
+        let b = block.expect("blocks have pages");
+        for page in valid..ppb {
+            let ppn = bm.geometry().ppn(b, page);
+            bm.invalidate(ppn);
+        }
+        b
+    }
+
+    /// Invalidate every valid page of a sealed block, take it as a victim and erase it.
+    pub fn empty_and_erase(bm: &mut BlockManager, b: BlockId) {
+        for page in 0..bm.written(b) {
+            let ppn = bm.geometry().ppn(b, page);
+            if bm.owner(ppn).is_some() {
+                bm.invalidate(ppn);
+            }
+        }
+        bm.mark_victim(b);
+        bm.erase(b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{empty_and_erase, geometry, sealed_block, write};
+    use super::*;
+
+    const P0: PlaneId = PlaneId(0);
+    const P1: PlaneId = PlaneId(1);
+
+    #[test]
+    fn write_points_are_per_stream_and_plane() {
+        // 2 planes x 4 blocks x 3 pages: plane 0 holds blocks 0-3, plane 1 blocks 4-7.
+        let mut bm = BlockManager::new(geometry(2, 4, 3), 1);
+        let g = bm.geometry().clone();
+        let at = |b: u32, p: u32| Some(g.ppn(BlockId(b), p));
+        assert_eq!(bm.allocate(HOST, P0, 0), at(0, 0));
+        assert_eq!(bm.allocate(HOST, P0, 0), at(0, 1));
+        // GC opens its own block on the same plane: relocated data does not mix with host data.
+        assert_eq!(bm.allocate(GC, P0, 0), at(1, 0));
+        assert_eq!(bm.allocate(HOST, P1, 0), at(4, 0));
+        assert_eq!(bm.allocate(HOST, P0, 0), at(0, 2));
+        assert_eq!(bm.state(BlockId(0)), BlockState::Sealed, "its last page written");
+        assert_eq!(bm.allocate(HOST, P0, 0), at(2, 0), "next free block of plane 0");
+        assert_eq!(bm.allocate(GC, P0, 0), at(1, 1), "GC continues in its own block");
+        for (b, state) in [(1, BlockState::Open), (2, BlockState::Open), (3, BlockState::Free), (4, BlockState::Open)] {
+            assert_eq!(bm.state(BlockId(b)), state, "block {b}");
+        }
+        assert_eq!(bm.written(BlockId(1)), 2);
+        assert_eq!(bm.free_blocks(), 4, "blocks 3, 5, 6, 7");
+    }
+
+    #[test]
+    fn host_writes_leave_each_plane_its_gc_reserve() {
+        let mut bm = BlockManager::new(geometry(2, 4, 3), 1);
+        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (8, 6), "one block per plane is GC's");
+        // The host fills blocks 0, 1, 2 of plane 0: plane 0 is down to its reserve.
+        write(&mut bm, HOST, P0, 0..6, 0);
+        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (6, 4));
+        assert!(bm.has_room(HOST, P0, 1), "block 2 is still open");
+        write(&mut bm, HOST, P0, 6..9, 0);
+        assert_eq!((bm.free_blocks_in(P0), bm.free_blocks(), bm.host_free_blocks()), (1, 5, 3));
+        assert!(!bm.has_room(HOST, P0, 1), "only the reserve is left on plane 0");
+        assert!(bm.has_room(HOST, P1, 1));
+        // GC may take the reserve; that does not change what the host may open.
+        assert!(bm.has_room(GC, P0, 0));
+        write(&mut bm, GC, P0, 9..10, 0);
+        assert_eq!((bm.free_blocks_in(P0), bm.free_blocks(), bm.host_free_blocks()), (0, 4, 3));
+        assert_eq!((bm.state(BlockId(3)), bm.written(BlockId(3))), (BlockState::Open, 1));
+        assert!(bm.has_room(GC, P0, 0), "GC's open block 3 has pages left");
+        assert!(!bm.has_room(HOST, P0, 1), "but the host does not share it");
+        // Erasing refills the reserve first; only a block beyond it is the host's again.
+        empty_and_erase(&mut bm, BlockId(0));
+        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (5, 3));
+        empty_and_erase(&mut bm, BlockId(1));
+        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (6, 4));
+        assert!(bm.has_room(HOST, P0, 1));
+    }
+
+    #[test]
+    fn free_pool_hands_out_the_least_recently_erased_block_first() {
+        // One plane of 5 blocks x 2 pages; blocks 0-2 used, then erased in the order 2, 0, 1.
+        let mut bm = BlockManager::new(geometry(1, 5, 2), 1);
+        write(&mut bm, HOST, P0, 0..6, 0);
+        for b in [2, 0, 1] {
+            empty_and_erase(&mut bm, BlockId(b));
+        }
+        // Blocks 3 and 4 (never used) were in the pool before any of them.
+        let opened: Vec<u32> = (0..5).map(|i| write(&mut bm, HOST, P0, [10 + 2 * i, 11 + 2 * i], 0)[0].0).collect();
+        assert_eq!(opened, [3, 4, 2, 0, 1]);
+        assert_eq!(bm.erase_count(BlockId(0)), 1);
+        assert_eq!(bm.erase_count(BlockId(3)), 0);
+    }
+
+    #[test]
+    fn sealed_blocks_queue_in_seal_order_and_a_resealed_block_goes_last() {
+        // 2 planes x 4 blocks x 2 pages.
+        let mut bm = BlockManager::new(geometry(2, 4, 2), 1);
+        let b0 = sealed_block(&mut bm, P0, 2, 10);
+        let b4 = sealed_block(&mut bm, P1, 2, 20);
+        let b1 = sealed_block(&mut bm, P0, 2, 30);
+        assert_eq!((b0.0, b4.0, b1.0), (0, 4, 1));
+        assert_eq!((bm.sealed_at(b0), bm.sealed_at(b4), bm.sealed_at(b1)), (10, 20, 30));
+        assert_eq!(bm.sealed_blocks(DomainId(0)).map(|b| b.0).collect::<Vec<_>>(), [0, 1, 4], "block order");
+        // Block 0 is emptied, erased and (after blocks 2 and 3, earlier in the pool) sealed
+        // again, while its first entry is still at the head of the seal queue.
+        empty_and_erase(&mut bm, b0);
+        let b2 = sealed_block(&mut bm, P0, 2, 40);
+        let b3 = sealed_block(&mut bm, P0, 2, 50);
+        let again = sealed_block(&mut bm, P0, 2, 60);
+        assert_eq!((b2.0, b3.0, again.0), (2, 3, 0));
+        let mut order = Vec::new();
+        while let Some(b) = bm.oldest_sealed(DomainId(0)) {
+            order.push(b.0);
+            bm.mark_victim(b);
+        }
+        assert_eq!(order, [4, 1, 2, 3, 0], "block 0's stale first entry is skipped");
+        assert_eq!(bm.sealed_blocks(DomainId(0)).count(), 0, "victims are no longer candidates");
+    }
+
+    #[test]
+    fn page_census_counts_free_valid_and_invalid_pages() {
+        // 2 planes x 4 blocks x 3 pages = 24 pages.
+        let mut bm = BlockManager::new(geometry(2, 4, 3), 1);
+        assert_eq!(bm.page_census(), (24, 0, 0));
+        let blocks = write(&mut bm, HOST, P0, 0..5, 0);
+        write(&mut bm, GC, P1, 5..6, 0);
+        assert_eq!(blocks, [BlockId(0), BlockId(1)]);
+        let g = bm.geometry().clone();
+        bm.invalidate(g.ppn(BlockId(0), 1));
+        bm.invalidate(g.ppn(BlockId(1), 0));
+        // Written 6 (4 valid, 2 invalid); the rest of blocks 1 and 4 and the untouched blocks free.
+        assert_eq!(bm.page_census(), (18, 4, 2));
+        assert_eq!((bm.valid(BlockId(0)), bm.recount_valid(BlockId(0))), (2, 2));
+        assert_eq!((bm.valid(BlockId(1)), bm.recount_valid(BlockId(1))), (1, 1));
+        empty_and_erase(&mut bm, BlockId(0));
+        assert_eq!(bm.page_census(), (21, 2, 1));
+        assert_eq!(bm.next_valid_page(BlockId(1), 0), Some((g.ppn(BlockId(1), 1), Owner::Data(Lpn(4)))));
+        assert_eq!(bm.next_valid_page(BlockId(1), 2), None);
+    }
+
+    #[test]
+    fn greedy_index_follows_invalidations_and_ties_go_to_the_latest_arrival() {
+        let mut bm = BlockManager::new(geometry(1, 6, 4), 1);
+        let b0 = sealed_block(&mut bm, P0, 3, 0);
+        let b1 = sealed_block(&mut bm, P0, 2, 0);
+        let b2 = sealed_block(&mut bm, P0, 4, 0);
+        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b1));
+        // Block 0 reaches 2 valid pages after block 1 did: among equals the latest arrival wins.
+        bm.invalidate(bm.geometry().ppn(b0, 0));
+        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b0));
+        // Open blocks are never candidates, however empty.
+        write(&mut bm, HOST, P0, [100], 0);
+        bm.invalidate(bm.geometry().ppn(BlockId(3), 0));
+        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b0));
+        bm.mark_victim(b0);
+        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b1));
+        bm.mark_victim(b1);
+        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b2));
     }
 }

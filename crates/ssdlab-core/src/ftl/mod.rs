@@ -41,7 +41,13 @@ use verify::Verifier;
 pub struct FtlStats {
     pub host_read_pages: u64,
     pub host_write_pages: u64,
+    /// Pages a trim touched, whole or in part.
+    /// Pages a trim touched, whole or in part.
     pub host_trim_pages: u64,
+    /// Pages a trim covered only in part, and so left alone: any data they hold stays mapped
+    /// (the untrimmed bytes still hold data, and the mapping forgets whole pages only).
+    /// Counted in `host_trim_pages` too.
+    pub partial_trim_pages_kept: u64,
     /// Reads of LPNs that hold no data (trimmed, or never written with
     /// `ftl.unwritten_reads = "free"`), served without a flash read.
     pub unmapped_read_pages: u64,
@@ -70,7 +76,8 @@ pub struct PageRequest<'a> {
     pub seq: u64,
     pub op: IoOp,
     pub lpns: &'a [Lpn],
-    /// The first / last page is only partly written (read-modify-write if it holds data).
+    /// The first / last page is only partly covered: a write then reads the old page first
+    /// (read-modify-write, if it holds data); a trim keeps the page.
     pub partial_head: bool,
     pub partial_tail: bool,
     /// The request's size in bytes (region routing by size).
@@ -131,6 +138,19 @@ pub struct Ftl {
     unit: Vec<Lpn>,
     versions: Vec<u32>,
     moves: Vec<Relocation>,
+}
+
+/// Every policy key and its registered (id, summary) pairs, in registry order: what the
+/// generated reference and the JSON Schema list as allowed values.
+pub fn policy_catalog() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    vec![
+        ("ftl.mapping", registry::catalog(mapping::REGISTRY)),
+        ("ftl.placement", registry::catalog(placement::REGISTRY)),
+        ("cache.eviction", registry::catalog(cache::REGISTRY)),
+        ("slc.policy", registry::catalog(region::REGISTRY)),
+        ("gc.scheduler", registry::catalog(gc::scheduler::REGISTRY)),
+        ("gc.victim", registry::catalog(gc::victim::REGISTRY)),
+    ]
 }
 
 /// Policy-level checks a config needs beyond its own validation: every policy id is registered,
@@ -334,6 +354,11 @@ impl Ftl {
     pub fn verify_reads_checked(&self) -> Option<u64> {
         self.verify.as_ref().map(|v| v.reads_checked)
     }
+    /// Verify mode's shadow of what the host wrote (None when verify is off), so tests can hold
+    /// it against a model of their own.
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verify.as_ref()
+    }
 
     /// Forget the figures gathered so far (end of warm-up); the drive's contents stay.
     pub fn reset_stats(&mut self) {
@@ -511,9 +536,11 @@ impl Ftl {
         let last = request.lpns.len().saturating_sub(1);
         for (i, &lpn) in request.lpns.iter().enumerate() {
             self.stats.host_trim_pages += 1;
-            // A trim that covers only part of a page keeps the page's data.
+            // A trim that covers only part of a page keeps the page's data: the rest of the page
+            // still holds data and the mapping can only forget whole pages.
             let partial = (i == 0 && request.partial_head) || (i == last && request.partial_tail);
             if partial {
+                self.stats.partial_trim_pages_kept += 1;
                 continue;
             }
             if let Some(b) = &mut self.buffer {
@@ -595,5 +622,239 @@ mod tests {
         assert!(
             problems(&["slc.policy=static", "slc.blocks=24", "ftl.placement=wordline", "cache.capacity=1m"]).is_empty()
         );
+    }
+}
+
+#[cfg(test)]
+mod allocation_tests {
+    use super::*;
+    use crate::ftl::blocks::test_support::geometry;
+    use crate::ftl::gc::victim::GreedyVictim;
+    use crate::ftl::gc::GcAction;
+    use crate::ftl::mapping::page::PageMapping;
+    use crate::nand::{ArrayUnit, BlockMode, Geometry, Timing, TimingConfig};
+
+    /// Never asks for GC: only the FTL's own emergency reclaim frees space.
+    struct NoGc;
+
+    impl GcScheduler for NoGc {
+        fn id(&self) -> &'static str {
+            "none"
+        }
+        fn before_serve(&mut self, _obs: &GcObservation) -> GcAction {
+            GcAction::Nothing
+        }
+        fn after_serve(&mut self, _obs: &GcObservation, _response_ns: u64) -> GcAction {
+            GcAction::Nothing
+        }
+    }
+
+    /// Where host pages go in these tests: dynamic placement with region-wide GC, or static
+    /// (CWDP) placement, which needs GC within planes.
+    #[derive(Debug, Clone, Copy)]
+    enum Allocation {
+        Dynamic,
+        Static,
+    }
+
+    /// An FTL over `g` with `logical_pages` of logical space, in verify mode, built directly:
+    /// config validation would refuse a device whose logical space leaves GC too little room,
+    /// which is what some of these tests need.
+    fn ftl(g: Geometry, logical_pages: u32, victim: Box<dyn VictimPolicy>, allocation: Allocation) -> (Ftl, Device) {
+        let timing = TimingConfig {
+            read_ns: vec![50_000],
+            program_ns: vec![500_000],
+            program_wordline_ns: None,
+            erase_ns: 3_000_000,
+            slc_read_ns: None,
+            slc_program_ns: None,
+            slc_erase_ns: None,
+            channel_bytes_per_s: 400_000_000,
+            command_ns: 0,
+            array_unit: ArrayUnit::Plane,
+        };
+        let device = Device::new(g.clone(), Timing::resolve(&timing, g.cell, g.page_bytes));
+        let (placement, scope): (Box<dyn Placement>, GcScope) = match allocation {
+            Allocation::Dynamic => (Box::new(placement::DynamicPlacement::new(&g)), GcScope::Region),
+            Allocation::Static => (Box::new(placement::StaticPlacement), GcScope::Plane),
+        };
+        let region = RegionSpec {
+            name: "native".into(),
+            mode: BlockMode::Native,
+            gc_scope: scope,
+            gc_reserve: GC_RESERVE_BLOCKS,
+        };
+        let streams = ["host", "gc", "map", "migration"]
+            .iter()
+            .map(|n| StreamSpec { name: n.to_string(), region: NATIVE })
+            .collect();
+        let ftl = Ftl {
+            blocks: BlockManager::with_layout(g.clone(), vec![region], streams),
+            mapping: Box::new(PageMapping::new(logical_pages)),
+            victim,
+            scheduler: Box::new(NoGc),
+            placement,
+            regions: Box::new(region::NoRegions),
+            buffer: None,
+            streams: Streams {
+                host: vec![StreamId(0)],
+                gc: vec![StreamId(1)],
+                map: StreamId(2),
+                migration: vec![StreamId(3)],
+            },
+            unit_pages: vec![1],
+            gc_scope: scope,
+            trigger_free_blocks: 1,
+            target_free_blocks: 2,
+            unwritten_reads: UnwrittenReads::Free,
+            trimmed: vec![0; (logical_pages as usize).div_ceil(64)],
+            dram_page_ns: 0,
+            insert_reads: false,
+            verify: Some(Verifier::new(logical_pages, g.pages())),
+            stats: FtlStats::default(),
+            gc_stats: GcStats::default(),
+            partial: None,
+            last_arrival: None,
+            translations: Vec::new(),
+            unit: Vec::new(),
+            versions: Vec::new(),
+            moves: Vec::new(),
+        };
+        (ftl, device)
+    }
+
+    /// Serve a one-page request (a whole page) at 1 ms per request.
+    fn serve(ftl: &mut Ftl, device: &mut Device, seq: u64, op: IoOp, lpn: u32) -> Result<SimTime> {
+        let request =
+            PageRequest { seq, op, lpns: &[Lpn(lpn)], partial_head: false, partial_tail: false, size_bytes: 4096 };
+        ftl.serve(&request, seq * 1_000_000, device)
+    }
+
+    const VICTIMS: [&str; 3] = ["greedy", "fifo", "cost_benefit"];
+
+    fn victim(id: &str) -> Box<dyn VictimPolicy> {
+        (registry::find(gc::victim::REGISTRY, "gc.victim", id).unwrap().build)()
+    }
+
+    #[test]
+    fn emergency_reclaim_takes_victims_until_the_host_has_room() {
+        // One plane of 8 blocks x 4 pages; 16 logical pages; block 7 is the plane's GC reserve.
+        let (mut ftl, mut dev) = ftl(geometry(1, 8, 4), 16, Box::new(GreedyVictim), Allocation::Dynamic);
+        // Fill (blocks 0-3), then overwrite so that blocks 0-5 hold 2 valid pages each and
+        // block 6 holds 4: the host has used all 7 blocks it may use.
+        let writes = (0..16).chain([0, 1, 4, 5, 8, 9, 12, 13, 0, 4, 8, 12]);
+        for (seq, lpn) in writes.enumerate() {
+            serve(&mut ftl, &mut dev, seq as u64 + 1, IoOp::Write, lpn).unwrap();
+        }
+        let valid: Vec<u32> = (0..8).map(|b| ftl.blocks.valid(BlockId(b))).collect();
+        assert_eq!(valid, [2, 2, 2, 2, 2, 2, 4, 0]);
+        assert_eq!((ftl.blocks.free_blocks(), ftl.blocks.host_free_blocks()), (1, 0));
+        assert_eq!(ftl.gc_stats.emergency_reclaims, 0);
+
+        // The next write finds no room. Greedy's first victim is block 5 (the last block to
+        // reach 2 valid pages): GC opens the reserve (block 7) for its 2 pages and erases it,
+        // which only refills the reserve; the second victim, block 4, fills block 7 and its
+        // erase gives the host a block. The write lands in block 5, erased first.
+        serve(&mut ftl, &mut dev, 29, IoOp::Write, 2).unwrap();
+        let g = ftl.blocks.geometry().clone();
+        let gc = &ftl.gc_stats;
+        assert_eq!((gc.emergency_reclaims, gc.victims_reclaimed, gc.pages_copied), (1, 2, 4));
+        let moved: Vec<Option<u32>> =
+            (0..4).map(|p| ftl.blocks.data_owner(g.ppn(BlockId(7), p)).map(|l| l.0)).collect();
+        assert_eq!(moved, [Some(9), Some(13), Some(1), Some(5)]);
+        assert_eq!(ftl.mapping.peek(Lpn(2)), Some(g.ppn(BlockId(5), 0)));
+        assert_eq!(ftl.blocks.state(BlockId(4)), blocks::BlockState::Free);
+        assert_eq!((ftl.blocks.erase_count(BlockId(4)), ftl.blocks.erase_count(BlockId(5))), (1, 1));
+        assert_eq!((ftl.stats.gc_reads, ftl.stats.gc_programs, dev.counters().erases), (4, 4, 2));
+        ftl.final_verify().unwrap();
+    }
+
+    /// Run `f` on its own thread and give it 10 s (it needs milliseconds): a reclaim loop that
+    /// never ends fails the test instead of hanging the suite.
+    fn without_hanging<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(f()));
+        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(v) => v,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("still running after 10 s: a hang"),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("panicked (see above)"),
+        }
+    }
+
+    #[test]
+    fn a_device_without_spare_ends_full_not_hung() {
+        // 2 planes x 4 blocks x 4 pages = 32 pages, all of them logical: the host may use 3
+        // blocks per plane (24 pages); the 25th distinct page cannot be written. Reclaiming a
+        // full block gains nothing, so without the DeviceFull check GC would loop forever.
+        for kind in VICTIMS {
+            for allocation in [Allocation::Dynamic, Allocation::Static] {
+                without_hanging(move || {
+                    let (mut ftl, mut dev) = ftl(geometry(2, 4, 4), 32, victim(kind), allocation);
+                    let id = ftl.victim.id();
+                    for lpn in 0..24 {
+                        serve(&mut ftl, &mut dev, lpn as u64 + 1, IoOp::Write, lpn).unwrap();
+                    }
+                    let err = serve(&mut ftl, &mut dev, 25, IoOp::Write, 24).unwrap_err();
+                    assert!(matches!(err, Error::DeviceFull { .. }), "{id}: {err}");
+                    assert!(err.to_string().contains("every sealed block holds only valid pages"), "{id}: {err}");
+                    assert_eq!(ftl.gc_stats.emergency_reclaims, 1, "{id}");
+                    // Nothing was lost on the way: every written page still reads back.
+                    ftl.final_verify().unwrap();
+                    for lpn in 0..24 {
+                        serve(&mut ftl, &mut dev, 100 + lpn as u64, IoOp::Read, lpn).unwrap();
+                    }
+                    assert_eq!((ftl.verify_reads_checked(), ftl.stats.unmapped_read_pages), (Some(24), 0), "{id}");
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn warm_up_fill_of_a_device_without_spare_ends_full() {
+        // The warm-up's fill is where an oversized logical space would overflow first.
+        let err = without_hanging(|| {
+            let (mut ftl, mut dev) = ftl(geometry(2, 4, 4), 32, Box::new(GreedyVictim), Allocation::Dynamic);
+            for lpn in 0..24 {
+                ftl.warm_write(Lpn(lpn), &mut dev).unwrap();
+            }
+            let err = ftl.warm_write(Lpn(24), &mut dev).unwrap_err();
+            ftl.final_verify().unwrap();
+            err
+        });
+        assert!(matches!(err, Error::DeviceFull { .. }), "{err}");
+    }
+
+    #[test]
+    fn random_overwrites_at_every_fill_level_keep_up_or_end_full_with_data_intact() {
+        use rand::{Rng, SeedableRng};
+        // 2 planes x 4 blocks x 4 pages, logical space from 1 page to all the host may write
+        // (24 pages): one fill, then random overwrites, 3000 writes in all. Whatever the
+        // outcome, nothing may panic, hang or break an invariant, and every page written must
+        // read back. Up to 8 logical pages GC must keep up: that is what config validation's
+        // budget of 3 working blocks per plane (GC reserve, host and GC write points) leaves on
+        // 4-block planes. (All three policies in fact keep up to 16 pages here.)
+        for kind in VICTIMS {
+            for logical in 1..=24u32 {
+                without_hanging(move || {
+                    let (mut ftl, mut dev) = ftl(geometry(2, 4, 4), logical, victim(kind), Allocation::Dynamic);
+                    let id = ftl.victim.id();
+                    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(logical as u64);
+                    let mut written = 0u32;
+                    for seq in 1..=3000u64 {
+                        let lpn = if seq <= logical as u64 { seq as u32 - 1 } else { rng.gen_range(0..logical) };
+                        match serve(&mut ftl, &mut dev, seq, IoOp::Write, lpn) {
+                            Ok(_) => written = written.max(lpn + 1),
+                            Err(Error::DeviceFull { .. }) if logical > 8 => break,
+                            Err(e) => panic!("{id}, {logical} logical pages, write {seq}: {e}"),
+                        }
+                    }
+                    ftl.final_verify().unwrap();
+                    for lpn in 0..written {
+                        serve(&mut ftl, &mut dev, 10_000 + lpn as u64, IoOp::Read, lpn).unwrap();
+                    }
+                    assert_eq!(ftl.stats.unmapped_read_pages, 0, "{id}, {logical} logical pages");
+                });
+            }
+        }
     }
 }

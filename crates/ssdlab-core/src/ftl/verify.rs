@@ -12,8 +12,8 @@ use crate::units::{BlockId, Lpn, Ppn};
 const TRIMMED: u32 = u32::MAX;
 
 /// The version of data that predates the run (a page first read, never written, in
-/// `map_on_read` mode).
-pub const PREEXISTING: u32 = 1;
+/// `map_on_read` mode). Host writes count from 1 whatever came before.
+pub const PREEXISTING: u32 = u32::MAX - 1;
 
 pub struct Verifier {
     /// Latest version written per LPN (0 = never written, TRIMMED = discarded).
@@ -35,7 +35,7 @@ impl Verifier {
     /// A host write of `lpn`: its new version (kept by the buffer or programmed at once).
     pub fn on_host_write(&mut self, lpn: Lpn) -> u32 {
         let v = &mut self.latest[lpn.index()];
-        *v = if *v == TRIMMED { PREEXISTING + 1 } else { (*v).max(PREEXISTING) + 1 };
+        *v = if *v == TRIMMED || *v == PREEXISTING { 1 } else { *v + 1 };
         *v
     }
 
@@ -53,6 +53,16 @@ impl Verifier {
     pub fn on_premap(&mut self, lpn: Lpn, ppn: Ppn) {
         self.latest[lpn.index()] = PREEXISTING;
         self.oob_version[ppn.index()] = PREEXISTING;
+    }
+
+    /// The latest version written to `lpn`: 1 for its first write (or its first since a trim),
+    /// counting up with each write; None if it was never written, was trimmed since, or lies
+    /// outside the logical space.
+    pub fn version(&self, lpn: Lpn) -> Option<u32> {
+        match self.latest.get(lpn.index()).copied() {
+            None | Some(0) | Some(TRIMMED) => None,
+            v => v,
+        }
     }
 
     pub fn on_copy(&mut self, from: Ppn, to: Ppn) {

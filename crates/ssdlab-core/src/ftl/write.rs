@@ -54,11 +54,11 @@ impl Ftl {
                 ready = device.read(old, mode, ready, Source::Host);
             }
         }
-        let version = self.verify.as_mut().map(|v| v.on_host_write(lpn)).unwrap_or(0);
         self.unit.clear();
         self.unit.push(lpn);
+        // No versions: the host write gets its version when it is committed, so a write the
+        // device refuses (DeviceFull) is not taken for data the FTL lost.
         self.versions.clear();
-        self.versions.push(version);
         self.program_unit(Source::Host, region, ready, now, device)
     }
 
@@ -205,8 +205,10 @@ impl Ftl {
         Ok(end)
     }
 
-    /// Program the unit in `self.unit` (versions in `self.versions`) for `source` into
-    /// `region`, not before `ready`. Returns when its programs and mapping updates are done.
+    /// Program the unit in `self.unit` for `source` into `region`, not before `ready`. Verify
+    /// mode: `self.versions` holds the versions the buffer kept, or is empty for a direct host
+    /// write (each page then gets a new version as it is committed). Returns when its programs
+    /// and mapping updates are done.
     fn program_unit(
         &mut self,
         source: Source,
@@ -225,7 +227,7 @@ impl Ftl {
             let block = g.block_of(first);
             let mode = self.blocks.mode(block);
             let mut done = ready;
-            for (k, (&lpn, &version)) in unit.iter().zip(&versions).enumerate() {
+            for (k, &lpn) in unit.iter().enumerate() {
                 let ppn = Ppn(first.0 + k as u32);
                 let (old, updated) = {
                     let mut ctx =
@@ -238,6 +240,7 @@ impl Ftl {
                 }
                 self.blocks.set_owner(ppn, Owner::Data(lpn));
                 if let Some(v) = &mut self.verify {
+                    let version = versions.get(k).copied().unwrap_or_else(|| v.on_host_write(lpn));
                     v.on_program(ppn, version);
                 }
                 self.stats.host_programs += 1;
@@ -339,11 +342,9 @@ impl Ftl {
             let domain = self.blocks.domain_of(NATIVE, crate::units::PlaneId(0));
             self.reclaim_until(NATIVE, domain, self.trigger_free_blocks + 1, 0, device)?;
         }
-        let version = self.verify.as_mut().map(|v| v.on_host_write(lpn)).unwrap_or(0);
         self.unit.clear();
         self.unit.push(lpn);
         self.versions.clear();
-        self.versions.push(version);
         self.program_unit(Source::Host, NATIVE, 0, 0, device)?;
         Ok(())
     }

@@ -5,14 +5,20 @@
 //! A block of a multi-level device can run in SLC mode: it then holds one page per wordline
 //! (pages_per_block / n pages) with SLC timings.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Bits stored per cell, hence page types per wordline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CellType {
+    /// 1 bit per cell: one page type.
     Slc,
+    /// 2 bits per cell: LSB and MSB pages.
     Mlc,
+    /// 3 bits per cell: LSB, CSB and MSB pages.
     Tlc,
+    /// 4 bits per cell: LSB, CLSB, CMSB and MSB pages.
     Qlc,
 }
 

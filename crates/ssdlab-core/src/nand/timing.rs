@@ -6,13 +6,14 @@
 //! * wordline = command + n page transfers, then one tPROG_wordline (full-sequence program)
 //! * erase    = command on the channel, then tBERS on the unit
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::nand::cell::{BlockMode, CellType};
 use crate::units::{transfer_ns, Nanos};
 
 /// Which resource an array operation (read, program, erase) occupies exclusively.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ArrayUnit {
     /// One operation per chip at a time (all its dies and planes wait).
@@ -24,8 +25,10 @@ pub enum ArrayUnit {
     Plane,
 }
 
-/// Latencies as written in a preset or config, in nanoseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[device.timing]`: flash latencies as written in a preset or config, in nanoseconds, and the
+/// channel rate. A read takes command + tR on the array unit, then the page transfer on the
+/// channel; a program command + transfer, then tPROG; an erase command, then tBERS.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimingConfig {
     /// tR per page type, LSB first. One value applies to every type.
@@ -36,12 +39,15 @@ pub struct TimingConfig {
     /// per-type program time.
     #[serde(default)]
     pub program_wordline_ns: Option<u64>,
+    /// tBERS: block erase time.
     pub erase_ns: u64,
-    /// SLC-mode latencies on a multi-level device; default to the LSB figures.
+    /// tR of a block in SLC mode on a multi-level device. Unset: the LSB read time.
     #[serde(default)]
     pub slc_read_ns: Option<u64>,
+    /// tPROG of a block in SLC mode on a multi-level device. Unset: the LSB program time.
     #[serde(default)]
     pub slc_program_ns: Option<u64>,
+    /// tBERS of a block in SLC mode on a multi-level device. Unset: `erase_ns`.
     #[serde(default)]
     pub slc_erase_ns: Option<u64>,
     /// Channel rate in bytes per second (MB/s x 10^6).
@@ -49,6 +55,7 @@ pub struct TimingConfig {
     /// Command and address cycles on the channel before each operation.
     #[serde(default)]
     pub command_ns: u64,
+    /// Which resource an array operation occupies: chip, die or plane.
     #[serde(default)]
     pub array_unit: ArrayUnit,
 }

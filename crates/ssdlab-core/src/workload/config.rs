@@ -3,28 +3,36 @@
 
 use std::path::PathBuf;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::units::ByteSize;
 use crate::workload::trace::options::TraceOptions;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadKind {
+    /// Requests from the fio-like generator (the `rw`, `bs`, ... keys).
     #[default]
     Synthetic,
+    /// Requests replayed from the trace file at `path`.
     Trace,
 }
 
 /// fio's `rw`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RwMode {
+    /// Sequential reads.
     Read,
+    /// Sequential writes.
     Write,
+    /// Random reads.
     Randread,
+    /// Random writes.
     #[default]
     Randwrite,
+    /// Random mixed reads and writes (`rwmixread` percent reads).
     Randrw,
     /// Sequential mixed reads and writes (fio's `rw`/`readwrite`).
     #[serde(alias = "readwrite")]
@@ -38,9 +46,10 @@ impl RwMode {
 }
 
 /// fio's `random_distribution`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AddressDistribution {
+    /// Every block-size slot of the working set equally likely.
     #[default]
     Uniform,
     /// Zipf over block-size slots with exponent `zipf_theta`; ranks are scattered over the space.
@@ -49,7 +58,8 @@ pub enum AddressDistribution {
     Hotcold,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// When requests arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Arrival {
     /// Closed loop: `iodepth x numjobs` requests always outstanding.
@@ -62,7 +72,7 @@ pub enum Arrival {
 }
 
 /// How trace addresses are folded into the used logical space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Fold {
     /// Page number modulo the used logical pages.
@@ -73,7 +83,8 @@ pub enum Fold {
     Compact,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Whether a trace replay honours the trace's timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Replay {
     /// Honour trace timestamps (divided by `speedup`).
@@ -83,37 +94,55 @@ pub enum Replay {
     Closed,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[workload]`: what the host does. Synthetic jobs use fio's key names; trace replays read
+/// `path` with the options of `[workload.trace]` (docs/traces.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct WorkloadConfig {
+    /// Where requests come from: the generator or a trace file.
     pub kind: WorkloadKind,
     // --- synthetic (fio names) ---
+    /// The access pattern (fio's `rw`).
     pub rw: RwMode,
+    /// Request size (fio's `bs`), at least 1 byte.
     pub bs: ByteSize,
-    /// Percentage of reads in `randrw`/`rw`.
+    /// Percentage of reads in `randrw`/`rw`, 0-100 (fio's `rwmixread`).
     pub rwmixread: u32,
+    /// Requests each job keeps outstanding in closed loop (fio's `iodepth`).
     pub iodepth: u32,
+    /// Jobs; closed loop keeps `iodepth x numjobs` requests outstanding (fio's `numjobs`).
     pub numjobs: u32,
-    /// Fraction of the used logical space the job touches.
+    /// Fraction of the used logical space the job touches, in (0, 1].
     pub working_set: f64,
+    /// How random offsets are drawn (fio's `random_distribution`).
     pub random_distribution: AddressDistribution,
+    /// Zipf exponent, > 0, with `random_distribution = "zipf"` (fio's `zipf:theta`).
     pub zipf_theta: f64,
+    /// Fraction of the working set that is hot, in (0, 1), with `random_distribution = "hotcold"`.
     pub hot_fraction: f64,
+    /// Fraction of accesses that go to the hot part, in [0, 1], with `hotcold`.
     pub hot_share: f64,
+    /// Closed loop, or open-loop arrivals (Poisson, on/off).
     pub arrival: Arrival,
+    /// Open-loop arrival rate in requests per second (during on periods with `onoff`).
     pub rate_iops: f64,
+    /// Length of each on period of `onoff` arrivals.
     pub on_ns: u64,
+    /// Length of each silent period of `onoff` arrivals.
     pub off_ns: u64,
-    /// Requests to simulate (synthetic: to generate; trace: first N). None = whole trace, or
-    /// 100,000 synthetic requests when no duration is set either.
+    /// Requests to simulate (synthetic: to generate; trace: the first N). Unset: the whole
+    /// trace, or 100,000 synthetic requests when `duration_ns` is unset too.
     pub count: Option<u64>,
     /// Stop issuing requests after this much simulated time.
     pub duration_ns: Option<u64>,
     // --- traces ---
+    /// The trace file replayed with `kind = "trace"` (relative to the working directory).
     pub path: Option<PathBuf>,
     /// Replay N times faster ("re-rated 64x" = 64): arrival = (t - t0) / speedup.
     pub speedup: f64,
+    /// How trace addresses are folded into the used logical space.
     pub fold: Fold,
+    /// Honour trace timestamps (open loop) or keep `iodepth` requests outstanding (closed).
     pub replay: Replay,
     /// Replay the trace this many times back to back (short real traces, long experiments).
     pub repeat: u32,

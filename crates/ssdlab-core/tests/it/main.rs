@@ -8,5 +8,6 @@ mod report;
 mod rlgc;
 mod timing;
 mod trace_replay;
+mod trim;
 mod verify;
 mod waf;

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -14,7 +15,7 @@ use crate::error::{Error, Result};
 pub const MAX_REORDER_WINDOW: usize = 1 << 20;
 
 /// A trace file format. The serde / CLI id is the snake_case name (`disksim_ms`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceFormat {
     /// Detect the format from the first lines of content (see docs/traces.md).
@@ -43,9 +44,9 @@ pub enum TraceFormat {
     Cloudphysics,
     /// blkparse default text output (Q events by default).
     Blkparse,
-    /// Any CSV or whitespace-separated layout described by [`GenericColumns`].
+    /// Any CSV or whitespace-separated layout, described by `[workload.trace.generic]`.
     Generic,
-    /// The ssdlab binary trace (see [`binary`]).
+    /// The ssdlab binary trace (`ssdlab trace convert` writes it; see docs/traces.md).
     Binary,
 }
 
@@ -107,39 +108,42 @@ impl FromStr for TraceFormat {
 }
 
 /// Which operations a trace delivers. Trims pass only with `all`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OpFilter {
+    /// Reads, writes and trims.
     #[default]
     All,
+    /// Reads only.
     Reads,
+    /// Writes only.
     Writes,
 }
 
 /// What a malformed line does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BadLinePolicy {
-    /// Stop with `Error::Trace` naming the file, the line and what is wrong.
+    /// Stop with an error naming the file, the line and what is wrong.
     #[default]
     Error,
-    /// Skip the line and count it in [`TraceReader::skipped_lines`].
+    /// Skip the line (the reader counts skipped lines).
     Skip,
 }
 
 /// What a request older than one already delivered (beyond `reorder_window`) does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutOfOrderPolicy {
-    /// Stop with `Error::Trace` naming the line.
+    /// Stop with an error naming the line.
     #[default]
     Error,
-    /// Give it the last delivered time and count it in [`TraceReader::clamped_records`].
+    /// Give it the last delivered time (the reader counts clamped requests).
     Clamp,
 }
 
 /// Which blkparse events become requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BlkparseEvent {
     /// `Q`: the request as queued by the application.
@@ -149,8 +153,9 @@ pub enum BlkparseEvent {
     Issue,
 }
 
-/// How a trace is read: its format and the filters stacked on the reader.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[workload.trace]`: how a trace is read: its format and the filters stacked on the reader
+/// (docs/traces.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct TraceOptions {
     /// The format, or `auto` to detect it from the content.
@@ -267,7 +272,7 @@ impl TraceOptions {
 }
 
 /// Unit of the time column. Every unit accepts a decimal fraction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TimeUnit {
     /// Seconds.
@@ -296,18 +301,20 @@ impl TimeUnit {
 }
 
 /// Unit of the offset and size columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AddressUnit {
+    /// Bytes.
     Bytes,
     /// 512-byte sectors.
     Sectors,
-    /// Pages of [`GenericColumns::page_bytes`] bytes.
+    /// Pages of `page_bytes` bytes (the mapping's own `page_bytes`, not the device's).
     Pages,
 }
 
-/// The column mapping of a `generic` trace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `[workload.trace.generic]`: the column mapping of a `generic` trace. Columns are numbered
+/// from 0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GenericColumns {
     /// One ASCII character (`","`, `";"`, `"\t"`, `"|"`, ...) or `"whitespace"` (runs of spaces
     /// and tabs).
@@ -316,12 +323,19 @@ pub struct GenericColumns {
     /// Lines at the top of the file to skip (headers), counted before blank lines are dropped.
     #[serde(default)]
     pub header_lines: u64,
+    /// The column of the request time.
     pub time_column: usize,
+    /// The unit of the time column.
     pub time_unit: TimeUnit,
+    /// The column of the request offset.
     pub offset_column: usize,
+    /// The unit of the offset column.
     pub offset_unit: AddressUnit,
+    /// The column of the request size.
     pub size_column: usize,
+    /// The unit of the size column.
     pub size_unit: AddressUnit,
+    /// The column of the operation (read, write or trim; see `read`, `write`, `trim`).
     pub op_column: usize,
     /// Spellings of a read in the op column.
     #[serde(default = "default_read")]

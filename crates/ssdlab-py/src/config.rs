@@ -1,0 +1,9 @@
+//! The configuration's JSON Schema, for Python (`ssdlab config schema`, the docs generator).
+
+use pyo3::prelude::*;
+
+/// The JSON Schema (draft 07) of a configuration file, as JSON text.
+#[pyfunction]
+pub fn config_schema() -> String {
+    ssdlab_core::config_schema_json()
+}

@@ -1,0 +1,277 @@
+"""Layer: Python, experiments. One job: run variants of one configuration side by side (any key
+`--set` takes: a GC scheduler, a threshold, a device size), each over several seeds, in parallel
+processes, and collect per-run figures, a comparison table (mean and spread over seeds) and the
+pooled write-latency distributions for tail plots. `ssdlab compare` is its command line and
+`make run` its first user.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ssdlab.config import resolve
+from ssdlab.errors import ConfigError
+from ssdlab.experiments.common import Job, run_jobs
+
+if TYPE_CHECKING:
+    from ssdlab.report import Report
+
+#: The figures of the comparison table, in runs.csv units (us for latencies).
+TABLE_METRICS = ("write_p99_us", "write_p99_99_us", "waf", "erases")
+
+
+@dataclass(frozen=True)
+class Vary:
+    """One varied key and its values, as given: `gc.scheduler=greedy,lazy_rtgc`."""
+
+    key: str
+    values: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, spec: str) -> Vary:
+        """Parse `KEY=V1,V2,...`. Commas inside brackets or quotes belong to the value, so a
+        list value reads `key=[1, 2],[3, 4]`."""
+        key, sep, rest = spec.partition("=")
+        key = key.strip()
+        if not sep or not key or not rest.strip():
+            raise ConfigError(f"--vary '{spec}' is not KEY=V1,V2,...", problems=[("--vary", spec)])
+        values = tuple(v.strip() for v in _split_top_level(rest))
+        if any(not v for v in values):
+            raise ConfigError(f"--vary '{spec}' has an empty value", problems=[("--vary", spec)])
+        if len(set(values)) != len(values):
+            raise ConfigError(f"--vary '{spec}' repeats a value", problems=[("--vary", spec)])
+        return cls(key, values)
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One combination of varied values: `settings` maps each varied key to its value."""
+
+    settings: dict[str, str]
+
+    @property
+    def label(self) -> str:
+        """The value alone when one key varies (`greedy`), else `key=value` pairs."""
+        if len(self.settings) == 1:
+            return next(iter(self.settings.values()))
+        return " ".join(f"{k}={v}" for k, v in self.settings.items())
+
+    @property
+    def slug(self) -> str:
+        """The label as a file-name part."""
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", self.label).strip("_") or "variant"
+
+    def overrides(self) -> list[str]:
+        return [f"{k}={v}" for k, v in self.settings.items()]
+
+
+@dataclass
+class Setup:
+    """What every variant shares: the arguments of `ssdlab.run` before the varied keys."""
+
+    preset: str | None = None
+    workload: str | None = None
+    trace: str | None = None
+    trace_format: str | None = None
+    config_files: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
+
+
+@dataclass
+class Comparison:
+    """The outcome of `compare`, `seeds` runs per variant: `runs` (one dict per run, the rows of
+    runs.csv, in variant then seed order), `tails` (each variant's write-latency histogram, seeds
+    pooled: sorted (latency_ns, count) pairs) and `reports` (each run's full JSON report, in the
+    order of `runs`)."""
+
+    keys: list[str]
+    variants: list[Variant]
+    seeds: int
+    runs: list[dict[str, Any]]
+    tails: dict[str, list[tuple[int, int]]]
+    reports: list[dict[str, Any]] = field(repr=False)
+
+    def table(self) -> list[dict[str, Any]]:
+        """Per variant: its settings, the number of runs, and for each of TABLE_METRICS the mean
+        over seeds and the sample standard deviation (NaN with one seed, or where a figure does
+        not exist, e.g. write latencies of a read-only run)."""
+        rows = []
+        for variant in self.variants:
+            mine = [r for r in self.runs if r["variant"] == variant.label]
+            row: dict[str, Any] = {**variant.settings, "variant": variant.label, "runs": len(mine)}
+            for metric in TABLE_METRICS:
+                values = [float(r[metric]) for r in mine]
+                row[metric], row[f"{metric}_sd"] = _mean_sd(values)
+            rows.append(row)
+        return rows
+
+
+def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
+    if not values or any(math.isnan(v) for v in values):
+        return math.nan, math.nan
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, math.nan
+    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return mean, math.sqrt(var)
+
+
+def variants(varies: Sequence[Vary]) -> list[Variant]:
+    """Every combination of the varied values, first key slowest."""
+    keys = [v.key for v in varies]
+    if len(set(keys)) != len(keys):
+        raise ConfigError("a key is given to --vary twice", problems=[("--vary", ", ".join(keys))])
+    return [
+        Variant(dict(zip(keys, combo, strict=True)))
+        for combo in itertools.product(*(v.values for v in varies))
+    ]
+
+
+def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant], list[Job]]:
+    """Validate every variant's configuration (all problems before anything runs) and build the
+    jobs. A variant's seeds are S, S+1, ..., S+seeds-1, S being its configured seed (0 unless set
+    or varied)."""
+    if seeds < 1:
+        raise ConfigError("--seeds must be at least 1", problems=[("--seeds", str(seeds))])
+    all_variants = variants(varies)
+    if seeds > 1 and any("seed" in v.settings for v in all_variants):
+        raise ConfigError("vary `seed` or give --seeds, not both", problems=[("--seeds", str(seeds))])
+    jobs = []
+    for variant in all_variants:
+        overrides = (*setup.overrides, *variant.overrides())
+        resolved = resolve(
+            setup.preset, setup.workload, setup.trace, overrides, setup.config_files, setup.trace_format
+        )
+        base_seed = tomllib.loads(resolved)["seed"]
+        for seed in range(base_seed, base_seed + seeds):
+            jobs.append(
+                Job(
+                    labels={"variant": variant.label, **variant.settings, "seed": seed},
+                    preset=setup.preset,
+                    trace=setup.trace,
+                    workload=setup.workload,
+                    overrides=(*overrides, f"seed={seed}"),
+                    config_files=setup.config_files,
+                    trace_format=setup.trace_format,
+                )
+            )
+    return all_variants, jobs
+
+
+def run_figures(report: Report) -> dict[str, Any]:
+    """The per-run figures of runs.csv (latencies in us; NaN where an operation never ran)."""
+    s = report.summary()
+    lat = report.latency
+    return {
+        "requests": s["requests"],
+        "reads": report["workload"]["reads"],
+        "writes": report["workload"]["writes"],
+        "write_mean_us": float(lat.loc["write", "mean"]),
+        "write_p99_us": s["write_p99_us"],
+        "write_p99_9_us": float(lat.loc["write", "p99_9"]),
+        "write_p99_99_us": s["write_p99_99_us"],
+        "write_max_us": float(lat.loc["write", "max"]),
+        "read_mean_us": float(lat.loc["read", "mean"]),
+        "read_p99_us": s["read_p99_us"],
+        "read_p99_99_us": s["read_p99_99_us"],
+        "waf": s["waf"],
+        "erases": s["erases"],
+        "gc_victims": s["gc_victims"],
+        "gc_pages_copied": report["gc"]["pages_copied"],
+        "gc_emergency_reclaims": report["gc"]["emergency_reclaims"],
+        "mean_unit_utilization": report["device"]["mean_unit_utilization"],
+        "simulated_span_s": report["workload"]["span_ns"] / 1e9,
+    }
+
+
+def _worker(job: Job) -> dict[str, Any]:
+    report = job.run()
+    return {
+        "row": {**job.labels, **run_figures(report)},
+        "write_histogram": report.histograms.get("write", []),
+        "raw": report.raw,
+    }
+
+
+def _pool(histograms: Sequence[Sequence[tuple[int, int]]]) -> list[tuple[int, int]]:
+    pooled: dict[int, int] = {}
+    for pairs in histograms:
+        for value, count in pairs:
+            pooled[value] = pooled.get(value, 0) + count
+    return sorted(pooled.items())
+
+
+def compare(setup: Setup, varies: Sequence[Vary], seeds: int = 1, processes: int | None = None) -> Comparison:
+    """Run every variant over `seeds` seeds, in up to `processes` processes (default: one per
+    core), and collect the results."""
+    all_variants, jobs = plan(setup, varies, seeds)
+    results = run_jobs(jobs, _worker, processes)
+    tails = {
+        v.label: _pool([r["write_histogram"] for r in results if r["row"]["variant"] == v.label])
+        for v in all_variants
+    }
+    return Comparison(
+        keys=[v.key for v in varies],
+        variants=all_variants,
+        seeds=seeds,
+        runs=[r["row"] for r in results],
+        tails=tails,
+        reports=[r["raw"] for r in results],
+    )
+
+
+def write_outputs(comparison: Comparison, out: Path, title: str = "") -> dict[str, Path]:
+    """Write runs.csv, reports/<variant>_seed<k>.json and, if any variant wrote, the tail plot
+    write_latency_tail.png under `out`; returns what was written, by kind."""
+    import csv
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "reports").mkdir(exist_ok=True)
+    slugs = {v.label: v.slug for v in comparison.variants}
+    rows = []
+    for row, raw in zip(comparison.runs, comparison.reports, strict=True):
+        name = f"reports/{slugs[row['variant']]}_seed{row['seed']}.json"
+        (out / name).write_text(json.dumps(raw, indent=2) + "\n")
+        rows.append({**row, "report": name})
+    written = {"runs": out / "runs.csv", "reports": out / "reports"}
+    with open(written["runs"], "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    if any(comparison.tails.values()):
+        from ssdlab import plots
+
+        pooled = f", {comparison.seeds} seeds pooled" if comparison.seeds > 1 else ""
+        plots.latency_tail(
+            comparison.tails,
+            path=out / "write_latency_tail.png",
+            title=f"{title}{pooled}" if title else f"write latency tail{pooled}",
+        )
+        written["plot"] = out / "write_latency_tail.png"
+    return written
