@@ -10,6 +10,7 @@ use crate::ftl::gc::GcStats;
 use crate::ftl::FtlStats;
 use crate::stats::{LatencySummary, TimeSeries};
 use crate::workload::host::HostStats;
+use crate::workload::trace::TraceInfo;
 
 pub const REPORT_SCHEMA: &str = "ssdlab-report/1";
 
@@ -48,6 +49,9 @@ pub struct WorkloadSummary {
     pub span_ns: u64,
     pub skipped_records: u64,
     pub host: HostStats,
+    /// What the trace reader did: format, blkparse events, device count and layout (`null` for
+    /// synthetic workloads).
+    pub trace: Option<TraceInfo>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
