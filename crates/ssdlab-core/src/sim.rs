@@ -121,6 +121,7 @@ impl Simulation {
             WorkloadKind::Trace => w.replay == Replay::Closed,
         };
         let rebase = w.kind == WorkloadKind::Trace;
+        let summary = WorkloadSummary { trace: source.trace_info(), ..WorkloadSummary::default() };
         let host = Host::new(source, geometry.page_bytes, cfg.used_logical_pages(), w.fold, w.speedup, rebase);
         let expected_requests = match w.kind {
             WorkloadKind::Synthetic if w.duration_ns.is_none() => Some(w.count.unwrap_or(DEFAULT_SYNTHETIC_COUNT)),
@@ -145,7 +146,7 @@ impl Simulation {
             lat_read: LatencyHistogram::default(),
             lat_write: LatencyHistogram::default(),
             lat_trim: LatencyHistogram::default(),
-            summary: WorkloadSummary::default(),
+            summary,
             free_blocks: TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples),
             log: cfg.report.request_log.as_deref().map(RequestLog::create).transpose()?,
             lpn_buf: Vec::new(),

@@ -12,6 +12,7 @@ use crate::ftl::FtlStats;
 use crate::nand::BlockMode;
 use crate::stats::{LatencySummary, TimeSeries};
 use crate::workload::host::HostStats;
+use crate::workload::trace::TraceInfo;
 
 pub const REPORT_SCHEMA: &str = "ssdlab-report/1";
 
@@ -59,6 +60,9 @@ pub struct WorkloadSummary {
     pub span_ns: u64,
     pub skipped_records: u64,
     pub host: HostStats,
+    /// What the trace reader did: format, blkparse events, device count and layout (`null` for
+    /// synthetic workloads).
+    pub trace: Option<TraceInfo>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::workload::trace::info::TraceInfo;
 
 /// What a host request asks the device to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -35,5 +36,10 @@ pub trait RecordSource {
     /// Lines skipped as malformed (traces with `on_bad_line = "skip"`).
     fn skipped(&self) -> u64 {
         0
+    }
+    /// What the trace reader did (format, blkparse events, device layout), for the report;
+    /// `None` for sources that are not traces.
+    fn trace_info(&self) -> Option<TraceInfo> {
+        None
     }
 }

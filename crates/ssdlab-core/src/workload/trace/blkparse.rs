@@ -1,15 +1,25 @@
 //! Layer: workload (trace readers). The default text output of `blkparse` (Linux blktrace):
 //! `dev cpu seq time pid action RWBS sector + blocks [process]`, e.g.
-//! `  8,0    3        1     0.000000000  697  Q   W 223490 + 8 [kjournald]`.
+//! `259,2    0        5     0.000005462  4020  D  RS 282624 + 8 [java]`.
 //!
-//! Only one kind of event becomes a request: `Q` (queued, as the application asked) by
-//! default, or `D` (issued to the driver, after merges and splits) with
-//! `blkparse_event = "issue"`. Every other event (G, I, M, P, U, C, A, X, m, ...) and the
-//! per-CPU summary blkparse prints at the end are ignored. The RWBS field decides the
-//! operation: `D` (discard) = trim, else `W` = write, else `R` = read; events with neither, or
-//! with no `sector + blocks` part or zero blocks (pure flushes and barriers), carry no data and
-//! are ignored. Time is seconds since the trace started (nanosecond digits); sector and blocks
-//! are 512-byte units; the device is `major << 20 | minor` from the `major,minor` field.
+//! Only one kind of event becomes a request. The device receives dispatches (`D`, after the
+//! block layer merged and split the queued bios), not queue events (`Q`), and the two can
+//! differ by orders of magnitude for small sequential writes (see docs/traces.md). So
+//! `blkparse_event = "auto"` (the default) replays D events when the trace has them and Q only
+//! when it has none (traces recorded with `blkparse -a queue`, say). A stream cannot be read
+//! twice, so `auto` decides on the detection head, the first 64 KiB of decompressed text (953
+//! events of the shared YCSB excerpt; blktrace logs a request's D a few events after its Q): D
+//! if a D event with data is there, else Q. Should a D event with data turn up later in a trace read as Q by `auto`,
+//! the reader stops with an error naming the line (never skipped, whatever `on_bad_line` says)
+//! rather than replay requests the device never saw in that form. `queue` and `issue` name the
+//! events explicitly.
+//!
+//! Every other event (G, I, M, P, U, C, A, X, m, ...) and the per-CPU summary blkparse prints at
+//! the end are ignored. The RWBS field decides the operation: `D` (discard) = trim, else `W` =
+//! write, else `R` = read; events with neither, or with no `sector + blocks` part or zero blocks
+//! (pure flushes and barriers), carry no data and are ignored. Time is seconds since the trace
+//! started (nanosecond digits); sector and blocks are 512-byte units; the device is
+//! `major << 20 | minor` from the `major,minor` field.
 
 use super::fields::{
     linux_device, parse_scaled, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem,
@@ -30,19 +40,50 @@ const SECTOR: &str = "sector (column 8, 512-byte sectors)";
 const PLUS: &str = "'+' (column 9)";
 const BLOCKS: &str = "blocks (column 10, 512-byte sectors)";
 
+/// Why a D event stops a trace that `auto` reads as Q.
+const LATE_ISSUE: &str = "is a D (issue) event with data, but the first 64 KiB of the trace held none, so \
+     blkparse_event = \"auto\" replays Q (queue) events; name the events with blkparse_event = \"issue\" (what \
+     the device saw) or \"queue\"";
+
+/// The events `blkparse_event` selects on a trace whose first bytes are `head`: `auto` becomes
+/// `issue` if the head holds a D event with data, else `queue`. The flag is true when `auto`
+/// chose `queue`, so that a later D event is an error (see the module documentation).
+pub(crate) fn resolve(event: BlkparseEvent, head: &[u8]) -> (BlkparseEvent, bool) {
+    match event {
+        BlkparseEvent::Auto => {
+            let mut issue = BlkparseParser::new(BlkparseEvent::Issue, false);
+            let has_issue = head
+                .split(|&b| b == b'\n')
+                .map(super::fields::trim_blanks)
+                .any(|line| matches!(issue.parse(line), Ok(Some(_))));
+            if has_issue {
+                (BlkparseEvent::Issue, false)
+            } else {
+                (BlkparseEvent::Queue, true)
+            }
+        }
+        event => (event, false),
+    }
+}
+
 /// Parser for the `blkparse` format.
 #[derive(Debug)]
 pub(crate) struct BlkparseParser {
     action: &'static [u8],
+    /// `auto` chose Q: a D event with data is an error.
+    reject_issue: bool,
 }
 
 impl BlkparseParser {
-    pub(crate) fn new(event: BlkparseEvent) -> Self {
+    /// A parser for `event`, resolved (`auto` is read as `queue`); `reject_issue` as
+    /// [`resolve`] returns it.
+    pub(crate) fn new(event: BlkparseEvent, reject_issue: bool) -> Self {
         BlkparseParser {
             action: match event {
-                BlkparseEvent::Queue => b"Q",
+                BlkparseEvent::Auto | BlkparseEvent::Queue => b"Q",
                 BlkparseEvent::Issue => b"D",
             },
+            reject_issue,
         }
     }
 }
@@ -63,7 +104,8 @@ impl LineParser for BlkparseParser {
         let time = fields.need(TIME)?;
         fields.skip_one(PID)?;
         let action = fields.need(ACTION)?;
-        if action != self.action {
+        let late_issue = self.reject_issue && action == b"D";
+        if action != self.action && !late_issue {
             return Ok(None);
         }
         let rwbs = fields.need(RWBS)?;
@@ -93,6 +135,9 @@ impl LineParser for BlkparseParser {
         if size_bytes == 0 {
             return Ok(None); // zero-length flush
         }
+        if late_issue {
+            return Err(LineError::new(ACTION, action, Problem::Fatal(LATE_ISSUE)));
+        }
         let major = parse_u64(major).blame(DEVICE, device_text)?;
         let minor = parse_u64(minor).blame(DEVICE, device_text)?;
         let device = linux_device(major, minor).blame(DEVICE, device_text)?;
@@ -111,12 +156,15 @@ pub(crate) fn split_device(text: &[u8]) -> Option<(&[u8], &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::trace::test_support::{parse_text, record};
-    use crate::workload::trace::TraceOptions;
+    use crate::error::Error;
+    use crate::workload::trace::test_support::{drain, parse_text, record, shared_trace};
+    use crate::workload::trace::{from_reader, open, BadLinePolicy, DeviceHandling, DevicePolicy, TraceOptions};
+    use std::path::Path;
     use IoOp::{Read, Trim, Write};
 
-    /// No blkparse output is among the shared traces; these lines follow the layout of the
-    /// blkparse(1) manual's example and default output format, including the trailing summary.
+    /// These lines follow the layout of the blkparse(1) manual's example and default output
+    /// format, including the trailing summary: 8 queued 4 KiB writes merged into one 28 KiB
+    /// dispatch (the I/O scheduler's view), two queued reads and a discard never dispatched.
     const SAMPLE: &[u8] = b"  8,0    3        1     0.000000000   697  G   W 223490 + 8 [kjournald]\n\
   8,0    3        2     0.000001829   697  P   N [kjournald]\n\
   8,0    3        3     0.000002197   697  Q   W 223490 + 8 [kjournald]\n\
@@ -133,9 +181,13 @@ CPU0 (8,0):\n\
 Total (8,0):\n\
 Throughput (R/W): 0KiB/s / 0KiB/s\n";
 
+    fn with_event(event: BlkparseEvent) -> TraceOptions {
+        TraceOptions { blkparse_event: event, ..TraceOptions::with_format(TraceFormat::Blkparse) }
+    }
+
     #[test]
-    fn queue_events_by_default() {
-        let records = parse_text(SAMPLE, &TraceOptions::with_format(TraceFormat::Blkparse)).unwrap();
+    fn queue_events_on_request() {
+        let records = parse_text(SAMPLE, &with_event(BlkparseEvent::Queue)).unwrap();
         let sda = 8 << 20;
         let sdb = (8 << 20) | 16;
         assert_eq!(
@@ -150,11 +202,95 @@ Throughput (R/W): 0KiB/s / 0KiB/s\n";
     }
 
     #[test]
-    fn issue_events_on_request() {
-        let options =
-            TraceOptions { blkparse_event: BlkparseEvent::Issue, ..TraceOptions::with_format(TraceFormat::Blkparse) };
-        let records = parse_text(SAMPLE, &options).unwrap();
-        assert_eq!(records, vec![record(21_133, Write, 223_490 * 512, 56 * 512, 8 << 20)]);
+    fn issue_events_by_default_and_on_request() {
+        let issued = vec![record(21_133, Write, 223_490 * 512, 56 * 512, 8 << 20)];
+        assert_eq!(parse_text(SAMPLE, &with_event(BlkparseEvent::Issue)).unwrap(), issued);
+        assert_eq!(parse_text(SAMPLE, &TraceOptions::with_format(TraceFormat::Blkparse)).unwrap(), issued);
+        assert_eq!(resolve(BlkparseEvent::Auto, SAMPLE), (BlkparseEvent::Issue, false));
+    }
+
+    #[test]
+    fn auto_falls_back_to_queue_events_without_issue_events() {
+        // The sample without its D event, as `blkparse -a queue` (or a trace of a bio-based
+        // device such as device-mapper) would have it.
+        let is_issue = |line: &&[u8]| line.split(|&b| b == b' ').filter(|field| !field.is_empty()).nth(5) == Some(b"D");
+        let queued_only: Vec<u8> =
+            SAMPLE.split_inclusive(|&b| b == b'\n').filter(|line| !is_issue(line)).flatten().copied().collect();
+        assert_eq!(
+            queued_only.len(),
+            SAMPLE.len() - b"8,0    3        6     0.000021133   697  D   W 223490 + 56 [kjournald]\n".len()
+        );
+        assert_eq!(resolve(BlkparseEvent::Auto, &queued_only), (BlkparseEvent::Queue, true));
+        let records = parse_text(&queued_only, &TraceOptions::with_format(TraceFormat::Blkparse)).unwrap();
+        assert_eq!(records, parse_text(SAMPLE, &with_event(BlkparseEvent::Queue)).unwrap());
+        let options = TraceOptions { devices: DevicePolicy::Merge, ..TraceOptions::default() };
+        let mut reader = from_reader(Box::new(std::io::Cursor::new(queued_only)), Path::new("q"), &options).unwrap();
+        assert_eq!(drain(reader.as_mut()).unwrap().len(), 4);
+        let info = reader.info().unwrap();
+        assert_eq!((info.format, info.blkparse_event), (TraceFormat::Blkparse, Some(BlkparseEvent::Queue)));
+    }
+
+    #[test]
+    fn a_late_issue_event_under_auto_is_an_error_even_when_skipping() {
+        // More than the 64 KiB detection head of queue events, then a dispatch.
+        let mut text = Vec::new();
+        for i in 0..2_000u64 {
+            text.extend(
+                format!("  8,0    0 {:8} {:14.9}   697  Q   W {} + 8 [dd]\n", i + 1, i as f64 * 1e-6, 8 * i).bytes(),
+            );
+        }
+        assert!(text.len() > crate::workload::trace::source::HEAD_BYTES);
+        text.extend(b"  8,0    0     2001    0.002000000   697  D   W 0 + 16000 [dd]\n");
+        text.extend(b"  8,0    0     2002    0.002000001   697  Q   W 16000 + 8 [dd]\n");
+        for policy in [BadLinePolicy::Error, BadLinePolicy::Skip] {
+            let options = TraceOptions { on_bad_line: policy, ..TraceOptions::with_format(TraceFormat::Blkparse) };
+            let error = parse_text(&text, &options).unwrap_err();
+            let message = error.to_string();
+            assert!(matches!(error, Error::Trace { line: 2001, .. }), "{message}");
+            assert!(message.contains("action (column 6) field \"D\" is a D (issue) event with data"), "{message}");
+            assert!(message.contains("blkparse_event = \"issue\""), "{message}");
+        }
+        // Named explicitly, either kind reads the whole file.
+        assert_eq!(parse_text(&text, &with_event(BlkparseEvent::Queue)).unwrap().len(), 2_001);
+        assert_eq!(parse_text(&text, &with_event(BlkparseEvent::Issue)).unwrap().len(), 1);
+    }
+
+    /// The SNIA YCSB-on-RocksDB NVMe excerpt (device 259,2, reads only). Counts from
+    /// `zcat F | awk '$6 == "D" && $8 ~ /^[0-9]+$/ && $10 > 0'` (and `$6 == "Q"`): 1,694 D events
+    /// and 1,695 Q events (the file ends between the last request's Q and its D), all reads,
+    /// lowest sector 282,624 (138 MiB), highest end 512,101,089,280 bytes.
+    #[test]
+    fn ycsb_rocksdb_trace_replays_its_dispatches() {
+        let Some(path) = shared_trace("blkparse/snia_ycsb_rocksdb_ssdtrace_first10k_lines.blkparse.txt.gz") else {
+            return;
+        };
+        assert_eq!(crate::workload::trace::detect(&path).unwrap(), TraceFormat::Blkparse);
+        let nvme = (259 << 20) | 2;
+        let mut reader = open(&path, &TraceOptions::default()).unwrap();
+        let issued = drain(reader.as_mut()).unwrap();
+        assert_eq!(issued.len(), 1_694);
+        assert!(issued.iter().all(|r| r.op == Read && r.device == nvme));
+        // "259,2 0 5 0.000005462 4020 D RS 282624 + 8 [java]", the last D:
+        // "259,2 6 649 0.679519537 4118 D RS 804199952 + 256 [java]"
+        assert_eq!(issued[0], record(5_462, Read, 282_624 * 512, 4096, nvme));
+        assert_eq!(issued[1_693], record(679_519_537, Read, 804_199_952 * 512, 131_072, nvme));
+        assert_eq!(issued.iter().map(|r| r.size_bytes).sum::<u64>(), 198_029_312);
+        let info = reader.info().unwrap();
+        assert_eq!(info.blkparse_event, Some(BlkparseEvent::Issue));
+        assert_eq!((info.devices, info.device_count), (DeviceHandling::Separate, Some(1)));
+        let range = info.device_ranges[0];
+        assert_eq!((range.device, range.requests), (nvme, 1_694));
+        // One device keeps its addresses: [138 MiB, 488,378 MiB) starts at 138 MiB.
+        assert_eq!((range.trace_start_bytes, range.trace_end_bytes), (138 << 20, 488_378 << 20));
+        assert_eq!(range.start_bytes, range.trace_start_bytes);
+
+        let mut reader = open(&path, &with_event(BlkparseEvent::Queue)).unwrap();
+        let queued = drain(reader.as_mut()).unwrap();
+        assert_eq!(queued.len(), 1_695);
+        // "259,2 0 1 0.000000000 4020 Q R 282624 + 8 [java]"
+        assert_eq!(queued[0], record(0, Read, 282_624 * 512, 4096, nvme));
+        assert_eq!(queued.iter().map(|r| r.size_bytes).sum::<u64>(), 198_160_384);
+        assert_eq!(reader.info().unwrap().blkparse_event, Some(BlkparseEvent::Queue));
     }
 
     #[test]

@@ -321,6 +321,9 @@ mod tests {
             ("cloudphysics/cloudPhysicsIO.us.csv.gz", TraceFormat::Cloudphysics),
             ("tencent_cbs/cloud_storage_sample_50k.csv.gz", TraceFormat::Tencent),
             ("systor17/systor17-traces-sample.csv.gz", TraceFormat::Systor),
+            ("blkparse/snia_ycsb_rocksdb_ssdtrace_first10k_lines.blkparse.txt.gz", TraceFormat::Blkparse),
+            // FIU's own layout despite the file name (not blkparse output).
+            ("fiu/fiu_mail_cheetah_day1_first10k.blkparse.gz", TraceFormat::Fiu),
         ];
         for (file, format) in expected {
             let Some(path) = shared_trace(file) else {

@@ -43,6 +43,9 @@ pub(crate) enum Problem {
     EndOverflow,
     /// Anything else, described by the text.
     Invalid(&'static str),
+    /// The line shows the whole file is being read the wrong way (described by the text): an
+    /// error even under `on_bad_line = "skip"`, since skipping would hide it.
+    Fatal(&'static str),
 }
 
 impl Problem {
@@ -64,8 +67,13 @@ impl Problem {
             }
             Problem::TooLarge => "exceeds the per-request limit of 4 GiB - 1 bytes".into(),
             Problem::EndOverflow => "puts the request end (offset + size) beyond 2^64 bytes".into(),
-            Problem::Invalid(text) => text.into(),
+            Problem::Invalid(text) | Problem::Fatal(text) => text.into(),
         }
+    }
+
+    /// Whether the bad-line policy may skip the line.
+    pub(crate) fn is_skippable(self) -> bool {
+        !matches!(self, Problem::Fatal(_))
     }
 }
 

@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
+use super::info::TraceInfo;
 use super::options::{OpFilter, OutOfOrderPolicy, TraceOptions};
 use super::reader::TraceReader;
 use crate::error::{Error, Result};
@@ -36,6 +37,7 @@ pub(crate) struct Filtered {
     delivered: u64,
     clamped: u64,
     done: bool,
+    info: Option<TraceInfo>,
 }
 
 impl Filtered {
@@ -57,7 +59,14 @@ impl Filtered {
             delivered: 0,
             clamped: 0,
             done: false,
+            info: None,
         }
+    }
+
+    /// Report `info` as what the reader did.
+    pub(crate) fn with_info(mut self, info: TraceInfo) -> Self {
+        self.info = Some(info);
+        self
     }
 
     /// The next record of the selected device in time order.
@@ -153,6 +162,10 @@ impl TraceReader for Filtered {
 
     fn clamped_records(&self) -> u64 {
         self.clamped
+    }
+
+    fn info(&self) -> Option<TraceInfo> {
+        self.info.clone()
     }
 }
 

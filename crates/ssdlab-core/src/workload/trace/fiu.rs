@@ -82,12 +82,11 @@ impl LineParser for FiuParser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::trace::test_support::{parse_text, record};
-    use crate::workload::trace::TraceOptions;
+    use crate::workload::trace::test_support::{drain, parse_text, record, shared_trace};
+    use crate::workload::trace::{open, TraceOptions};
     use IoOp::{Read, Write};
 
-    /// No FIU file is among the shared traces; these lines are written from the format's
-    /// documentation (`[ts in ns] [pid] [process] [lba] [size in 512 Bytes blocks]
+    /// These lines are written from the format's documentation (`[ts in ns] [pid] [process] [lba] [size in 512 Bytes blocks]
     /// [Write or Read] [major device number] [minor device number] [MD5 per 4096/512 bytes]`).
     const SAMPLE: &[u8] = b"89966528965337 4603 nfsd 1108089520 8 W 6 0 44be5f3b4e9bf4be21d50e8ac21b7dc6\n\
         89966528993225 4603 nfsd 1108089528 8 W 6 0 a76f59eb2d4e36f4d6e5c5f1d0a81e17\n\
@@ -118,5 +117,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(message.contains("op (4th field from the end) field \"X\""), "{message}");
+    }
+
+    /// The FIU `mail` excerpt: 10,000 records on device 6,0, 8,905 reads (`zcat F | awk '$6 == "R"'
+    /// | wc -l`), no blkparse events. One device: its addresses are not moved.
+    #[test]
+    fn mail_excerpt() {
+        let Some(path) = shared_trace("fiu/fiu_mail_cheetah_day1_first10k.blkparse.gz") else {
+            return;
+        };
+        let mut reader = open(&path, &TraceOptions::default()).unwrap();
+        let records = drain(reader.as_mut()).unwrap();
+        assert_eq!(records.len(), 10_000);
+        assert_eq!(records.iter().filter(|r| r.op == Read).count(), 8_905);
+        // "89966811921625 4257 nfsd 488846200 8 W 6 0 2c4787c7671c2f638777c4ab72859ce1"
+        assert_eq!(records[0], record(89_966_811_921_625, Write, 488_846_200 * 512, 4096, 6 << 20));
+        let info = reader.info().unwrap();
+        assert_eq!((info.format, info.blkparse_event, info.device_count), (TraceFormat::Fiu, None, Some(1)));
+        let range = info.device_ranges[0];
+        assert_eq!((range.device, range.requests, range.start_bytes), (6 << 20, 10_000, range.trace_start_bytes));
     }
 }

@@ -42,7 +42,8 @@ pub enum TraceFormat {
     Tencent,
     /// CloudPhysics vSCSI CSV `timestamp_us,opcode,size_bytes,lbn_sectors` (SCSI opcodes in hex).
     Cloudphysics,
-    /// blkparse default text output (Q events by default).
+    /// blkparse default text output (D events, or Q where the trace has none; see
+    /// [`BlkparseEvent`]).
     Blkparse,
     /// Any CSV or whitespace-separated layout, described by `[workload.trace.generic]`.
     Generic,
@@ -146,11 +147,32 @@ pub enum OutOfOrderPolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BlkparseEvent {
-    /// `Q`: the request as queued by the application.
+    /// `D` if the first 64 KiB of the (decompressed) trace hold a D event that carries data,
+    /// else `Q`. The device receives dispatches, not queued bios, so D is what an SSD model
+    /// should replay; Q is the fallback for traces recorded without D events (e.g.
+    /// `blkparse -a queue`). If Q was chosen and a D event turns up later, the reader stops with
+    /// an error rather than replay the wrong stream (see docs/traces.md).
     #[default]
+    Auto,
+    /// `Q`: the request as queued by the application, before the block layer merges or splits it.
     Queue,
-    /// `D`: the request as issued to the device driver.
+    /// `D`: the request as issued to the device driver, after merging and splitting.
     Issue,
+}
+
+/// What a trace with several devices (volumes, LUNs, ASUs) does with their address spaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DevicePolicy {
+    /// Give every device a disjoint byte range: the file is pre-scanned for each device's extent
+    /// and the devices are laid back to back in device-number order, 1 MiB aligned (the
+    /// lowest-numbered device keeps its addresses). Distinct volumes never share an address, so
+    /// they never overwrite each other's data.
+    #[default]
+    Separate,
+    /// Keep every device's own offsets, so devices overlap (what every reader did before
+    /// devices were kept apart); no pre-scan.
+    Merge,
 }
 
 /// `[workload.trace]`: how a trace is read: its format and the filters stacked on the reader
@@ -163,8 +185,13 @@ pub struct TraceOptions {
     /// The column mapping, required by (and only allowed with) `format = "generic"`; with
     /// `format = "auto"` it selects the generic format.
     pub generic: Option<GenericColumns>,
-    /// Keep only requests of this device / volume / LUN / ASU number.
+    /// Keep only requests of this device / volume / LUN / ASU number, at its own offsets
+    /// (default: all devices, handled as `devices` says).
     pub device: Option<u32>,
+    /// What several devices do (default `separate`: disjoint ranges laid back to back, found by a
+    /// pre-scan of the file; `merge`: every device at its own offsets, overlapping). Not allowed
+    /// together with `device`, which keeps one device only.
+    pub devices: DevicePolicy,
     /// Drop requests earlier than this, in ns after the first request (after the device filter).
     pub start_ns: u64,
     /// Stop at this time, in ns after the first request (exclusive).
@@ -179,8 +206,9 @@ pub struct TraceOptions {
     pub reorder_window: usize,
     /// What a request that arrives later than the window allows does.
     pub on_out_of_order: OutOfOrderPolicy,
-    /// Which blkparse events are requests: `queue` (Q, as the application issued them) or
-    /// `issue` (D, as the block layer sent them to the device, after merging and splitting).
+    /// Which blkparse events are requests: `auto` (default: D if the first 64 KiB hold one,
+    /// else Q), `queue` (Q, as the application issued them) or `issue` (D, as the block layer
+    /// sent them to the device, after merging and splitting: what the device saw).
     pub blkparse_event: BlkparseEvent,
 }
 
@@ -190,6 +218,7 @@ impl Default for TraceOptions {
             format: TraceFormat::Auto,
             generic: None,
             device: None,
+            devices: DevicePolicy::Separate,
             start_ns: 0,
             end_ns: None,
             max_requests: None,
@@ -197,7 +226,7 @@ impl Default for TraceOptions {
             on_bad_line: BadLinePolicy::Error,
             reorder_window: 256,
             on_out_of_order: OutOfOrderPolicy::Error,
-            blkparse_event: BlkparseEvent::Queue,
+            blkparse_event: BlkparseEvent::Auto,
         }
     }
 }
@@ -225,6 +254,15 @@ impl TraceOptions {
                 ));
             }
             (None, _) => {}
+        }
+        if let (Some(device), DevicePolicy::Merge) = (self.device, self.devices) {
+            return Err(Error::config(
+                "devices",
+                format!(
+                    "devices = \"merge\" has no effect with device = {device}, which keeps that one device only; \
+                     remove one of the two"
+                ),
+            ));
         }
         if let Some(end_ns) = self.end_ns {
             if end_ns <= self.start_ns {

@@ -1,5 +1,6 @@
 //! Layer: workload (trace readers). The trait every format reader implements.
 
+use super::info::TraceInfo;
 use crate::error::Result;
 use crate::workload::TraceRecord;
 
@@ -19,5 +20,12 @@ pub trait TraceReader {
     /// Requests whose time was clamped under `on_out_of_order = "clamp"`.
     fn clamped_records(&self) -> u64 {
         0
+    }
+
+    /// What the reader did with the file (format, blkparse events, device layout); `None` for a
+    /// bare format reader, `Some` for what [`open`](super::open) and
+    /// [`from_reader`](super::from_reader) return.
+    fn info(&self) -> Option<TraceInfo> {
+        None
     }
 }

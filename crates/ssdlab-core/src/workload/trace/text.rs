@@ -142,8 +142,8 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                 }
                 Ok(None) => {}
                 Err(error) => match self.policy {
-                    BadLinePolicy::Skip => self.skipped += 1,
-                    BadLinePolicy::Error => {
+                    BadLinePolicy::Skip if error.problem.is_skippable() => self.skipped += 1,
+                    BadLinePolicy::Skip | BadLinePolicy::Error => {
                         self.finished = true;
                         let reason = describe_bad_line(self.parser.format(), line, &error);
                         return Err(Error::trace(&self.path, self.line, reason));
