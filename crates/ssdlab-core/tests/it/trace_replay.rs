@@ -91,8 +91,8 @@ fn websearch_devices_stay_apart_under_compact_folding() {
 }
 
 /// Modulo folding keeps devices apart while the layout fits the used logical space: volume 1
-/// writes 4 MiB, then volume 0 reads the same offsets. Apart, volume 0 reads pages nobody
-/// wrote; merged, it reads volume 1's data.
+/// writes 4 MiB, then volume 0 reads the same offsets. Apart, volume 0 reads pages the trace
+/// never wrote (data that predates the trace); merged, it reads volume 1's data.
 #[test]
 fn devices_stay_apart_under_modulo_folding() {
     let path = std::env::temp_dir().join(format!("ssdlab-two-volumes-{}.trace", std::process::id()));
@@ -113,7 +113,7 @@ fn devices_stay_apart_under_modulo_folding() {
     ));
     std::fs::remove_file(&path).unwrap();
     assert_eq!((apart.workload.reads, apart.workload.writes), (1024, 1024));
-    assert_eq!(apart.ftl.unmapped_read_pages, 1024, "volume 0 was never written");
-    assert_eq!(merged.ftl.unmapped_read_pages, 0, "merged, volume 0 reads volume 1's pages");
+    assert_eq!(apart.ftl.unwritten_read_pages, 1024, "volume 0 was never written");
+    assert_eq!(merged.ftl.unwritten_read_pages, 0, "merged, volume 0 reads volume 1's pages");
     assert_eq!(apart.workload.trace.unwrap().layout_end_bytes, Some(8 << 20), "two 4 MiB volumes back to back");
 }
