@@ -16,15 +16,60 @@ fn peak_rss_mib() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// The warm-up fill of a 512 GiB device with 128 planes (8 channels x 4 chips x 2 dies x 2
+/// planes x 4096 blocks x 256 x 4 KiB pages): placement's per-page cost must not grow with the
+/// plane count.
+fn fill_512gib(placement: &str, blocks_per_plane: u32) {
+    let scope = if placement == "static" { "plane" } else { "region" };
+    let toml = format!(
+        "[device]\nchannels = 8\nchips_per_channel = 4\ndies_per_chip = 2\nplanes_per_die = 2\nblocks_per_plane = {blocks_per_plane}\n\
+         [ftl]\nplacement = \"{placement}\"\n[gc]\nscope = \"{scope}\"\ntrigger_free_blocks = 8\n\
+         [warmup]\nfill = true\n[workload]\nrw = \"randread\"\ncount = 1\n"
+    );
+    let cfg = ssdlab_core::load_config(Some("bench-16gib"), &[Layer::inline(toml)], &[]).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2);
+    });
+    let pages = cfg.used_logical_pages();
+    let mut sim = Simulation::new(cfg).expect("simulation builds");
+    let start = Instant::now();
+    sim.step(1).expect("warm-up");
+    let wall = start.elapsed().as_secs_f64();
+    println!(
+        "fill_512gib_{placement}: {pages} pages in {wall:.3} s = {:.1} M pages/s; peak RSS {:.0} MiB",
+        pages as f64 / wall / 1e6,
+        peak_rss_mib()
+    );
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let scenario = args.next().unwrap_or_else(|| "randwrite_gc".into());
     let count: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
+    if let Some(placement) = scenario.strip_prefix("fill_512gib_") {
+        // The second argument, if any, shrinks the blocks per plane (same 128 planes).
+        fill_512gib(placement, args.next().and_then(|s| s.parse().ok()).unwrap_or(4096));
+        return;
+    }
     let workload = match scenario.as_str() {
         "randwrite_gc" => "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n",
         "randread" => "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\n",
+        "randwrite_buffer" => {
+            "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[cache]\ncapacity = \"64m\"\n"
+        }
+        "randread_dftl" => {
+            "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\n[ftl]\nmapping = \"dftl\"\n\
+             [ftl.dftl]\ncmt_bytes = \"2m\"\n"
+        }
+        "randwrite_dftl" => {
+            "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[ftl]\nmapping = \"dftl\"\n\
+             [ftl.dftl]\ncmt_bytes = \"2m\"\n"
+        }
         other => {
-            eprintln!("unknown scenario {other}: use randwrite_gc or randread");
+            eprintln!(
+                "unknown scenario {other}: use randwrite_gc, randread, randwrite_buffer, randread_dftl, randwrite_dftl or \
+                 fill_512gib_dynamic / fill_512gib_static"
+            );
             std::process::exit(2);
         }
     };

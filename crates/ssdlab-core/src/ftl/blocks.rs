@@ -166,6 +166,8 @@ impl ValidBuckets {
 
 struct Region {
     spec: RegionSpec,
+    /// Pages a block of this region holds (its mode's).
+    block_pages: u32,
     /// First domain of this region (one, or one per plane).
     first_domain: u32,
     free_total: u32,
@@ -175,11 +177,38 @@ struct Region {
     blocks: u32,
 }
 
+/// Room checks for one stream (see `BlockManager::rooms`). A stream's open blocks all have its
+/// region's mode, so one capacity serves them all.
+pub struct Rooms<'a> {
+    open: &'a [u32],
+    written: &'a [u32],
+    capacity: u32,
+    free: &'a [VecDeque<BlockId>],
+    reserve: u32,
+}
+
+impl Rooms<'_> {
+    #[inline]
+    pub fn has(&self, plane: PlaneId, pages: u32) -> bool {
+        let open = self.open[plane.index()];
+        if open != INVALID {
+            let left = self.capacity - self.written[open as usize];
+            if left > 0 {
+                return left >= pages;
+            }
+        }
+        self.free[plane.index()].len() as u32 > self.reserve
+    }
+}
+
 pub struct BlockManager {
     geometry: Geometry,
     state: Vec<BlockState>,
     mode: Vec<BlockMode>,
     region_of: Vec<RegionId>,
+    /// GC domain of each block (fixed by its region and plane; cached: read on every
+    /// invalidation of a sealed block).
+    domain_of_block: Vec<u32>,
     valid: Vec<u32>,
     written: Vec<u32>,
     erase_count: Vec<u32>,
@@ -228,13 +257,21 @@ impl BlockManager {
                 GcScope::Region => 1,
                 GcScope::Plane => planes,
             };
-            regions.push(Region { spec, first_domain, free_total: 0, host_free_total: 0, blocks: 0 });
+            let block_pages = geometry.pages_in_mode(spec.mode);
+            regions.push(Region { spec, block_pages, first_domain, free_total: 0, host_free_total: 0, blocks: 0 });
         }
         let mut free = vec![VecDeque::new(); regions.len() * planes as usize];
         for p in 0..planes {
             let first = geometry.first_block_of(PlaneId(p)).0;
             free[p as usize] = (first..first + geometry.blocks_per_plane).map(BlockId).collect();
         }
+        // Region 0 holds every block at start: its domain, or its plane's.
+        let domain_of_block = (0..blocks as u32)
+            .map(|b| match regions[0].spec.gc_scope {
+                GcScope::Region => regions[0].first_domain,
+                GcScope::Plane => regions[0].first_domain + geometry.plane_of_block(BlockId(b)).0,
+            })
+            .collect();
         regions[0].free_total = blocks as u32;
         regions[0].blocks = blocks as u32;
         regions[0].host_free_total = planes * geometry.blocks_per_plane.saturating_sub(regions[0].spec.gc_reserve);
@@ -242,6 +279,7 @@ impl BlockManager {
             state: vec![BlockState::Free; blocks],
             mode: vec![regions[0].spec.mode; blocks],
             region_of: vec![RegionId(0); blocks],
+            domain_of_block,
             valid: vec![0; blocks],
             written: vec![0; blocks],
             erase_count: vec![0; blocks],
@@ -301,6 +339,7 @@ impl BlockManager {
     pub fn streams(&self) -> &[StreamSpec] {
         &self.streams
     }
+    #[inline]
     pub fn stream_region(&self, s: StreamId) -> RegionId {
         self.streams[s.0 as usize].region
     }
@@ -346,6 +385,7 @@ impl BlockManager {
         }
     }
 
+    #[inline]
     fn pool(&self, r: RegionId, plane: PlaneId) -> usize {
         r.0 as usize * self.planes as usize + plane.index()
     }
@@ -359,8 +399,9 @@ impl BlockManager {
         }
     }
 
+    #[inline]
     fn block_domain(&self, b: BlockId) -> usize {
-        self.domain_of(self.region_of[b.index()], self.geometry.plane_of_block(b)).0 as usize
+        self.domain_of_block[b.index()] as usize
     }
 
     /// Free blocks of a domain (its region's, or its plane's in a per-plane region).
@@ -378,6 +419,25 @@ impl BlockManager {
         let open = self.open[stream.0 as usize][plane.index()];
         (open != INVALID && self.written[open as usize] < self.capacity(BlockId(open)))
             || self.free[self.pool(self.stream_region(stream), plane)].len() as u32 > reserve
+    }
+
+    /// Whether `stream` can take `pages` more pages in `plane`: its open block has room for
+    /// all of them, or (none open) the region's pool there has a free block beyond `reserve`.
+    pub fn room_for(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
+        self.rooms(stream, reserve).has(plane, pages)
+    }
+
+    /// `room_for` over many planes of one stream, with the per-stream lookups done once.
+    pub fn rooms(&self, stream: StreamId, reserve: u32) -> Rooms<'_> {
+        let region = self.stream_region(stream);
+        let first_pool = region.0 as usize * self.planes as usize;
+        Rooms {
+            open: &self.open[stream.0 as usize],
+            written: &self.written,
+            capacity: self.regions[region.0 as usize].block_pages,
+            free: &self.free[first_pool..first_pool + self.planes as usize],
+            reserve,
+        }
     }
 
     /// Pages `stream`'s open block in `plane` can still take (0 if none is open).
@@ -546,6 +606,7 @@ impl BlockManager {
         t.blocks += 1;
         self.region_of[b.index()] = to;
         self.mode[b.index()] = t.spec.mode;
+        self.domain_of_block[b.index()] = self.domain_of(to, plane).0;
         Some(b)
     }
 

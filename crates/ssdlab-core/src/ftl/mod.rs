@@ -113,12 +113,16 @@ pub struct Ftl {
     victim: Box<dyn VictimPolicy>,
     scheduler: Box<dyn GcScheduler>,
     placement: Box<dyn Placement>,
+    /// `placement.tracks_programs()`, asked once.
+    placement_tracks_programs: bool,
     regions: Box<dyn RegionPolicy>,
     buffer: Option<WriteBuffer>,
     streams: Streams,
     /// Program-unit pages per region (placement's unit on that region's mode).
     unit_pages: Vec<u32>,
     gc_scope: GcScope,
+    /// The native region's GC domain when GC runs region-wide (the scheduler's domain).
+    native_domain: blocks::DomainId,
     trigger_free_blocks: u32,
     target_free_blocks: u32,
     unwritten_reads: UnwrittenReads,
@@ -272,6 +276,7 @@ impl Ftl {
                 })?;
             }
         }
+        let native_domain = blocks.domain_of(NATIVE, crate::units::PlaneId(0));
         let placement = (registry::find(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(&geometry);
         let unit_pages = (0..blocks.regions())
             .map(|r| {
@@ -302,12 +307,14 @@ impl Ftl {
             mapping,
             victim,
             scheduler,
+            placement_tracks_programs: placement.tracks_programs(),
             placement,
             regions,
             buffer,
             streams: Streams { host, gc: gc_streams, migration, map },
             unit_pages,
             gc_scope: scope,
+            native_domain,
             trigger_free_blocks: cfg.gc.trigger_free_blocks,
             target_free_blocks: cfg.gc.target_free_blocks.unwrap_or(cfg.gc.trigger_free_blocks + 1),
             unwritten_reads: cfg.ftl.unwritten_reads,
@@ -693,6 +700,7 @@ mod allocation_tests {
             mapping: Box::new(PageMapping::new(logical_pages)),
             victim,
             scheduler: Box::new(NoGc),
+            placement_tracks_programs: placement.tracks_programs(),
             placement,
             regions: Box::new(region::NoRegions),
             buffer: None,
@@ -704,6 +712,7 @@ mod allocation_tests {
             },
             unit_pages: vec![1],
             gc_scope: scope,
+            native_domain: blocks::DomainId(0),
             trigger_free_blocks: 1,
             target_free_blocks: 2,
             unwritten_reads: UnwrittenReads::Free,

@@ -43,7 +43,7 @@ impl Ftl {
     }
 
     pub(super) fn run_gc_action(&mut self, action: GcAction, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        let domain = self.blocks.domain_of(NATIVE, PlaneId(0));
+        let domain = self.native_domain;
         match action {
             GcAction::Nothing => Ok(now),
             GcAction::Reclaim { target_free_blocks } => {
@@ -190,7 +190,7 @@ impl Ftl {
         let (victim, from) = match self.partial {
             Some(p) => p,
             None => {
-                let domain = self.blocks.domain_of(NATIVE, PlaneId(0));
+                let domain = self.native_domain;
                 match self.choose_victim(NATIVE, domain, min_invalid, now)? {
                     Some(b) => (b, 0),
                     None => return Ok(now),
@@ -246,10 +246,14 @@ impl Ftl {
         }
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
+        let data_stream = self.move_stream(Owner::Data(crate::units::Lpn(0)), why, victim_region);
         let mut done = 0u32;
         while done < copies {
             let Some((old, owner)) = self.blocks.next_valid_page(b, from) else { break };
-            let stream = self.move_stream(owner, why, victim_region);
+            let stream = match owner {
+                Owner::Data(_) => data_stream,
+                Owner::Map(_) => self.streams.map,
+            };
             let new = match self.blocks.allocate(stream, victim_plane, now) {
                 Some(p) => p,
                 None => self.allocate_elsewhere(stream, now)?,

@@ -257,6 +257,13 @@ impl Ftl {
                     done = done.max(device.program(Ppn(first.0 + k), mode, ready, source));
                 }
             }
+            if self.placement_tracks_programs {
+                let plane = self.blocks.geometry().plane_of_block(block);
+                let reserve = self.blocks.gc_reserve(region);
+                let view = PlacementView::new(device, &self.blocks, stream, reserve);
+                let room = view.has_room(plane, self.unit_pages[region.0 as usize]);
+                self.placement.on_programmed(plane, view.free_at(plane), room);
+            }
             Ok(done)
         })();
         self.unit = unit;
@@ -285,7 +292,7 @@ impl Ftl {
         let mut reclaimed = false;
         let mut gc_end = ready;
         loop {
-            let view = PlacementView { device, blocks: &self.blocks, stream, reserve };
+            let view = PlacementView::new(device, &self.blocks, stream, reserve);
             if let Some(plane) = self.placement.plane(lpns, &view) {
                 if self.gc_scope == GcScope::Plane && region == NATIVE {
                     let domain = self.blocks.domain_of(region, plane);
@@ -339,7 +346,7 @@ impl Ftl {
     /// run low.
     pub fn warm_write(&mut self, lpn: Lpn, device: &mut Device) -> Result<()> {
         if self.gc_scope == GcScope::Region && self.blocks.region_free_blocks(NATIVE) < self.trigger_free_blocks {
-            let domain = self.blocks.domain_of(NATIVE, crate::units::PlaneId(0));
+            let domain = self.native_domain;
             self.reclaim_until(NATIVE, domain, self.trigger_free_blocks + 1, 0, device)?;
         }
         self.unit.clear();

@@ -22,34 +22,35 @@ pub use static_cwdp::{cwdp_plane, StaticPlacement};
 pub use wordline::WordlinePlacement;
 
 use crate::device::Device;
-use crate::ftl::blocks::{BlockManager, StreamId};
+use crate::ftl::blocks::{BlockManager, Rooms, StreamId};
 use crate::ftl::registry::Entry;
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
 
 /// What a placement policy sees when it places a unit.
 pub struct PlacementView<'a> {
-    pub(crate) device: &'a Device,
-    pub(crate) blocks: &'a BlockManager,
-    pub(crate) stream: StreamId,
-    /// Free blocks per plane the stream must leave (the GC reserve for host data).
-    pub(crate) reserve: u32,
+    device: &'a Device,
+    blocks: &'a BlockManager,
+    rooms: Rooms<'a>,
 }
 
-impl PlacementView<'_> {
+impl<'a> PlacementView<'a> {
+    /// A view for units of `stream`, which must leave `reserve` free blocks per plane (the GC
+    /// reserve of host data).
+    pub(crate) fn new(device: &'a Device, blocks: &'a BlockManager, stream: StreamId, reserve: u32) -> Self {
+        PlacementView { device, blocks, rooms: blocks.rooms(stream, reserve) }
+    }
     pub fn geometry(&self) -> &Geometry {
         self.blocks.geometry()
     }
     /// Whether `plane`'s write point for the unit's stream can take `pages` more pages in its
     /// open block, or can open a free block.
+    #[inline]
     pub fn has_room(&self, plane: PlaneId, pages: u32) -> bool {
-        let open_room = self.blocks.open_room(self.stream, plane);
-        if open_room > 0 {
-            return open_room >= pages;
-        }
-        self.blocks.has_room(self.stream, plane, self.reserve)
+        self.rooms.has(plane, pages)
     }
     /// When the array unit holding `plane` becomes free.
+    #[inline]
     pub fn free_at(&self, plane: PlaneId) -> SimTime {
         self.device.plane_free_at(plane)
     }
@@ -73,6 +74,14 @@ pub trait Placement: Send {
     }
     /// A plane regained room (a block was erased there): index-keeping policies refresh it.
     fn on_room(&mut self, _plane: PlaneId) {}
+    /// Whether the policy wants `on_programmed` (an index of free times to keep exact).
+    fn tracks_programs(&self) -> bool {
+        false
+    }
+    /// A unit was just programmed on `plane`, whose array unit is now busy until `free_at`
+    /// and which has room (`has_room`) for another unit or not: index-keeping policies refresh
+    /// it at once instead of finding it stale on the next query.
+    fn on_programmed(&mut self, _plane: PlaneId, _free_at: SimTime, _has_room: bool) {}
 }
 
 pub type BuildPlacement = fn(&Geometry) -> Box<dyn Placement>;

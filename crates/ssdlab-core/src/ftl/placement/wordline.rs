@@ -33,4 +33,10 @@ impl Placement for WordlinePlacement {
     fn on_room(&mut self, plane: PlaneId) {
         self.least_busy.refresh(plane);
     }
+    fn tracks_programs(&self) -> bool {
+        self.least_busy.uses_tree()
+    }
+    fn on_programmed(&mut self, plane: PlaneId, free_at: crate::units::SimTime, has_room: bool) {
+        self.least_busy.update(plane, free_at, has_room);
+    }
 }
