@@ -45,12 +45,13 @@ fn fill_512gib(placement: &str, blocks_per_plane: u32) {
 fn main() {
     let mut args = std::env::args().skip(1);
     let scenario = args.next().unwrap_or_else(|| "randwrite_gc".into());
-    let count: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
+    let number: Option<u64> = args.next().and_then(|s| s.parse().ok());
     if let Some(placement) = scenario.strip_prefix("fill_512gib_") {
         // The second argument, if any, shrinks the blocks per plane (same 128 planes).
-        fill_512gib(placement, args.next().and_then(|s| s.parse().ok()).unwrap_or(4096));
+        fill_512gib(placement, number.map_or(4096, |n| n as u32));
         return;
     }
+    let count = number.unwrap_or(2_000_000);
     let workload = match scenario.as_str() {
         "randwrite_gc" => "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n",
         "randread" => "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\n",

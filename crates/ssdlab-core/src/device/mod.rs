@@ -196,6 +196,12 @@ impl Device {
         self.unit_free_at[self.unit_of_plane(plane)]
     }
 
+    /// When each array unit becomes free, by unit index (`unit_of_plane`).
+    #[inline]
+    pub fn unit_free_times(&self) -> &[SimTime] {
+        &self.unit_free_at
+    }
+
     pub fn unit_busy_ns(&self) -> &[u64] {
         &self.unit_busy_ns
     }

@@ -683,7 +683,7 @@ mod allocation_tests {
         let device = Device::new(g.clone(), Timing::resolve(&timing, g.cell, g.page_bytes));
         let (placement, scope): (Box<dyn Placement>, GcScope) = match allocation {
             Allocation::Dynamic => (Box::new(placement::DynamicPlacement::new(&g)), GcScope::Region),
-            Allocation::Static => (Box::new(placement::StaticPlacement), GcScope::Plane),
+            Allocation::Static => (Box::new(placement::StaticPlacement::new(&g)), GcScope::Plane),
         };
         let region = RegionSpec {
             name: "native".into(),

@@ -4,8 +4,9 @@
 //!
 //! Cost per unit independent of the plane count: instead of scanning every plane, a segment tree
 //! over the planes (in channel-first order) keeps a lower bound of each plane's free time
-//! (infinite while it has no room). A query takes the leftmost minimum in cyclic order from the
-//! cursor, then checks it against the truth: if its bound is stale (the unit was booked since,
+//! (infinite while it has no room). A query takes the root's minimum and descends to its
+//! leftmost position at or after the cursor (else before it), the first minimum in cyclic
+//! order, then checks it against the truth: if its bound is stale (the unit was booked since,
 //! or the plane lost its room), the leaf is refreshed and the query repeats. Bounds stay lower
 //! bounds because a unit's free time only grows while timing runs, the tree is rebuilt when the
 //! device resets its timing, and the FTL reports every plane that regains room (`on_room`) and
@@ -32,6 +33,9 @@ pub(crate) struct LeastBusy {
     order: Vec<PlaneId>,
     /// Position of each plane in `order`.
     position: Vec<u32>,
+    /// The device's array unit of each position (filled on the first scan: the device's
+    /// `array_unit` decides it).
+    units: Vec<u32>,
     /// Min-tree over positions: `tree[size + i]` is position i's bound.
     tree: Vec<SimTime>,
     size: usize,
@@ -56,7 +60,7 @@ impl LeastBusy {
         // Every bound starts at 0 (a lower bound of anything), so the first queries refresh.
         let mut tree = vec![NO_ROOM; 2 * size];
         tree[size..size + order.len()].fill(0);
-        let mut s = LeastBusy { order, position, tree, size, cursor: 0, epoch: u64::MAX, use_tree };
+        let mut s = LeastBusy { order, position, units: Vec::new(), tree, size, cursor: 0, epoch: u64::MAX, use_tree };
         s.rebuild_inner();
         s
     }
@@ -69,30 +73,19 @@ impl LeastBusy {
 
     fn set(&mut self, pos: usize, value: SimTime) {
         let mut i = self.size + pos;
+        if self.tree[i] == value {
+            return;
+        }
         self.tree[i] = value;
         while i > 1 {
             i /= 2;
-            self.tree[i] = self.tree[2 * i].min(self.tree[2 * i + 1]);
-        }
-    }
-
-    /// The minimum bound over positions [lo, hi) (bottom-up, O(log planes)).
-    fn range_min(&self, lo: usize, hi: usize) -> SimTime {
-        let (mut l, mut r) = (lo + self.size, hi + self.size);
-        let mut min = NO_ROOM;
-        while l < r {
-            if l & 1 == 1 {
-                min = min.min(self.tree[l]);
-                l += 1;
+            let min = self.tree[2 * i].min(self.tree[2 * i + 1]);
+            if self.tree[i] == min {
+                // Unchanged here, so unchanged above.
+                return;
             }
-            if r & 1 == 1 {
-                r -= 1;
-                min = min.min(self.tree[r]);
-            }
-            l >>= 1;
-            r >>= 1;
+            self.tree[i] = min;
         }
-        min
     }
 
     /// The leftmost position at or after `lo` whose bound is at most `x` (O(log planes)).
@@ -135,22 +128,28 @@ impl LeastBusy {
     }
 
     /// Every plane in cyclic order from the cursor; the first with the earliest free time.
+    /// A plane's room is checked only when its free time would beat the best so far: a plane
+    /// that cannot win need not be asked (most can take the unit, and the room test reads the
+    /// block tables, the costliest part of the scan).
     fn scan(&mut self, pages: u32, view: &PlacementView) -> Option<PlaneId> {
         let n = self.order.len();
-        let mut best: Option<(SimTime, usize)> = None;
-        for k in 0..n {
-            let pos = if self.cursor + k < n { self.cursor + k } else { self.cursor + k - n };
-            let plane = self.order[pos];
-            if !view.has_room(plane, pages) {
-                continue;
-            }
-            let free_at = view.free_at(plane);
-            if best.is_none_or(|(t, _)| free_at < t) {
-                best = Some((free_at, pos));
+        if self.units.len() != n {
+            self.units = self.order.iter().map(|&p| view.device.unit_of_plane(p) as u32).collect();
+        }
+        let free_at = view.device.unit_free_times();
+        // Cyclic order from the cursor: positions [cursor, n), then [0, cursor).
+        let (mut best_t, mut best_pos) = (NO_ROOM, usize::MAX);
+        for range in [self.cursor..n, 0..self.cursor] {
+            for pos in range {
+                let t = free_at[self.units[pos] as usize];
+                if (t < best_t || best_pos == usize::MAX) && view.has_room(self.order[pos], pages) {
+                    (best_t, best_pos) = (t, pos);
+                }
             }
         }
+        let best = (best_pos != usize::MAX).then_some((best_t, best_pos));
         let (_, pos) = best?;
-        self.cursor = (pos + 1) % n;
+        self.cursor = if pos + 1 == n { 0 } else { pos + 1 };
         Some(self.order[pos])
     }
 
@@ -165,17 +164,13 @@ impl LeastBusy {
         }
         let n = self.order.len();
         loop {
-            // Cyclic order from the cursor: the minimum of [cursor, n) wins ties against the
-            // minimum of [0, cursor).
-            let after = self.range_min(self.cursor, n);
-            let before = self.range_min(0, self.cursor);
-            let (bound, pos) = if before < after {
-                (before, self.first_at_most(0, before))
-            } else if after != NO_ROOM {
-                (after, self.first_at_most(self.cursor, after))
-            } else {
+            // Cyclic order from the cursor: the leftmost minimum at or after the cursor, else
+            // the leftmost one before it.
+            let bound = self.tree[1];
+            if bound == NO_ROOM {
                 return None;
-            };
+            }
+            let pos = self.first_at_most(self.cursor, bound).or_else(|| self.first_at_most(0, bound));
             let pos = pos.expect("a position holds the minimum just found");
             let plane = self.order[pos];
             let truth = if view.has_room(plane, pages) { view.free_at(plane) } else { NO_ROOM };
@@ -312,16 +307,12 @@ mod tests {
     }
 
     #[test]
-    fn first_at_most_and_range_min() {
+    fn first_at_most_finds_the_leftmost_bound_at_most_x() {
         let g = geometry(4, 2, 1);
         let mut t = LeastBusy::with_tree(&g, true);
         for (pos, v) in [5, 3, 9, 3, 7, 1, 8, 2].into_iter().enumerate() {
             t.set(pos, v);
         }
-        assert_eq!(t.range_min(0, 8), 1);
-        assert_eq!(t.range_min(0, 5), 3);
-        assert_eq!(t.range_min(6, 8), 2);
-        assert_eq!(t.range_min(3, 3), NO_ROOM);
         assert_eq!(t.first_at_most(0, 3), Some(1));
         assert_eq!(t.first_at_most(2, 3), Some(3));
         assert_eq!(t.first_at_most(6, 2), Some(7));

@@ -92,7 +92,7 @@ pub const REGISTRY: &[Entry<BuildPlacement>] = &[
     Entry {
         id: "static",
         summary: "MQSim's channel-way-die-plane order from the LPN",
-        build: |_| Box::new(StaticPlacement),
+        build: |g| Box::new(StaticPlacement::new(g)),
     },
     Entry {
         id: "wordline",
