@@ -6,6 +6,7 @@ mod golden;
 mod partial_gc_verify;
 mod report;
 mod rlgc;
+mod timeline;
 mod timing;
 mod trace_replay;
 mod trim;
