@@ -11,4 +11,5 @@ mod timing;
 mod trace_replay;
 mod trim;
 mod verify;
+mod verify_matrix;
 mod waf;
