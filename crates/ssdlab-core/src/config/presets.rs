@@ -9,6 +9,7 @@ const DEVICES: &[(&str, &str)] = &[
     ("kang-3d-128gb", include_str!("presets/kang-3d-128gb.toml")),
     ("kang-3d-512gb", include_str!("presets/kang-3d-512gb.toml")),
     ("bench-16gib", include_str!("presets/bench-16gib.toml")),
+    ("mqsim-default", include_str!("presets/mqsim-default.toml")),
 ];
 
 /// (name, TOML) of every built-in workload pattern (`ssdlab run --workload NAME`).

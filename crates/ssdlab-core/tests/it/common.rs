@@ -118,3 +118,116 @@ pub fn read_request_log(path: &std::path::Path) -> Vec<ssdlab_core::stats::Reque
         })
         .collect()
 }
+
+/// A real trace from the shared directory (`../shared/traces` beside the checkout), or None
+/// (skipped loudly) when it is absent and `SSDLAB_SKIP_SHARED_TRACES=1`; absent otherwise, the
+/// test fails: a matrix that silently dropped its real traces would pass without checking them.
+pub fn shared_trace(rel: &str) -> Option<std::path::PathBuf> {
+    use std::io::Write;
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(rel);
+    if p.is_file() {
+        return Some(p);
+    }
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    if std::env::var_os("SSDLAB_SKIP_SHARED_TRACES").is_some_and(|value| value == "1") {
+        let _ =
+            writeln!(std::io::stderr(), "SKIPPED {test}: {} is absent and SSDLAB_SKIP_SHARED_TRACES=1", p.display());
+        return None;
+    }
+    panic!(
+        "{} is absent: the shared real traces belong in ../shared/traces beside the checkout. Building away \
+         from them? Set SSDLAB_SKIP_SHARED_TRACES=1 to skip the tests that need them.",
+        p.display()
+    );
+}
+
+/// A request of `pages` whole pages from page `first`, arriving at `time_ns`.
+pub fn page_request(time_ns: u64, op: IoOp, first: u64, pages: u64, page_bytes: u64) -> TraceRecord {
+    TraceRecord { time_ns, op, offset_bytes: first * page_bytes, size_bytes: pages * page_bytes, device: 0 }
+}
+
+/// The CWDP plane of `lpn` as `(channel, chip, die, plane)`, written out from the formula in
+/// `placement/static_cwdp.rs`'s documentation (not by calling it): consecutive LPNs stripe
+/// over channels, then chips, dies and planes.
+pub fn cwdp_address(g: &ssdlab_core::nand::Geometry, lpn: u32) -> (u32, u32, u32, u32) {
+    let (c, w, d, p) = (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die);
+    (lpn % c, (lpn / c) % w, (lpn / (c * w)) % d, (lpn / (c * w * d)) % p)
+}
+
+/// A scripted open-loop run observed request by request: each request's latency (from the
+/// per-request log) and the flash operations it caused (device counters by source, the
+/// difference across its arrival).
+pub struct Timeline {
+    pub sim: Simulation,
+    pub report: Report,
+    pub latencies: Vec<u64>,
+    /// Device counters by source after warm-up, then after each request completed.
+    snapshots: Vec<[ssdlab_core::device::SourceCounters; 5]>,
+}
+
+impl Timeline {
+    /// What request `i` (0-based) made the flash do for `source`.
+    pub fn ops(&self, i: usize, source: ssdlab_core::device::Source) -> ssdlab_core::device::SourceCounters {
+        let (a, b) = (&self.snapshots[i][source as usize], &self.snapshots[i + 1][source as usize]);
+        ssdlab_core::device::SourceCounters {
+            reads: b.reads - a.reads,
+            programs: b.programs - a.programs,
+            wordline_programs: b.wordline_programs - a.wordline_programs,
+            erases: b.erases - a.erases,
+            busy_ns: b.busy_ns - a.busy_ns,
+        }
+    }
+
+    /// Request `i`'s flash operations of every source other than `sources` (all zero if it
+    /// caused none).
+    pub fn ops_except(&self, i: usize, sources: &[ssdlab_core::device::Source]) -> u64 {
+        ssdlab_core::device::Source::ALL
+            .iter()
+            .filter(|s| !sources.contains(s))
+            .map(|&s| {
+                let o = self.ops(i, s);
+                o.reads + o.programs + o.erases
+            })
+            .sum()
+    }
+}
+
+/// Run `records` open loop (each arrives at its own `time_ns`) on the config of `layers`
+/// (TOML documents merged over the `tiny` preset in order), one request at a time: every
+/// request must complete before the next one arrives, so each one's flash operations are told
+/// apart (the test fails if two overlap).
+pub fn run_timeline(layers: &[&str], records: Vec<TraceRecord>) -> Timeline {
+    let log = temp_path(&format!("timeline-{}.parquet", TIMELINE_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+    let open_loop = format!(
+        "[workload]\narrival = \"poisson\"\n[report]\nrequest_log = {:?}\n",
+        log.display().to_string()
+    );
+    let mut all: Vec<Layer> = layers.iter().map(|&l| Layer::inline(l)).collect();
+    all.push(Layer::inline(open_loop));
+    let cfg = ssdlab_core::load_config(Some("tiny"), &all, &[]).expect("timeline config loads");
+    let n = records.len();
+    let arrivals: Vec<u64> = records.iter().map(|r| r.time_ns).collect();
+    let mut sim = Simulation::with_source(cfg, Scripted::boxed(records)).expect("simulation builds");
+    let by_source = |sim: &Simulation| sim.device().counters().by_source.0;
+    // The first step warms up (nothing to do without `[warmup]`) and takes one event.
+    let mut snapshots = vec![[ssdlab_core::device::SourceCounters::default(); 5]];
+    for i in 0..n {
+        // Two events per request: its arrival, then its completion.
+        assert!(!sim.step(2).expect("request served"), "the run ended before request {i}");
+        assert_eq!(
+            sim.progress().0,
+            i as u64 + 1,
+            "request {i} (arrival {} ns) had not completed when the next one arrived",
+            arrivals[i]
+        );
+        snapshots.push(by_source(&sim));
+    }
+    assert!(sim.step(1).expect("the run finishes"), "requests left after the script");
+    let report = sim.report();
+    let rows = read_request_log(&log);
+    std::fs::remove_file(&log).ok();
+    assert_eq!(rows.iter().map(|r| r.arrival_ns).collect::<Vec<_>>(), arrivals, "log rows in request order");
+    Timeline { sim, report, latencies: rows.iter().map(|r| r.latency_ns).collect(), snapshots }
+}
+
+static TIMELINE_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

@@ -3,11 +3,14 @@
 mod common;
 mod determinism;
 mod golden;
+mod mqsim_preset;
 mod partial_gc_verify;
 mod report;
 mod rlgc;
+mod timeline;
 mod timing;
 mod trace_replay;
 mod trim;
 mod verify;
+mod verify_matrix;
 mod waf;

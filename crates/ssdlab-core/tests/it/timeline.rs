@@ -1,0 +1,422 @@
+//! Hand-computed timelines of the write path and the mapping on a device small enough to follow
+//! page by page: one channel, one chip, one die, one or two planes of 32 QLC blocks of 16 pages
+//! (4 wordlines), every latency distinct. Each request arrives on an idle device (requests are
+//! 20 ms apart and each completes before the next), so its latency is the sum of the flash
+//! operations it waits for, each from the timing equations of `nand/timing.rs`:
+//!
+//! * read     = command + tR(page type) + page transfer
+//! * program  = command + page transfer + tPROG(page type)
+//! * wordline = command + n page transfers + tPROG_wordline (one-shot, all n page types)
+//! * erase    = command + tBERS
+//! * DRAM     = page bytes / dram_bytes_per_s, rounded up to whole ns, per page
+//!
+//! Where every page lands is worked out by hand in each test from the allocation rules (a
+//! stream fills the next page of its open block, blocks open from the plane's free pool in
+//! order; page p of a native block has type p mod 4) and then checked against the PPNs the FTL
+//! holds, so a wrong expectation and a wrong simulator are told apart.
+
+use crate::common::{cwdp_address, page_request, run_timeline};
+use ssdlab_core::device::Source;
+use ssdlab_core::ftl::blocks::{BlockManager, GcScope, RegionId, RegionSpec, StreamSpec};
+use ssdlab_core::nand::{BlockMode, CellType, Geometry};
+use ssdlab_core::units::Lpn;
+use ssdlab_core::workload::{IoOp, TraceRecord};
+
+const PAGE: u64 = 4096;
+const COMMAND: u64 = 1_000;
+/// tR of the four QLC page types (LSB, CLSB, CMSB, MSB).
+const T_READ: [u64; 4] = [20_000, 30_000, 40_000, 50_000];
+/// tPROG of the four page types, page-by-page programming.
+const T_PROG: [u64; 4] = [100_000, 200_000, 300_000, 400_000];
+const T_PROG_WORDLINE: u64 = 1_500_000;
+const T_ERASE: u64 = 3_000_000;
+const T_READ_SLC: u64 = 10_000;
+const T_PROG_SLC: u64 = 60_000;
+const T_ERASE_SLC: u64 = 2_000_000;
+const CHANNEL_BYTES_PER_S: u64 = 400_000_000;
+/// Does not divide a page: the DRAM time of a page is rounded up (1365.33 -> 1366 ns).
+const DRAM_BYTES_PER_S: u64 = 3_000_000_000;
+/// Time between arrivals: far longer than any request here takes.
+const GAP: u64 = 20_000_000;
+
+/// One page over the channel: 4096 B at 400 MB/s = 10,240 ns.
+const fn xfer() -> u64 {
+    (PAGE * 1_000_000_000).div_ceil(CHANNEL_BYTES_PER_S)
+}
+/// One page over the DRAM bus.
+const fn dram() -> u64 {
+    (PAGE * 1_000_000_000).div_ceil(DRAM_BYTES_PER_S)
+}
+const fn read(page_type: usize) -> u64 {
+    COMMAND + T_READ[page_type] + xfer()
+}
+const fn program(page_type: usize) -> u64 {
+    COMMAND + xfer() + T_PROG[page_type]
+}
+const fn read_slc() -> u64 {
+    COMMAND + T_READ_SLC + xfer()
+}
+const fn program_slc() -> u64 {
+    COMMAND + xfer() + T_PROG_SLC
+}
+const fn erase_slc() -> u64 {
+    COMMAND + T_ERASE_SLC
+}
+
+/// The device: `planes` planes x 32 blocks x 16 QLC pages, half of it over-provisioned (256
+/// logical pages), GC far away (2 free blocks).
+fn device(planes: u32) -> String {
+    format!(
+        "verify = true\n\
+         [device]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = {planes}\n\
+         blocks_per_plane = 32\npages_per_block = 16\npage_bytes = {PAGE}\ncell = \"qlc\"\n\
+         overprovisioning = 0.5\nutilization = 1.0\n\
+         [device.timing]\nread_ns = {T_READ:?}\nprogram_ns = {T_PROG:?}\nprogram_wordline_ns = {T_PROG_WORDLINE}\n\
+         erase_ns = {T_ERASE}\nslc_read_ns = {T_READ_SLC}\nslc_program_ns = {T_PROG_SLC}\n\
+         slc_erase_ns = {T_ERASE_SLC}\nchannel_bytes_per_s = {CHANNEL_BYTES_PER_S}\ncommand_ns = {COMMAND}\n\
+         array_unit = \"plane\"\n\
+         [gc]\ntrigger_free_blocks = 2\n\
+         [cache]\ndram_bytes_per_s = {DRAM_BYTES_PER_S}\n"
+    )
+}
+
+/// Request k (1-based) of a script: `pages` whole pages from `lpn`, arriving at k x GAP.
+fn at(k: u64, op: IoOp, lpn: u64, pages: u64) -> TraceRecord {
+    page_request(k * GAP, op, lpn, pages, PAGE)
+}
+
+/// (block in plane, page in block) of the page holding `lpn`.
+fn where_is(t: &crate::common::Timeline, lpn: u32) -> (u32, u32, u32) {
+    let g = t.sim.ftl().blocks().geometry().clone();
+    let a = g.decode(t.sim.ftl().mapping().peek(Lpn(lpn)).expect("lpn is mapped"));
+    (a.plane, a.block, a.page)
+}
+
+#[test]
+fn buffered_writes_and_read_hits_cost_dram_time_only() {
+    use IoOp::{Read, Write};
+    let buffer = "[cache]\ncapacity = \"64k\"\n";
+    let t = run_timeline(
+        &[&device(1), buffer],
+        vec![
+            at(1, Write, 3, 1),
+            // Four pages cross the DRAM bus one after another.
+            at(2, Write, 10, 4),
+            at(3, Read, 3, 1),
+            at(4, Read, 10, 2),
+            // A rewrite of a buffered page merges in DRAM.
+            at(5, Write, 3, 1),
+        ],
+    );
+    let d = dram();
+    assert_eq!(d, 1366, "4096 B at 3 GB/s, rounded up");
+    assert_eq!(t.latencies, [d, 4 * d, d, 2 * d, d]);
+    for i in 0..5 {
+        assert_eq!(t.ops_except(i, &[]), 0, "request {i} touched the flash");
+    }
+    let cache = t.report.cache.as_ref().expect("buffer on");
+    assert_eq!((cache.read_hits, cache.read_lookups, cache.write_hits, cache.write_lookups), (3, 3, 1, 6));
+    // 16 pages hold 5 dirty pages, below the 0.9 watermark: all of them leave at the end.
+    assert_eq!((cache.evicted_pages, cache.final_flush_pages), (5, 5));
+    let by = &t.report.device.counters.by_source;
+    assert_eq!((by.get(Source::BufferFlush).programs, by.get(Source::Host).programs), (5, 0));
+    assert!(t.report.verify.final_scan_passed);
+}
+
+#[test]
+fn evicting_four_pages_on_qlc_is_one_wordline_program() {
+    use IoOp::{Read, Write};
+    // Four pages of buffer; a flush starts above 3 dirty pages (floor(0.75 x 4)) and stops at 1
+    // (floor(0.25 x 4)): the fourth distinct dirty page sends one wordline (4 pages) to flash.
+    let buffer = "[ftl]\nplacement = \"wordline\"\n\
+                  [cache]\ncapacity = \"16k\"\nhigh_watermark = 0.75\nlow_watermark = 0.25\n";
+    let t5 = 5 * GAP;
+    let read_during_program = t5 + 100_000;
+    let t = run_timeline(
+        &[&device(1), buffer],
+        vec![
+            at(1, Write, 7, 1),
+            at(2, Write, 2, 1),
+            at(3, Write, 5, 1),
+            // Rewriting 2 makes it the most recently used: LRU order is now 7, 5, 2.
+            at(4, Write, 2, 1),
+            at(5, Write, 0, 1),
+            // LPN 5 left the buffer with the flush: read from flash while its wordline programs.
+            page_request(read_during_program, Read, 5, 1, PAGE),
+            at(7, Read, 0, 1),
+        ],
+    );
+    let eviction_order = [7u32, 5, 2, 0];
+    // The wordline went to the first wordline of the first free block (block 0), slot i taking
+    // page type i.
+    let placed: Vec<(u32, u32, u32)> = eviction_order.iter().map(|&l| where_is(&t, l)).collect();
+    assert_eq!(placed, [(0, 0, 0), (0, 0, 1), (0, 0, 2), (0, 0, 3)], "LPNs {eviction_order:?}");
+
+    // The program starts when the fifth write arrives (the flush runs then) and lasts
+    // command + 4 transfers + tPROG_wordline; the read of LPN 5 (type 1) waits for it.
+    let wordline_end = t5 + COMMAND + 4 * xfer() + T_PROG_WORDLINE;
+    let d = dram();
+    assert_eq!(
+        t.latencies,
+        [d, d, d, d, d, wordline_end - read_during_program + read(1), read(3)],
+        "the writes complete at DRAM time, the flush does not hold them"
+    );
+    let flush = t.ops(4, Source::BufferFlush);
+    assert_eq!((flush.programs, flush.wordline_programs, flush.busy_ns), (4, 1, T_PROG_WORDLINE));
+    assert_eq!(t.ops_except(4, &[Source::BufferFlush]), 0);
+    for i in [0, 1, 2, 3] {
+        assert_eq!(t.ops_except(i, &[]), 0, "write {i} stayed in DRAM");
+    }
+    assert_eq!((t.ops(5, Source::Host).reads, t.ops(6, Source::Host).reads), (1, 1));
+    let c = &t.report.device.counters;
+    assert_eq!((c.programs, c.wordline_programs), (4, 1));
+    assert_eq!(c.reads_by_page_type, [0, 1, 0, 1]);
+    let cache = t.report.cache.as_ref().unwrap();
+    assert_eq!((cache.flushes, cache.evicted_units, cache.evicted_pages, cache.write_hits), (1, 1, 4, 1));
+    assert!(t.report.verify.final_scan_passed);
+}
+
+#[test]
+fn a_dftl_read_miss_reads_the_translation_page_first() {
+    use IoOp::{Read, Write};
+    // Two planes; static placement puts LPN l on plane l mod 2 (1 channel, chip and die).
+    // A CMT of 2 entries; a translation page of 4096 / 1024 = 4 entries (tpage = lpn / 4).
+    let dftl = "[ftl]\nmapping = \"dftl\"\nplacement = \"static\"\nunwritten_reads = \"free\"\n\
+                [ftl.dftl]\ncmt_bytes = 16\nentry_bytes = 8\ntranslation_entry_bytes = 1024\n\
+                [gc]\nscope = \"plane\"\n";
+    let t = run_timeline(
+        &[&device(2), dftl],
+        vec![
+            // Plane 0, host block page 0 (type 0). CMT: 2 dirty.
+            at(1, Write, 2, 1),
+            // Plane 0, page 1 (type 1). CMT: 0 dirty, 2 dirty.
+            at(2, Write, 0, 1),
+            // Plane 0, page 2 (type 2). The CMT is full: LRU entry 2 (dirty) goes, its translation
+            // page 0 was never written, so it is programmed without a read, on the least busy
+            // plane (plane 1, idle since the start), page 0 of its map block (type 0). Entry 0,
+            // of the same translation page, is clean with it.
+            at(3, Write, 4, 1),
+            // Reads of never-written pages (free with `unwritten_reads = "free"`) load clean
+            // entries: the first evicts entry 0 (clean: no write-back), the second entry 4
+            // (dirty: translation page 1 is programmed).
+            at(4, Read, 100, 1),
+            at(5, Read, 104, 1),
+            // LPN 0 is not cached; its translation page is on plane 1 (type 0), its data on
+            // plane 0 (type 1); the evicted entry (100) is clean.
+            at(6, Read, 0, 1),
+        ],
+    );
+    let g = t.sim.ftl().blocks().geometry().clone();
+    let tpage0 = g.decode(t.sim.ftl().mapping().translation_page(0).expect("translation page 0 on flash"));
+    assert_eq!((tpage0.plane, tpage0.page), (1, 0));
+    assert_eq!((where_is(&t, 2), where_is(&t, 0), where_is(&t, 4)), ((0, 0, 0), (0, 0, 1), (0, 0, 2)));
+
+    // Request 3: the translation program (plane 1) and the data program (plane 0) share the
+    // channel: the data transfer waits for the translation page's, then both arrays work at once.
+    let third = (COMMAND + xfer()) + program(2);
+    // Request 6: the data read starts when the translation read has delivered its page. Issued
+    // at the arrival instead, it would overlap the translation read on the other plane.
+    let sixth = read(0) + read(1);
+    assert_eq!(t.latencies, [program(0), program(1), third, 0, 0, sixth]);
+    let mapping = |i: usize| {
+        let m = t.ops(i, Source::Mapping);
+        (m.reads, m.programs)
+    };
+    assert_eq!((0..6).map(mapping).collect::<Vec<_>>(), [(0, 0), (0, 0), (0, 1), (0, 0), (0, 1), (1, 0)]);
+    assert_eq!(t.ops(5, Source::Host).reads, 1);
+    assert_eq!(t.ops_except(5, &[Source::Host, Source::Mapping]), 0);
+    assert_eq!((t.report.mapping.translation_reads, t.report.mapping.translation_writes), (1, 2));
+    assert_eq!(t.report.policies.mapping_report["cmt_misses"], 6);
+    assert!(t.report.verify.final_scan_passed);
+}
+
+#[test]
+fn a_dirty_cmt_eviction_rewrites_its_translation_page_and_cleans_its_siblings() {
+    use IoOp::Write;
+    // One plane: every operation serialises on it. Host data fills block 0 from page 0; the
+    // first translation write opens block 1 (the map stream's). A CMT of 3 entries, 4 entries
+    // per translation page (tpage = lpn / 4).
+    let dftl = "[ftl]\nmapping = \"dftl\"\n\
+                [ftl.dftl]\ncmt_bytes = 24\nentry_bytes = 8\ntranslation_entry_bytes = 1024\n";
+    let lpns = [0u64, 4, 8, 12, 1, 2, 3, 16, 20, 24, 28];
+    let t = run_timeline(
+        &[&device(1), dftl],
+        lpns.iter().enumerate().map(|(k, &l)| at(k as u64 + 1, Write, l, 1)).collect(),
+    );
+    // Host data page k is page k of block 0 (type k mod 4); translation writes take pages
+    // 0, 1, 2, ... of block 1.
+    let data = |k: usize| program(k % 4);
+    let expected = [
+        // 0, 4, 8: misses of never-written translation pages, no flash work for the mapping.
+        data(0),
+        data(1),
+        data(2),
+        // 12 evicts 0 (dirty; tpage 0 never written): program tpage 0 (map page 0), then data.
+        program(0) + data(3),
+        // 1 evicts 4 (dirty: program tpage 1, map page 1) and loads its entry from tpage 0
+        // (read map page 0, type 0); the data transfer queues behind that read's transfer.
+        program(1) + read(0) + data(4),
+        // 2 evicts 8 (tpage 2 to map page 2) and reads tpage 0; likewise 3 evicts 12.
+        program(2) + read(0) + data(5),
+        program(3) + read(0) + data(6),
+        // 16 evicts 1, dirty, of tpage 0 (on flash at map page 0): read-modify-write, the new
+        // copy at map page 4 (type 0). Entries 2 and 3 of tpage 0 are clean with it.
+        read(0) + program(0) + data(7),
+        // 20 and 24 evict 2 and 3: clean, nothing to write back.
+        data(8),
+        data(9),
+        // 28 evicts 16 (dirty; tpage 4 never written): program it at map page 5 (type 1).
+        program(1) + data(10),
+    ];
+    assert_eq!(t.latencies, expected);
+    let mapping: Vec<(u64, u64)> = (0..lpns.len())
+        .map(|i| {
+            let m = t.ops(i, Source::Mapping);
+            (m.reads, m.programs)
+        })
+        .collect();
+    assert_eq!(mapping, [(0, 0), (0, 0), (0, 0), (0, 1), (1, 1), (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), (0, 1)]);
+    // The rewrite is a read and a program of the mapping, busy tR(type 0) + tPROG(type 0).
+    assert_eq!(t.ops(7, Source::Mapping).busy_ns, T_READ[0] + T_PROG[0]);
+    for i in 0..lpns.len() {
+        assert_eq!(t.ops(i, Source::Host).programs, 1);
+        assert_eq!(t.ops_except(i, &[Source::Host, Source::Mapping]), 0);
+    }
+    let g = t.sim.ftl().blocks().geometry().clone();
+    let tpage0 = g.decode(t.sim.ftl().mapping().translation_page(0).unwrap());
+    assert_eq!((tpage0.block, tpage0.page), (1, 4));
+    assert_eq!(where_is(&t, 28), (0, 0, 10));
+    let dftl_report = &t.report.policies.mapping_report;
+    assert_eq!((dftl_report["evictions"].as_u64(), dftl_report["dirty_evictions"].as_u64()), (Some(8), Some(6)));
+    assert_eq!((t.report.mapping.translation_reads, t.report.mapping.translation_writes), (4, 6));
+    assert!(t.report.verify.final_scan_passed);
+}
+
+#[test]
+fn migrating_k_valid_pages_costs_k_reads_k_programs_and_an_erase() {
+    use IoOp::Write;
+    // Four SLC-mode blocks (4 pages each: 16 / 4 bits); migration starts when a write finds
+    // none free (trigger 1) and runs until 2 are (target = trigger + 1). Every write here is
+    // 4 KiB, under the 32 KiB threshold: all go to the SLC region.
+    let slc = "[slc]\npolicy = \"static\"\nblocks = 4\ntrigger_free_blocks = 1\n";
+    let lpns = [0u64, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 4, 8, 9, 10];
+    let t = run_timeline(&[&device(1), slc], lpns.iter().enumerate().map(|(k, &l)| at(k as u64 + 1, Write, l, 1)).collect());
+    // SLC blocks A, B, C, D fill in turn: A = 0 1 2 3, B = 4 5 6 7, C = 0 1 2 4 (leaving A one
+    // valid page, 3, and B three, 5 6 7), D takes 8 and leaves no SLC block free.
+    // Write 14 (LPN 9) migrates first. Greedy takes A (1 valid page), then B (3): each page is
+    // an SLC read and a program into the native region's migration block (block 0, pages 0, 1,
+    // 2, 3: types 0..3), each victim then an SLC erase. All on one plane, one after another.
+    let victim_a = read_slc() + program(0) + erase_slc();
+    let victim_b = read_slc() + program(1) + read_slc() + program(2) + read_slc() + program(3) + erase_slc();
+    let mut expected = vec![program_slc(); lpns.len()];
+    expected[13] = victim_a + victim_b + program_slc();
+    assert_eq!(t.latencies, expected);
+
+    let m = t.ops(13, Source::Migration);
+    assert_eq!((m.reads, m.programs, m.erases), (4, 4, 2), "1 + 3 valid pages, 2 victims");
+    let busy = 4 * T_READ_SLC + T_PROG.iter().sum::<u64>() + 2 * T_ERASE_SLC;
+    assert_eq!(m.busy_ns, busy);
+    assert_eq!(t.ops(13, Source::Host).programs, 1);
+    assert_eq!(t.ops_except(13, &[Source::Host, Source::Migration]), 0);
+    for i in (0..lpns.len()).filter(|&i| i != 13) {
+        assert_eq!(t.ops_except(i, &[Source::Host]), 0, "write {i}");
+    }
+    // The migrated pages sit where the hand computation put them: native block 0, in order.
+    let moved: Vec<(u32, u32, u32)> = [3, 5, 6, 7].iter().map(|&l| where_is(&t, l)).collect();
+    assert_eq!(moved, [(0, 0, 0), (0, 0, 1), (0, 0, 2), (0, 0, 3)]);
+    let f = &t.report.ftl;
+    assert_eq!((f.migration_reads, f.migration_programs, f.migrated_victims), (4, 4, 2));
+    assert_eq!(t.report.gc.victims_reclaimed, 0, "migration is not GC");
+    let slc_region = &t.report.regions[1];
+    assert_eq!((slc_region.name.as_str(), slc_region.blocks, slc_region.free_blocks), ("slc", 4, 2));
+    assert!(t.report.verify.final_scan_passed);
+}
+
+#[test]
+fn converting_blocks_to_slc_changes_capacity_exactly() {
+    // 2 planes x 8 blocks x 16 QLC pages: 256 pages; a block in SLC mode holds 16 / 4 = 4.
+    let g = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 2,
+        blocks_per_plane: 8,
+        pages_per_block: 16,
+        page_bytes: PAGE,
+        cell: CellType::Qlc,
+    };
+    let region = |name: &str, mode| RegionSpec { name: name.into(), mode, gc_scope: GcScope::Region, gc_reserve: 0 };
+    let streams = vec![StreamSpec { name: "host".into(), region: RegionId(0) }];
+    let mut bm =
+        BlockManager::with_layout(g.clone(), vec![region("native", BlockMode::Native), region("slc", BlockMode::Slc)], streams);
+    let (native, slc) = (RegionId(0), RegionId(1));
+    assert_eq!(bm.capacity_pages(), 256);
+    let mut moved = Vec::new();
+    for k in 1..=5u64 {
+        let plane = ssdlab_core::units::PlaneId((k % 2) as u32);
+        let b = bm.move_free_block(native, slc, plane).expect("a free native block");
+        assert_eq!((bm.mode(b), bm.region(b), bm.capacity(b)), (BlockMode::Slc, slc, 4));
+        assert_eq!(g.plane_of_block(b), plane, "the block stays on its plane");
+        assert_eq!(bm.capacity_pages(), 256 - k * (16 - 4), "{k} SLC blocks");
+        moved.push(b);
+    }
+    assert_eq!((bm.region_blocks(native), bm.region_blocks(slc), bm.region_free_blocks(slc)), (11, 5, 5));
+    // Back to native: the capacity returns block by block.
+    let back = bm.move_free_block(slc, native, ssdlab_core::units::PlaneId(1)).unwrap();
+    assert!(moved.contains(&back));
+    assert_eq!((bm.mode(back), bm.capacity(back)), (BlockMode::Native, 16));
+    assert_eq!(bm.capacity_pages(), 256 - 4 * 12);
+    // A plane with no free block of the source region gives none, and nothing changes.
+    let plane0 = ssdlab_core::units::PlaneId(0);
+    while bm.move_free_block(slc, native, plane0).is_some() {}
+    assert_eq!(bm.move_free_block(slc, native, plane0), None);
+    assert_eq!(bm.capacity_pages(), 256 - 2 * 12, "two SLC blocks left on plane 1");
+
+    // Through a run: the static SLC policy's blocks leave the TLC `tiny` device 96 - 32 = 64
+    // pages each short.
+    let cfg = crate::common::config(
+        "tiny",
+        "[slc]\npolicy = \"static\"\nblocks = 24\n[workload]\ncount = 10\n",
+        &["device.utilization=0.8"],
+    );
+    let mut sim = ssdlab_core::Simulation::new(cfg).unwrap();
+    let report = sim.run().unwrap();
+    assert_eq!(sim.ftl().blocks().capacity_pages(), 2 * 2 * 64 * 96 - 24 * 64);
+    assert_eq!((report.regions[1].blocks, report.regions[1].mode), (24, BlockMode::Slc));
+    assert_eq!(report.regions[0].blocks, 256 - 24);
+}
+
+#[test]
+fn static_placement_puts_every_lpn_on_its_cwdp_plane() {
+    // 2 channels x 2 chips x 2 dies x 2 planes (16 planes), GC within planes, random overwrites
+    // after a fill: GC relocates data many times and must keep it on its plane. Per-plane GC
+    // compares its trigger with each plane's free blocks: 32 blocks x 30 % spare per plane
+    // leave room for a target of 3 plus the open blocks and reserve.
+    let toml = "verify = true\n\
+                [device]\nchannels = 2\nchips_per_channel = 2\ndies_per_chip = 2\nplanes_per_die = 2\n\
+                blocks_per_plane = 32\npages_per_block = 48\noverprovisioning = 0.3\n\
+                [ftl]\nplacement = \"static\"\n[gc]\nscope = \"plane\"\ntrigger_free_blocks = 2\n[warmup]\nfill = true\n\
+                [workload]\nrw = \"randwrite\"\ncount = 20000\niodepth = 8\n";
+    let cfg = crate::common::config("tiny", toml, &[]);
+    let used = cfg.used_logical_pages();
+    let mut sim = ssdlab_core::Simulation::new(cfg).unwrap();
+    let report = sim.run().unwrap();
+    assert!(report.verify.final_scan_passed);
+    assert!(report.gc.victims_reclaimed > 100, "GC ran: {}", report.gc.victims_reclaimed);
+    let g = sim.ftl().blocks().geometry().clone();
+    for lpn in 0..used {
+        let a = g.decode(sim.ftl().mapping().peek(Lpn(lpn)).expect("filled"));
+        assert_eq!((a.channel, a.chip, a.die, a.plane), cwdp_address(&g, lpn), "LPN {lpn}");
+    }
+    // The first LPNs, written out: 0 -> channel 0, 1 -> channel 1, 2 -> chip 1, 4 -> die 1,
+    // 8 -> plane 1, 15 -> the last plane of the last die of the last chip of channel 1.
+    let at = |lpn| {
+        let a = g.decode(sim.ftl().mapping().peek(Lpn(lpn)).unwrap());
+        (a.channel, a.chip, a.die, a.plane)
+    };
+    assert_eq!(
+        [at(0), at(1), at(2), at(4), at(8), at(15), at(16)],
+        [(0, 0, 0, 0), (1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1), (0, 0, 0, 0)]
+    );
+}
+
