@@ -188,14 +188,13 @@ pub struct Rooms<'a> {
 }
 
 impl Rooms<'_> {
+    /// Whether `plane` takes a unit of `pages`: in its open block, or (none open, or too few
+    /// pages left there, which `allocate_run` then skips) in a free block beyond the reserve.
     #[inline]
     pub fn has(&self, plane: PlaneId, pages: u32) -> bool {
         let open = self.open[plane.index()];
-        if open != INVALID {
-            let left = self.capacity - self.written[open as usize];
-            if left > 0 {
-                return left >= pages;
-            }
+        if open != INVALID && self.capacity - self.written[open as usize] >= pages.max(1) {
+            return true;
         }
         self.free[plane.index()].len() as u32 > self.reserve
     }
@@ -224,6 +223,7 @@ pub struct BlockManager {
     /// Open block per stream and plane, `open[stream][plane]`.
     open: Vec<Vec<u32>>,
     buckets: ValidBuckets,
+    skipped_pages: u64,
     /// Sealed blocks in seal order, per domain.
     seal_order: Vec<VecDeque<(BlockId, u64)>>,
     planes: u32,
@@ -292,6 +292,7 @@ impl BlockManager {
             open: vec![vec![INVALID; planes as usize]; streams.len()],
             streams,
             buckets: ValidBuckets::new(blocks, geometry.pages_per_block as usize, domains as usize),
+            skipped_pages: 0,
             seal_order: vec![VecDeque::new(); domains as usize],
             regions,
             planes,
@@ -391,6 +392,11 @@ impl BlockManager {
     }
 
     /// The GC domain of a block of region `r` in `plane`.
+    /// Whether each plane of region `r` is a GC domain of its own.
+    pub fn domain_is_plane(&self, r: RegionId) -> bool {
+        self.regions[r.0 as usize].spec.gc_scope == GcScope::Plane
+    }
+
     pub fn domain_of(&self, r: RegionId, plane: PlaneId) -> DomainId {
         let region = &self.regions[r.0 as usize];
         match region.spec.gc_scope {
@@ -483,6 +489,58 @@ impl BlockManager {
             self.seal(b, now);
         }
         Some(self.geometry.ppn(b, page))
+    }
+
+    /// `pages` consecutive pages of one block for `stream` in `plane` (a program unit): the
+    /// first page, or None without a free block. A one-shot unit (`pages == wordline_pages`,
+    /// more than one) starts on a multiple of its size, so it covers exactly one wordline: where an
+    /// earlier shorter unit (a short last unit of a flush, a 1-page unit routed from another
+    /// region, a warm-up or premapped page) left the write point inside a wordline, the rest of
+    /// that wordline, or of the block if no whole unit fits, is skipped: left unwritten until
+    /// the block's erase (a real drive pads it with dummy data, which we do not program or
+    /// count as a program; `skipped_pages` counts it).
+    pub fn allocate_run(
+        &mut self,
+        stream: StreamId,
+        plane: PlaneId,
+        pages: u32,
+        wordline_pages: u32,
+        now: SimTime,
+    ) -> Option<Ppn> {
+        let slot = self.open[stream.0 as usize][plane.index()];
+        if slot != INVALID && pages > 1 {
+            let b = BlockId(slot);
+            let written = self.written[b.index()];
+            let left = self.capacity(b) - written;
+            // Block capacities are whole wordlines, so `left >= pages` leaves a whole aligned
+            // unit after the skip.
+            let skip = if left < pages {
+                left
+            } else if pages == wordline_pages {
+                (pages - written % pages) % pages
+            } else {
+                0
+            };
+            if skip > 0 {
+                if left < pages && self.free[self.pool(self.stream_region(stream), plane)].is_empty() {
+                    return None;
+                }
+                self.skipped_pages += skip as u64;
+                for _ in 0..skip {
+                    self.allocate(stream, plane, now)?;
+                }
+            }
+        }
+        let first = self.allocate(stream, plane, now)?;
+        for _ in 1..pages {
+            self.allocate(stream, plane, now)?;
+        }
+        Some(first)
+    }
+
+    /// Pages `allocate_run` skipped to start units on a wordline.
+    pub fn skipped_pages(&self) -> u64 {
+        self.skipped_pages
     }
 
     fn seal(&mut self, b: BlockId, now: SimTime) {

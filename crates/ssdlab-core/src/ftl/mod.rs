@@ -42,12 +42,17 @@ pub struct FtlStats {
     pub host_read_pages: u64,
     pub host_write_pages: u64,
     /// Pages a trim touched, whole or in part.
-    /// Pages a trim touched, whole or in part.
     pub host_trim_pages: u64,
     /// Pages a trim covered only in part, and so left alone: any data they hold stays mapped
     /// (the untrimmed bytes still hold data, and the mapping forgets whole pages only).
     /// Counted in `host_trim_pages` too.
     pub partial_trim_pages_kept: u64,
+    /// Units for a region emptied by migration (the SLC cache) that found no room there and
+    /// went to the native region instead.
+    pub region_overflow_units: u64,
+    /// Pages left unwritten so that one-shot wordline units start on a wordline (the rest of
+    /// a wordline, or of a block, that an earlier shorter unit began).
+    pub skipped_pages: u64,
     /// Reads of LPNs that hold no data (trimmed, or never written with
     /// `ftl.unwritten_reads = "free"`), served without a flash read.
     pub unmapped_read_pages: u64,
@@ -337,8 +342,8 @@ impl Ftl {
     pub fn mapping(&self) -> &dyn Mapping {
         self.mapping.as_ref()
     }
-    pub fn stats(&self) -> &FtlStats {
-        &self.stats
+    pub fn stats(&self) -> FtlStats {
+        FtlStats { skipped_pages: self.blocks.skipped_pages(), ..self.stats.clone() }
     }
     pub fn gc_stats(&self) -> &GcStats {
         &self.gc_stats

@@ -5,7 +5,7 @@
 
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
-use crate::ftl::blocks::{BlockState, DomainId, Owner, RegionId, StreamId};
+use crate::ftl::blocks::{BlockState, DomainId, GcScope, Owner, RegionId, StreamId};
 use crate::ftl::gc::{GcAction, VictimView};
 use crate::ftl::mapping::Relocation;
 use crate::ftl::region::{RegionAction, RegionView, NATIVE};
@@ -85,9 +85,20 @@ impl Ftl {
                 // Every block of the region is open or free: nothing to migrate yet.
                 break;
             };
+            let plane = self.blocks.geometry().plane_of_block(victim);
             let (_, t) = self.empty_victim_from(victim, 0, u32::MAX, Move::Migration { to }, now, device)?;
             self.stats.migrated_victims += 1;
             end = end.max(t);
+            // The copies went to the victim's plane: with per-plane GC in the target region,
+            // that plane reclaims as a host write there would make it (host writes to the SLC
+            // region never check the native planes).
+            if self.gc_scope == GcScope::Plane && to == NATIVE {
+                let d = self.blocks.domain_of(to, plane);
+                if self.blocks.domain_free_blocks(to, d) < self.trigger_free_blocks {
+                    self.gc_stats.foreground_invocations += 1;
+                    end = end.max(self.reclaim_triggered(to, d, self.target_free_blocks, now, device)?);
+                }
+            }
         }
         Ok(end)
     }
@@ -110,6 +121,42 @@ impl Ftl {
                     self.partial = other;
                     self.choose_victim(region, domain, 0.0, now)?
                         .ok_or_else(|| Error::DeviceFull { reason: "GC found no sealed block to reclaim".into() })?
+                }
+            };
+            end = end.max(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1);
+        }
+        Ok(end)
+    }
+
+    /// Reclaim toward `target` free blocks when a trigger fired but space is not yet short:
+    /// once no sealed block of the domain holds an invalid page (a freshly filled drive, or one
+    /// holding translation pages beside a full share of data), GC cannot gain a block and
+    /// stops without error; the write uses the free blocks the domain still has. Where no
+    /// block is left at all the allocation's emergency reclaim reports the device full.
+    pub(super) fn reclaim_triggered(
+        &mut self,
+        region: RegionId,
+        domain: DomainId,
+        target: u32,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        let mut end = now;
+        while self.blocks.domain_free_blocks(region, domain) < target {
+            let cannot_gain = self.partial.is_none()
+                && self.blocks.domain_free_blocks(region, domain) > 0
+                && self.blocks.min_valid_sealed(domain).is_none_or(|b| self.blocks.valid(b) >= self.blocks.capacity(b));
+            if cannot_gain {
+                break;
+            }
+            let victim = match self.partial.take() {
+                Some((b, _)) if self.blocks.region(b) == region => b,
+                other => {
+                    self.partial = other;
+                    match self.choose_victim(region, domain, 0.0, now)? {
+                        Some(b) => b,
+                        None => break,
+                    }
                 }
             };
             end = end.max(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1);

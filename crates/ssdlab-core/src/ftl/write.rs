@@ -221,7 +221,8 @@ impl Ftl {
         let unit = std::mem::take(&mut self.unit);
         let versions = std::mem::take(&mut self.versions);
         let result = (|| {
-            let (first, gc_end) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
+            let (first, gc_end, region) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
+            let stream = self.streams.host[region.0 as usize];
             ready = ready.max(gc_end);
             let g = self.blocks.geometry();
             let block = g.block_of(first);
@@ -251,6 +252,11 @@ impl Ftl {
             };
             let n = unit.len() as u32;
             if n > 1 && n == bits {
+                debug_assert_eq!(
+                    self.blocks.geometry().page_in_block(first) % n,
+                    0,
+                    "a one-shot unit starts on a wordline"
+                );
                 done = done.max(device.program_wordline(first, n, ready, source));
             } else {
                 for k in 0..n {
@@ -261,8 +267,10 @@ impl Ftl {
                 let plane = self.blocks.geometry().plane_of_block(block);
                 let reserve = self.blocks.gc_reserve(region);
                 let view = PlacementView::new(device, &self.blocks, stream, reserve);
-                let room = view.has_room(plane, self.unit_pages[region.0 as usize]);
-                self.placement.on_programmed(plane, view.free_at(plane), room);
+                // Room for one more page: a lower bound of room for any unit (a query for a
+                // larger unit that finds none there corrects the bound itself).
+                let room = view.has_room(plane, 1);
+                self.placement.on_programmed(stream, plane, view.free_at(plane), room);
             }
             Ok(done)
         })();
@@ -286,7 +294,7 @@ impl Ftl {
         ready: SimTime,
         now: SimTime,
         device: &mut Device,
-    ) -> Result<(Ppn, SimTime)> {
+    ) -> Result<(Ppn, SimTime, RegionId)> {
         let planes = self.blocks.geometry().planes();
         let reserve = self.blocks.gc_reserve(region);
         let mut reclaimed = false;
@@ -298,31 +306,41 @@ impl Ftl {
                     let domain = self.blocks.domain_of(region, plane);
                     if self.blocks.domain_free_blocks(region, domain) < self.trigger_free_blocks {
                         self.gc_stats.foreground_invocations += 1;
-                        let end = self.reclaim_until(region, domain, self.target_free_blocks, ready, device)?;
+                        let end = self.reclaim_triggered(region, domain, self.target_free_blocks, ready, device)?;
                         self.gc_stats.foreground_wait_ns += end - ready;
                         gc_end = gc_end.max(end);
                     }
                 }
                 let first = self
                     .blocks
-                    .allocate(stream, plane, now)
+                    .allocate_run(stream, plane, lpns.len() as u32, self.unit_pages[region.0 as usize], now)
                     .ok_or_else(|| Error::invariant("plane with room gave no page"))?;
-                for _ in 1..lpns.len() {
-                    self.blocks
-                        .allocate(stream, plane, now)
-                        .ok_or_else(|| Error::invariant("unit split over blocks"))?;
-                }
-                return Ok((first, gc_end));
+                return Ok((first, gc_end, region));
             }
-            if reclaimed && self.blocks.region_free_blocks(region) > planes * reserve {
+            if region != NATIVE {
+                // A region emptied by migration (the SLC cache) with no room for the unit (on
+                // its plane, with static placement; anywhere, if migration fell behind): the
+                // unit goes to the native region, as a drive writes past a full SLC cache.
+                self.stats.region_overflow_units += 1;
+                let native = self.streams.host[NATIVE.0 as usize];
+                return self.allocate_unit(lpns, native, NATIVE, ready, now, device);
+            }
+            let wanted = self.placement.wanted_plane(lpns, self.blocks.geometry());
+            let domain = self.blocks.domain_of(region, wanted.unwrap_or(crate::units::PlaneId(0)));
+            // Free blocks beyond the reserve: device-wide, some plane then has room; on a
+            // plane that is its own GC domain, that plane has.
+            let beyond_reserve = if self.blocks.domain_is_plane(region) {
+                self.blocks.domain_free_blocks(region, domain) > reserve
+            } else {
+                self.blocks.region_free_blocks(region) > planes * reserve
+            };
+            if reclaimed && beyond_reserve {
                 return Err(Error::DeviceFull { reason: "no plane has a free page after GC reclaimed blocks".into() });
             }
             if !reclaimed {
                 self.gc_stats.emergency_reclaims += 1;
                 reclaimed = true;
             }
-            let wanted = self.placement.wanted_plane(lpns, self.blocks.geometry());
-            let domain = self.blocks.domain_of(region, wanted.unwrap_or(crate::units::PlaneId(0)));
             let target = self.blocks.domain_free_blocks(region, domain) + 1;
             // The unit's program is not made to wait for this reclaim: where it lands on the
             // reclaimed plane, that plane's array unit runs the erase first anyway.
@@ -347,7 +365,7 @@ impl Ftl {
     pub fn warm_write(&mut self, lpn: Lpn, device: &mut Device) -> Result<()> {
         if self.gc_scope == GcScope::Region && self.blocks.region_free_blocks(NATIVE) < self.trigger_free_blocks {
             let domain = self.native_domain;
-            self.reclaim_until(NATIVE, domain, self.trigger_free_blocks + 1, 0, device)?;
+            self.reclaim_triggered(NATIVE, domain, self.trigger_free_blocks + 1, 0, device)?;
         }
         self.unit.clear();
         self.unit.push(lpn);

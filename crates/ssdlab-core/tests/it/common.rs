@@ -197,28 +197,25 @@ impl Timeline {
 /// request must complete before the next one arrives, so each one's flash operations are told
 /// apart (the test fails if two overlap).
 pub fn run_timeline(layers: &[&str], records: Vec<TraceRecord>) -> Timeline {
-    let log = temp_path(&format!("timeline-{}.parquet", TIMELINE_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
-    let open_loop = format!(
-        "[workload]\narrival = \"poisson\"\n[report]\nrequest_log = {:?}\n",
-        log.display().to_string()
-    );
+    let log =
+        temp_path(&format!("timeline-{}.parquet", TIMELINE_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+    let open_loop =
+        format!("[workload]\narrival = \"poisson\"\n[report]\nrequest_log = {:?}\n", log.display().to_string());
     let mut all: Vec<Layer> = layers.iter().map(|&l| Layer::inline(l)).collect();
     all.push(Layer::inline(open_loop));
     let cfg = ssdlab_core::load_config(Some("tiny"), &all, &[]).expect("timeline config loads");
-    let n = records.len();
     let arrivals: Vec<u64> = records.iter().map(|r| r.time_ns).collect();
     let mut sim = Simulation::with_source(cfg, Scripted::boxed(records)).expect("simulation builds");
     let by_source = |sim: &Simulation| sim.device().counters().by_source.0;
     // The first step warms up (nothing to do without `[warmup]`) and takes one event.
     let mut snapshots = vec![[ssdlab_core::device::SourceCounters::default(); 5]];
-    for i in 0..n {
+    for (i, arrival) in arrivals.iter().enumerate() {
         // Two events per request: its arrival, then its completion.
         assert!(!sim.step(2).expect("request served"), "the run ended before request {i}");
         assert_eq!(
             sim.progress().0,
             i as u64 + 1,
-            "request {i} (arrival {} ns) had not completed when the next one arrived",
-            arrivals[i]
+            "request {i} (arrival {arrival} ns) had not completed when the next one arrived"
         );
         snapshots.push(by_source(&sim));
     }

@@ -300,7 +300,10 @@ fn migrating_k_valid_pages_costs_k_reads_k_programs_and_an_erase() {
     // 4 KiB, under the 32 KiB threshold: all go to the SLC region.
     let slc = "[slc]\npolicy = \"static\"\nblocks = 4\ntrigger_free_blocks = 1\n";
     let lpns = [0u64, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 4, 8, 9, 10];
-    let t = run_timeline(&[&device(1), slc], lpns.iter().enumerate().map(|(k, &l)| at(k as u64 + 1, Write, l, 1)).collect());
+    let t = run_timeline(
+        &[&device(1), slc],
+        lpns.iter().enumerate().map(|(k, &l)| at(k as u64 + 1, Write, l, 1)).collect(),
+    );
     // SLC blocks A, B, C, D fill in turn: A = 0 1 2 3, B = 4 5 6 7, C = 0 1 2 4 (leaving A one
     // valid page, 3, and B three, 5 6 7), D takes 8 and leaves no SLC block free.
     // Write 14 (LPN 9) migrates first. Greedy takes A (1 valid page), then B (3): each page is
@@ -347,8 +350,11 @@ fn converting_blocks_to_slc_changes_capacity_exactly() {
     };
     let region = |name: &str, mode| RegionSpec { name: name.into(), mode, gc_scope: GcScope::Region, gc_reserve: 0 };
     let streams = vec![StreamSpec { name: "host".into(), region: RegionId(0) }];
-    let mut bm =
-        BlockManager::with_layout(g.clone(), vec![region("native", BlockMode::Native), region("slc", BlockMode::Slc)], streams);
+    let mut bm = BlockManager::with_layout(
+        g.clone(),
+        vec![region("native", BlockMode::Native), region("slc", BlockMode::Slc)],
+        streams,
+    );
     let (native, slc) = (RegionId(0), RegionId(1));
     assert_eq!(bm.capacity_pages(), 256);
     let mut moved = Vec::new();
@@ -419,4 +425,3 @@ fn static_placement_puts_every_lpn_on_its_cwdp_plane() {
         [(0, 0, 0, 0), (1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1), (0, 0, 0, 0)]
     );
 }
-

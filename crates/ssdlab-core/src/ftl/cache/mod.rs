@@ -317,6 +317,11 @@ impl WriteBuffer {
 
     /// Drop the least recently used clean page, if any.
     pub fn drop_clean(&mut self) -> bool {
+        // Without clean pages (write-only buffers: `insert_reads = false`) there is nothing to
+        // find: do not walk the whole list before every eviction of a full buffer.
+        if self.dirty as usize == self.index.len() {
+            return false;
+        }
         let mut at = self.tail;
         while at != NONE {
             let s = self.slots[at as usize];

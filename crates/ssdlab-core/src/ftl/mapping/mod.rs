@@ -76,10 +76,14 @@ impl MapCtx<'_> {
     /// program ends. Translation writes may use the planes' GC reserve (like GC, they must not
     /// wait for free space); if even that is gone the device is full.
     pub fn write_translation(&mut self, tpage: u32, old: Option<Ppn>, ready: SimTime) -> Result<(Ppn, SimTime)> {
+        // The least busy plane with room; ties go to the first in cyclic order from plane
+        // `tpage mod planes`, so translation pages written while the device is idle (warm-up,
+        // untimed) spread over the planes instead of piling onto plane 0 until it is full.
         let planes = self.blocks.geometry().planes();
+        let first = tpage % planes;
         let mut best: Option<(SimTime, PlaneId)> = None;
-        for p in 0..planes {
-            let plane = PlaneId(p);
+        for k in 0..planes {
+            let plane = PlaneId(if first + k < planes { first + k } else { first + k - planes });
             if self.blocks.has_room(self.stream, plane, 0) {
                 let free_at = self.device.plane_free_at(plane);
                 if best.is_none_or(|(t, _)| free_at < t) {

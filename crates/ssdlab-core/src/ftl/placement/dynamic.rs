@@ -18,6 +18,7 @@
 //! the tree's queries cost more than the scan they replace), so small devices scan; a property
 //! test checks that scan and tree always pick the same plane.
 
+use crate::ftl::blocks::StreamId;
 use crate::ftl::placement::{Placement, PlacementView};
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
@@ -36,8 +37,13 @@ pub(crate) struct LeastBusy {
     /// The device's array unit of each position (filled on the first scan: the device's
     /// `array_unit` decides it).
     units: Vec<u32>,
-    /// Min-tree over positions: `tree[size + i]` is position i's bound.
+    /// Min-tree over positions for the stream being placed: `tree[size + i]` is position i's
+    /// bound. Room depends on the stream (each has its own write points, and a region's own
+    /// pool), so each stream has a tree; the others wait in `parked`.
     tree: Vec<SimTime>,
+    /// Trees of the other streams by stream index (empty: not built, or reset).
+    parked: Vec<Vec<SimTime>>,
+    current: usize,
     size: usize,
     cursor: usize,
     epoch: u64,
@@ -57,35 +63,40 @@ impl LeastBusy {
             position[p.index()] = i as u32;
         }
         let size = order.len().next_power_of_two();
-        // Every bound starts at 0 (a lower bound of anything), so the first queries refresh.
-        let mut tree = vec![NO_ROOM; 2 * size];
-        tree[size..size + order.len()].fill(0);
-        let mut s = LeastBusy { order, position, units: Vec::new(), tree, size, cursor: 0, epoch: u64::MAX, use_tree };
-        s.rebuild_inner();
-        s
+        let tree = fresh_tree(size, order.len());
+        LeastBusy {
+            order,
+            position,
+            units: Vec::new(),
+            tree,
+            parked: Vec::new(),
+            current: 0,
+            size,
+            cursor: 0,
+            epoch: u64::MAX,
+            use_tree,
+        }
     }
 
-    fn rebuild_inner(&mut self) {
-        for i in (1..self.size).rev() {
-            self.tree[i] = self.tree[2 * i].min(self.tree[2 * i + 1]);
+    /// Make `stream`'s tree the current one.
+    fn select(&mut self, stream: usize) {
+        if stream == self.current {
+            return;
         }
+        if self.parked.len() <= stream.max(self.current) {
+            self.parked.resize_with(stream.max(self.current) + 1, Vec::new);
+        }
+        let mut t = std::mem::take(&mut self.parked[stream]);
+        if t.is_empty() {
+            t = fresh_tree(self.size, self.order.len());
+        }
+        std::mem::swap(&mut self.tree, &mut t);
+        self.parked[self.current] = t;
+        self.current = stream;
     }
 
     fn set(&mut self, pos: usize, value: SimTime) {
-        let mut i = self.size + pos;
-        if self.tree[i] == value {
-            return;
-        }
-        self.tree[i] = value;
-        while i > 1 {
-            i /= 2;
-            let min = self.tree[2 * i].min(self.tree[2 * i + 1]);
-            if self.tree[i] == min {
-                // Unchanged here, so unchanged above.
-                return;
-            }
-            self.tree[i] = min;
-        }
+        set_in(&mut self.tree, self.size, pos, value);
     }
 
     /// The leftmost position at or after `lo` whose bound is at most `x` (O(log planes)).
@@ -121,6 +132,7 @@ impl LeastBusy {
     /// The least-busy plane with room for `pages`, or None.
     pub(crate) fn pick(&mut self, pages: u32, view: &PlacementView) -> Option<PlaneId> {
         if self.use_tree {
+            self.select(view.stream().0 as usize);
             self.search(pages, view)
         } else {
             self.scan(pages, view)
@@ -157,10 +169,10 @@ impl LeastBusy {
     fn search(&mut self, pages: u32, view: &PlacementView) -> Option<PlaneId> {
         let epoch = view.device.timing_epoch();
         if epoch != self.epoch {
+            // The device reset its timing: every bound may be too high now.
             self.epoch = epoch;
-            let n = self.order.len();
-            self.tree[self.size..self.size + n].fill(0);
-            self.rebuild_inner();
+            self.tree = fresh_tree(self.size, self.order.len());
+            self.parked.iter_mut().for_each(Vec::clear);
         }
         let n = self.order.len();
         loop {
@@ -183,20 +195,52 @@ impl LeastBusy {
         }
     }
 
-    /// `plane`'s exact state, known to the caller (its free time, or no room).
-    pub(crate) fn update(&mut self, plane: PlaneId, free_at: SimTime, has_room: bool) {
+    /// `plane`'s exact state for `stream`, known to the caller (its free time, or no room).
+    pub(crate) fn update(&mut self, stream: StreamId, plane: PlaneId, free_at: SimTime, has_room: bool) {
         if self.use_tree {
+            self.select(stream.0 as usize);
             let pos = self.position[plane.index()] as usize;
             self.set(pos, if has_room { free_at } else { NO_ROOM });
         }
     }
 
-    /// `plane` may have regained room: lower its bound to 0 so the next query refreshes it.
+    /// `plane` may have regained room: lower its bound to 0 in every stream's tree so the next
+    /// query refreshes it.
     pub(crate) fn refresh(&mut self, plane: PlaneId) {
         if self.use_tree {
             let pos = self.position[plane.index()] as usize;
             self.set(pos, 0);
+            for t in self.parked.iter_mut().filter(|t| !t.is_empty()) {
+                set_in(t, self.size, pos, 0);
+            }
         }
+    }
+}
+
+/// A tree whose `planes` bounds are 0 (a lower bound of anything: the first queries refresh).
+fn fresh_tree(size: usize, planes: usize) -> Vec<SimTime> {
+    let mut tree = vec![NO_ROOM; 2 * size];
+    tree[size..size + planes].fill(0);
+    for i in (1..size).rev() {
+        tree[i] = tree[2 * i].min(tree[2 * i + 1]);
+    }
+    tree
+}
+
+fn set_in(tree: &mut [SimTime], size: usize, pos: usize, value: SimTime) {
+    let mut i = size + pos;
+    if tree[i] == value {
+        return;
+    }
+    tree[i] = value;
+    while i > 1 {
+        i /= 2;
+        let min = tree[2 * i].min(tree[2 * i + 1]);
+        if tree[i] == min {
+            // Unchanged here, so unchanged above.
+            return;
+        }
+        tree[i] = min;
     }
 }
 
@@ -223,8 +267,8 @@ impl Placement for DynamicPlacement {
     fn tracks_programs(&self) -> bool {
         self.least_busy.uses_tree()
     }
-    fn on_programmed(&mut self, plane: PlaneId, free_at: SimTime, has_room: bool) {
-        self.least_busy.update(plane, free_at, has_room);
+    fn on_programmed(&mut self, stream: StreamId, plane: PlaneId, free_at: SimTime, has_room: bool) {
+        self.least_busy.update(stream, plane, free_at, has_room);
     }
 }
 
@@ -295,7 +339,7 @@ mod tests {
                     // tree must be exact either way.
                     if pick % 2 == 0 {
                         let view = PlacementView::new(&dev, &bm, HOST, 1);
-                        tree.update(plane, view.free_at(plane), view.has_room(plane, 1));
+                        tree.update(HOST, plane, view.free_at(plane), view.has_room(plane, 1));
                     }
                 } else {
                     // A read somewhere makes a plane busy without the placement knowing.

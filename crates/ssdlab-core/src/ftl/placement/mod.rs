@@ -31,6 +31,7 @@ use crate::units::{Lpn, PlaneId, SimTime};
 pub struct PlacementView<'a> {
     device: &'a Device,
     blocks: &'a BlockManager,
+    stream: StreamId,
     rooms: Rooms<'a>,
 }
 
@@ -38,7 +39,11 @@ impl<'a> PlacementView<'a> {
     /// A view for units of `stream`, which must leave `reserve` free blocks per plane (the GC
     /// reserve of host data).
     pub(crate) fn new(device: &'a Device, blocks: &'a BlockManager, stream: StreamId, reserve: u32) -> Self {
-        PlacementView { device, blocks, rooms: blocks.rooms(stream, reserve) }
+        PlacementView { device, blocks, stream, rooms: blocks.rooms(stream, reserve) }
+    }
+    /// The write stream the unit is for.
+    pub fn stream(&self) -> StreamId {
+        self.stream
     }
     pub fn geometry(&self) -> &Geometry {
         self.blocks.geometry()
@@ -78,10 +83,10 @@ pub trait Placement: Send {
     fn tracks_programs(&self) -> bool {
         false
     }
-    /// A unit was just programmed on `plane`, whose array unit is now busy until `free_at`
-    /// and which has room (`has_room`) for another unit or not: index-keeping policies refresh
-    /// it at once instead of finding it stale on the next query.
-    fn on_programmed(&mut self, _plane: PlaneId, _free_at: SimTime, _has_room: bool) {}
+    /// A unit of `stream` was just programmed on `plane`, whose array unit is now busy until
+    /// `free_at` and which has room (`has_room`) for another page of the stream or not:
+    /// index-keeping policies refresh it at once instead of finding it stale on the next query.
+    fn on_programmed(&mut self, _stream: StreamId, _plane: PlaneId, _free_at: SimTime, _has_room: bool) {}
 }
 
 pub type BuildPlacement = fn(&Geometry) -> Box<dyn Placement>;

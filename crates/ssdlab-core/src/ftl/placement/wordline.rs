@@ -5,6 +5,7 @@
 //! (Li et al., TCAD 2024, Sec. IV) calls "Baseline": the four LRU-tail pages in order.
 //! It needs a write buffer of at least one wordline (`ftl::check_config`).
 
+use crate::ftl::blocks::StreamId;
 use crate::ftl::placement::dynamic::LeastBusy;
 use crate::ftl::placement::{Placement, PlacementView};
 use crate::nand::Geometry;
@@ -36,7 +37,7 @@ impl Placement for WordlinePlacement {
     fn tracks_programs(&self) -> bool {
         self.least_busy.uses_tree()
     }
-    fn on_programmed(&mut self, plane: PlaneId, free_at: crate::units::SimTime, has_room: bool) {
-        self.least_busy.update(plane, free_at, has_room);
+    fn on_programmed(&mut self, stream: StreamId, plane: PlaneId, free_at: crate::units::SimTime, has_room: bool) {
+        self.least_busy.update(stream, plane, free_at, has_room);
     }
 }
