@@ -82,6 +82,9 @@ pub struct Simulation {
     lat_trim: LatencyHistogram,
     summary: WorkloadSummary,
     free_blocks: TimeSeries,
+    /// Write buffer occupancy (buffered plus in-flight pages) and its dirty pages, sampled
+    /// as `free_blocks` is; None without a buffer.
+    buffer_series: Option<(TimeSeries, TimeSeries)>,
     log: Option<RequestLog>,
     lpn_buf: Vec<Lpn>,
     warmup: WarmupSummary,
@@ -148,6 +151,10 @@ impl Simulation {
             lat_trim: LatencyHistogram::default(),
             summary,
             free_blocks: TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples),
+            buffer_series: (cfg.cache.capacity.0 > 0).then(|| {
+                let series = || TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples);
+                (series(), series())
+            }),
             log: cfg.report.request_log.as_deref().map(RequestLog::create).transpose()?,
             lpn_buf: Vec::new(),
             warmup: WarmupSummary::default(),
@@ -232,6 +239,10 @@ impl Simulation {
         self.device.advance_to(now);
         self.first_arrival.get_or_insert(now);
         self.free_blocks.offer(now, self.ftl.blocks().free_blocks() as f64);
+        if let (Some((occupied, dirty)), Some(b)) = (&mut self.buffer_series, self.ftl.buffer()) {
+            occupied.offer(now, b.occupied() as f64);
+            dirty.offer(now, b.dirty() as f64);
+        }
         // Two-stage prefetch: the mapping entry of the request after next, and (that entry being
         // cached by now) the out-of-band owner entry of the next request's current page.
         if let Some(later) = self.host.peek_lpn(1) {
@@ -469,7 +480,11 @@ impl Simulation {
                 reads_checked: self.ftl.verify_reads_checked().unwrap_or(0),
                 final_scan_passed: self.final_scan_passed,
             },
-            time_series: TimeSeriesReport { free_blocks: self.free_blocks.clone() },
+            time_series: TimeSeriesReport {
+                free_blocks: self.free_blocks.clone(),
+                buffer_occupied_pages: self.buffer_series.as_ref().map(|(o, _)| o.clone()),
+                buffer_dirty_pages: self.buffer_series.as_ref().map(|(_, d)| d.clone()),
+            },
         }
     }
 

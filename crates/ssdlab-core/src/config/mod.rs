@@ -51,11 +51,14 @@ pub struct Config {
     /// (`victim`), and each scheduler's own table.
     #[serde(default)]
     pub gc: GcConfig,
-    /// What the host does: a synthetic job in fio's vocabulary, or a trace replay.
+    /// The DRAM write buffer (data cache); capacity 0 = write-through.
     #[serde(default)]
     pub cache: CacheConfig,
+    /// An SLC-mode region in front of the native one, and the policy that routes writes to it
+    /// and migrates from it (`policy = "none"`: no SLC region).
     #[serde(default)]
     pub slc: SlcConfig,
+    /// What the host does: a synthetic job in fio's vocabulary, or a trace replay.
     #[serde(default)]
     pub workload: WorkloadConfig,
     /// Bringing the drive to steady state before measuring.
@@ -250,7 +253,8 @@ pub struct GcConfig {
     /// (`plane`, MQSim). Only `greedy` supports per-plane GC.
     #[serde(default)]
     pub scope: GcScopeKind,
-    /// GC threshold in device-wide free blocks: greedy and Lazy-RTGC start when free blocks
+    /// GC threshold in free blocks of the native region (of each plane with `scope = "plane"`):
+    /// greedy and Lazy-RTGC start when free blocks
     /// fall below it; for RLGC and its variants it is T_GC (decisions while free <= it).
     #[serde(default = "default_trigger")]
     pub trigger_free_blocks: u32,

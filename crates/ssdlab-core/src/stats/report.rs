@@ -153,6 +153,12 @@ pub struct VerifySummary {
 #[derive(Debug, Clone, Serialize)]
 pub struct TimeSeriesReport {
     pub free_blocks: TimeSeries,
+    /// Write buffer pages in use (buffered plus being programmed), with a buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_occupied_pages: Option<TimeSeries>,
+    /// Dirty pages in the write buffer, with a buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_dirty_pages: Option<TimeSeries>,
 }
 
 impl Report {

@@ -120,3 +120,27 @@ fn request_log_streams_every_request_to_parquet() {
     assert!((mean - report.latency.all.mean_ns).abs() < 1e-6 * mean, "{mean} vs {}", report.latency.all.mean_ns);
     std::fs::remove_file(&path).ok();
 }
+
+#[test]
+fn buffer_occupancy_is_sampled_over_time_only_with_a_buffer() {
+    // 64 pages of buffer under random writes.
+    let toml = "[cache]\ncapacity = \"256k\"\n[workload]\nrw = \"randwrite\"\ncount = 5000\niodepth = 4\n\
+                [report]\nsample_interval_ns = 100000\n";
+    let report = run(config("tiny", toml, &[]));
+    let ts = &report.time_series;
+    let (occupied, dirty) = (ts.buffer_occupied_pages.as_ref().unwrap(), ts.buffer_dirty_pages.as_ref().unwrap());
+    assert!(occupied.values.len() > 20, "{} samples", occupied.values.len());
+    assert_eq!(occupied.time_ns, dirty.time_ns);
+    for (o, d) in occupied.values.iter().zip(&dirty.values) {
+        assert!(*d <= *o && *o <= 64.0, "dirty {d}, occupied {o}");
+    }
+    // The host writes at DRAM speed, far faster than 4 planes program: a flush hands its dirty
+    // pages to the flash at once, and they hold their buffer space until programmed, so the
+    // buffer stays full of pages in flight.
+    let max_occupied = occupied.values.iter().cloned().fold(0.0, f64::max);
+    assert_eq!(max_occupied, 64.0, "the buffer filled");
+
+    let without = run(config("tiny", "[workload]\nrw = \"randwrite\"\ncount = 100\n", &[]));
+    assert!(without.time_series.buffer_occupied_pages.is_none());
+    assert!(!without.to_json().contains("buffer_occupied_pages"));
+}
