@@ -12,9 +12,19 @@ import click
 from ssdlab._console import fmt_number, new_table
 from ssdlab.cli.common import console
 
+_RANDWRITE_GC = ["workload.rw=randwrite", "warmup.fill=true", "warmup.random_writes=1.0"]
+_RANDREAD = ["workload.rw=randread", "workload.iodepth=32", "warmup.fill=true"]
+_DFTL = ["ftl.mapping=dftl", "ftl.dftl.cmt_bytes=2m"]
+
+# The same scenarios as crates/ssdlab-core/examples/run_scenario.rs (Rust-only timings).
 SCENARIOS = {
-    "randwrite_gc": ["workload.rw=randwrite", "warmup.fill=true", "warmup.random_writes=1.0"],
-    "randread": ["workload.rw=randread", "workload.iodepth=32", "warmup.fill=true"],
+    "randwrite_gc": _RANDWRITE_GC,
+    "randread": _RANDREAD,
+    # A 64 MiB write buffer in front of the same random overwrites.
+    "randwrite_buffer": [*_RANDWRITE_GC, "cache.capacity=64m"],
+    # DFTL with a 2 MiB CMT: nearly every random access misses it.
+    "randread_dftl": [*_RANDREAD, *_DFTL],
+    "randwrite_dftl": [*_RANDWRITE_GC, *_DFTL],
 }
 
 

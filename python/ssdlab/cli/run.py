@@ -39,6 +39,30 @@ def summary_table(report: Report, wall_s: float | None = None) -> Table:
     table.add_row("WAF", fmt_number(s["waf"], ".3f"))
     table.add_row("GC victims / pages copied", f"{s['gc_victims']:,} / {report['gc']['pages_copied']:,}")
     table.add_row("erases (max per block)", f"{s['erases']:,} ({report['wear']['max_erases_per_block']})")
+    by_source = {k: v for k, v in report["waf_by_source"].items() if v}
+    if set(by_source) - {"host"}:
+        table.add_row("WAF by source", ", ".join(f"{k} {v:.3f}" for k, v in by_source.items()))
+    cache = report["cache"]
+    if cache:
+        table.add_row(
+            "write buffer: read / write hits",
+            f"{cache['read_hit_ratio']:.1%} / {cache['write_hit_ratio']:.1%}",
+        )
+        table.add_row("write buffer: pages evicted (flushes)", f"{cache['evicted_pages']:,} ({cache['flushes']:,})")
+    policies = report["policies"]
+    if policies["mapping"] != "page":
+        m, mr = report["mapping"], policies["mapping_report"]
+        hit = f"CMT hits {mr['cmt_hit_ratio']:.1%}, " if "cmt_hit_ratio" in mr else ""
+        table.add_row(
+            f"mapping ({policies['mapping']})",
+            f"{hit}translation reads / writes {m['translation_reads']:,} / {m['translation_writes']:,}",
+        )
+    ftl = report["ftl"]
+    if ftl["unwritten_read_pages"]:
+        table.add_row(
+            "reads of never-written pages (premapped)",
+            f"{ftl['unwritten_read_pages']:,} ({ftl['premapped_pages']:,})",
+        )
     if report["verify"]["enabled"]:
         table.add_row("verify", f"passed, {report['verify']['reads_checked']:,} reads checked")
     if wall_s is not None and wall_s > 0:
