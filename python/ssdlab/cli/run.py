@@ -48,7 +48,9 @@ def summary_table(report: Report, wall_s: float | None = None) -> Table:
             "write buffer: read / write hits",
             f"{cache['read_hit_ratio']:.1%} / {cache['write_hit_ratio']:.1%}",
         )
-        table.add_row("write buffer: pages evicted (flushes)", f"{cache['evicted_pages']:,} ({cache['flushes']:,})")
+        table.add_row(
+            "write buffer: pages evicted (flushes)", f"{cache['evicted_pages']:,} ({cache['flushes']:,})"
+        )
     policies = report["policies"]
     if policies["mapping"] != "page":
         m, mr = report["mapping"], policies["mapping_report"]
