@@ -449,6 +449,9 @@ impl Ftl {
     }
 
     fn read_request(&mut self, lpns: &[Lpn], ready: SimTime, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        if self.buffer.is_none() {
+            return self.read_from_flash(lpns, ready, now, device);
+        }
         let mut done = ready;
         let mut misses = std::mem::take(&mut self.unit);
         misses.clear();
