@@ -200,7 +200,11 @@ def _cell(text: str) -> str:
 def _variants(schema: Schema) -> list[tuple[list[Any], str]]:
     """(values, description) of each value of an enum schema, a value's serde aliases with it;
     [] if it is not an enum."""
-    options = schema.get("oneOf", [schema] if "enum" in schema else [])
+    if "oneOf" not in schema and "enum" in schema:
+        # A plain list of ids (a policy registry's, injected by the core's catalog): each is its
+        # own value; the schema's description is the key's, not the values'.
+        return [([value], "") for value in schema["enum"]]
+    options = schema.get("oneOf", [])
     found: list[tuple[list[Any], str]] = []
     for option in options:
         if "enum" not in option:

@@ -76,7 +76,8 @@ def test_reference_lists_every_key_with_its_doc_comment():
     assert "| ns |" in rows["device.timing.erase_ns"] and "**required**" in rows["device.timing.erase_ns"]
     assert "| bytes |" in rows["workload.bs"] and '`"4k"`' in rows["workload.bs"]
     assert "| unset |" in rows["gc.target_free_blocks"]
-    assert '- `"lazy_rtgc"`: Lazy-RTGC (Zhang et al. 2015)' in reference
+    assert "`lazy_rtgc`: Lazy-RTGC: partial tasks of alpha copies after writes" in rows["gc.scheduler"]
+    assert '- `"greedy"` (default)\n- `"lazy_rtgc"`\n' in reference
     assert '- `"rw"` (or `"readwrite"`)' in reference
 
 
