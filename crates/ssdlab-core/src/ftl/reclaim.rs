@@ -115,14 +115,9 @@ impl Ftl {
     ) -> Result<SimTime> {
         let mut end = now;
         while self.blocks.domain_free_blocks(region, domain) < target {
-            let victim = match self.partial.take() {
-                Some((b, _)) if self.blocks.region(b) == region => b,
-                other => {
-                    self.partial = other;
-                    self.choose_victim(region, domain, 0.0, now)?
-                        .ok_or_else(|| Error::DeviceFull { reason: "GC found no sealed block to reclaim".into() })?
-                }
-            };
+            let victim = self
+                .next_gc_victim(region, domain, now)?
+                .ok_or_else(|| Error::DeviceFull { reason: "GC found no sealed block to reclaim".into() })?;
             end = end.max(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1);
         }
         Ok(end)
@@ -149,19 +144,22 @@ impl Ftl {
             if cannot_gain {
                 break;
             }
-            let victim = match self.partial.take() {
-                Some((b, _)) if self.blocks.region(b) == region => b,
-                other => {
-                    self.partial = other;
-                    match self.choose_victim(region, domain, 0.0, now)? {
-                        Some(b) => b,
-                        None => break,
-                    }
-                }
-            };
+            let Some(victim) = self.next_gc_victim(region, domain, now)? else { break };
             end = end.max(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1);
         }
         Ok(end)
+    }
+
+    /// The victim a whole-victim GC of `domain` empties next: the partial GC's current victim
+    /// if it is in `region`, else a new one (None if no block is sealed).
+    fn next_gc_victim(&mut self, region: RegionId, domain: DomainId, now: SimTime) -> Result<Option<BlockId>> {
+        match self.partial.take() {
+            Some((b, _)) if self.blocks.region(b) == region => Ok(Some(b)),
+            other => {
+                self.partial = other;
+                self.choose_victim(region, domain, 0.0, now)
+            }
+        }
     }
 
     pub(super) fn choose_victim(

@@ -7,8 +7,6 @@
 //! test; `SSDLAB_SKIP_SHARED_TRACES=1` (for builds elsewhere) turns that into a skip that says
 //! so on the terminal.
 
-use std::io::Write;
-use std::path::PathBuf;
 
 use crate::common::run;
 use ssdlab_core::config::{GcScopeKind, Layer, UnwrittenReads};
@@ -18,23 +16,7 @@ use ssdlab_core::units::transfer_ns;
 
 const PRESET: &str = "mqsim-default";
 
-fn shared(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(rel);
-    if p.is_file() {
-        return Some(p);
-    }
-    let test = std::thread::current().name().unwrap_or("a test").to_string();
-    if std::env::var_os("SSDLAB_SKIP_SHARED_TRACES").is_some_and(|value| value == "1") {
-        let _ =
-            writeln!(std::io::stderr(), "SKIPPED {test}: {} is absent and SSDLAB_SKIP_SHARED_TRACES=1", p.display());
-        return None;
-    }
-    panic!(
-        "{} is absent: the shared real traces belong in ../shared/traces beside the checkout. Building away \
-         from them? Set SSDLAB_SKIP_SHARED_TRACES=1 to skip the tests that need them.",
-        p.display()
-    );
-}
+use crate::common::shared_trace as shared;
 
 /// A trace replay on the preset, devices merged as MQSim reads a DiskSim trace (it ignores the
 /// device column).

@@ -9,27 +9,8 @@
 
 use crate::common::{config, run};
 use ssdlab_core::workload::trace::{BlkparseEvent, DeviceHandling, TraceFormat};
-use std::io::Write;
-use std::path::PathBuf;
 
-fn shared(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(rel);
-    if p.is_file() {
-        return Some(p);
-    }
-    let test = std::thread::current().name().unwrap_or("a test").to_string();
-    if std::env::var_os("SSDLAB_SKIP_SHARED_TRACES").is_some_and(|value| value == "1") {
-        // Straight to the terminal: the test harness captures `eprintln!` of passing tests.
-        let _ =
-            writeln!(std::io::stderr(), "SKIPPED {test}: {} is absent and SSDLAB_SKIP_SHARED_TRACES=1", p.display());
-        return None;
-    }
-    panic!(
-        "{} is absent: the shared real traces belong in ../shared/traces beside the checkout. Building away \
-         from them? Set SSDLAB_SKIP_SHARED_TRACES=1 to skip the tests that need them.",
-        p.display()
-    );
-}
+use crate::common::shared_trace as shared;
 
 fn trace_toml(path: &std::path::Path, extra: &str) -> String {
     format!("[workload]\nkind = \"trace\"\npath = {:?}\n{extra}", path.display().to_string())
