@@ -7,7 +7,6 @@
 //! test; `SSDLAB_SKIP_SHARED_TRACES=1` (for builds elsewhere) turns that into a skip that says
 //! so on the terminal.
 
-
 use crate::common::run;
 use ssdlab_core::config::{GcScopeKind, Layer, UnwrittenReads};
 use ssdlab_core::load_config;
