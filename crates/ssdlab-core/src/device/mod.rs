@@ -173,6 +173,12 @@ impl Device {
         }
     }
 
+    /// Whether operations take time (false during warm-up).
+    #[inline]
+    pub fn is_timed(&self) -> bool {
+        self.timed
+    }
+
     /// Changes whenever every resource was reset to idle (`set_timed(true)`): free times seen
     /// before are no longer lower bounds.
     pub fn timing_epoch(&self) -> u64 {
@@ -237,10 +243,13 @@ impl Device {
 
     /// Program one page (page-by-page programming) for `source`; returns when the program ends.
     pub fn program(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
-        let ptype = page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn));
-        let t_prog = self.timing.program(mode, ptype);
         self.counters.programs += 1;
         self.counters.by_source.0[source as usize].programs += 1;
+        if !self.timed {
+            return ready;
+        }
+        let ptype = page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn));
+        let t_prog = self.timing.program(mode, ptype);
         self.program_pages(self.geometry.block_of(ppn), 1, t_prog, ready, source)
     }
 

@@ -6,12 +6,12 @@
 
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
-use crate::ftl::blocks::{GcScope, Owner, RegionId, StreamId};
+use crate::ftl::blocks::{DomainId, GcScope, Owner, RegionId, StreamId};
 use crate::ftl::placement::PlacementView;
 use crate::ftl::region::{WriteInfo, NATIVE};
 use crate::ftl::{Ftl, PageRequest};
 use crate::nand::BlockMode;
-use crate::units::{Lpn, Ppn, SimTime};
+use crate::units::{Lpn, PlaneId, Ppn, SimTime};
 
 impl Ftl {
     pub(super) fn write_request(
@@ -222,29 +222,18 @@ impl Ftl {
         let versions = std::mem::take(&mut self.versions);
         let result = (|| {
             let (first, gc_end, region) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
-            let stream = self.streams.host[region.0 as usize];
             ready = ready.max(gc_end);
-            let g = self.blocks.geometry();
-            let block = g.block_of(first);
+            let block = self.blocks.geometry().block_of(first);
             let mode = self.blocks.mode(block);
             let mut done = ready;
             for (k, &lpn) in unit.iter().enumerate() {
-                let ppn = Ppn(first.0 + k as u32);
-                let (old, updated) = {
-                    let mut ctx =
-                        Self::map_ctx(device, &mut self.blocks, &mut self.stats.translation, self.streams.map, ready);
-                    self.mapping.update(lpn, ppn, &mut ctx)?
-                };
-                done = done.max(updated);
-                if let Some(o) = old {
-                    self.blocks.invalidate(o);
-                }
-                self.blocks.set_owner(ppn, Owner::Data(lpn));
-                if let Some(v) = &mut self.verify {
-                    let version = versions.get(k).copied().unwrap_or_else(|| v.on_host_write(lpn));
-                    v.on_program(ppn, version);
-                }
-                self.stats.host_programs += 1;
+                done = done.max(self.commit_page(
+                    lpn,
+                    Ppn(first.0 + k as u32),
+                    versions.get(k).copied(),
+                    ready,
+                    device,
+                )?);
             }
             let bits = match mode {
                 BlockMode::Native => self.blocks.geometry().cell.bits_per_cell(),
@@ -263,20 +252,59 @@ impl Ftl {
                     done = done.max(device.program(Ppn(first.0 + k), mode, ready, source));
                 }
             }
-            if self.placement_tracks_programs {
-                let plane = self.blocks.geometry().plane_of_block(block);
-                let reserve = self.blocks.gc_reserve(region);
-                let view = PlacementView::new(device, &self.blocks, stream, reserve);
-                // Room for one more page: a lower bound of room for any unit (a query for a
-                // larger unit that finds none there corrects the bound itself).
-                let room = view.has_room(plane, 1);
-                self.placement.on_programmed(stream, plane, view.free_at(plane), room);
-            }
+            self.note_programmed(region, block, device);
             Ok(done)
         })();
         self.unit = unit;
         self.versions = versions;
         result
+    }
+
+    /// Map `lpn` to its new page `ppn` (not yet programmed): the mapping update (which may
+    /// need translation reads and writes, not before `ready`), the old copy's invalidation, the
+    /// owner entry and, in verify mode, the page's version (`version` kept by the buffer, or a
+    /// new one for a direct host write). Returns when the mapping update is done.
+    #[inline]
+    fn commit_page(
+        &mut self,
+        lpn: Lpn,
+        ppn: Ppn,
+        version: Option<u32>,
+        ready: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        let (old, updated) = {
+            let mut ctx = Self::map_ctx(device, &mut self.blocks, &mut self.stats.translation, self.streams.map, ready);
+            self.mapping.update(lpn, ppn, &mut ctx)?
+        };
+        if let Some(o) = old {
+            self.blocks.invalidate(o);
+        }
+        self.blocks.set_owner(ppn, Owner::Data(lpn));
+        if let Some(v) = &mut self.verify {
+            let version = version.unwrap_or_else(|| v.on_host_write(lpn));
+            v.on_program(ppn, version);
+        }
+        self.stats.host_programs += 1;
+        Ok(updated)
+    }
+
+    /// Tell a placement that tracks programs about `block`'s plane after a unit of `region`'s
+    /// host stream went there (timed units only: see `Placement::on_programmed`).
+    #[inline(always)]
+    fn note_programmed(&mut self, region: RegionId, block: crate::units::BlockId, device: &Device) {
+        if self.placement_tracks_programs && device.is_timed() {
+            self.report_programmed(region, block, device);
+        }
+    }
+
+    fn report_programmed(&mut self, region: RegionId, block: crate::units::BlockId, device: &Device) {
+        let stream = self.streams.host[region.0 as usize];
+        let plane = self.blocks.geometry().plane_of_block(block);
+        // Room for one more page: a lower bound of room for any unit (a query for a larger
+        // unit that finds none there corrects the bound itself).
+        let room = self.blocks.has_room(stream, plane, self.blocks.gc_reserve(region));
+        self.placement.on_programmed(stream, plane, device.plane_free_at(plane), room);
     }
 
     /// Pages for a whole unit on one plane of `stream` (consecutive pages of one block): the
@@ -286,7 +314,66 @@ impl Ftl {
     /// reserve. Once a region has more free blocks than its planes' reserves, some plane has
     /// one beyond its reserve, so this ends. Returns the first page and when per-plane GC (which
     /// the unit waits for, as a write waits for blocking GC) ended.
+    #[inline]
     fn allocate_unit(
+        &mut self,
+        lpns: &[Lpn],
+        stream: StreamId,
+        region: RegionId,
+        ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<(Ppn, SimTime, RegionId)> {
+        let reserve = self.blocks.gc_reserve(region);
+        let view = PlacementView::new(device, &self.blocks, stream, reserve);
+        match self.placement.plane(lpns, &view) {
+            Some(plane) => self.allocate_on(plane, lpns, stream, region, ready, now, device),
+            None => self.allocate_unit_reclaiming(lpns, stream, region, ready, now, device),
+        }
+    }
+
+    /// The unit's pages on `plane`, which the placement chose, after that plane's own GC
+    /// with per-plane GC.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn allocate_on(
+        &mut self,
+        plane: PlaneId,
+        lpns: &[Lpn],
+        stream: StreamId,
+        region: RegionId,
+        ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<(Ppn, SimTime, RegionId)> {
+        let mut gc_end = ready;
+        // The plane is its own GC domain: its free blocks are its domain's.
+        if self.gc_scope == GcScope::Plane
+            && region == NATIVE
+            && self.blocks.region_free_blocks_in(region, plane) < self.trigger_free_blocks
+        {
+            gc_end = self.plane_gc(region, self.blocks.domain_of(region, plane), ready, device)?;
+        }
+        let first = self
+            .blocks
+            .allocate_run(stream, plane, lpns.len() as u32, self.unit_pages[region.0 as usize], now)
+            .ok_or_else(|| Error::invariant("plane with room gave no page"))?;
+        Ok((first, gc_end, region))
+    }
+
+    /// Foreground GC of a plane that is its own GC domain, before a unit lands there.
+    #[cold]
+    fn plane_gc(&mut self, region: RegionId, domain: DomainId, ready: SimTime, device: &mut Device) -> Result<SimTime> {
+        self.gc_stats.foreground_invocations += 1;
+        let end = self.reclaim_triggered(region, domain, self.target_free_blocks, ready, device)?;
+        self.gc_stats.foreground_wait_ns += end - ready;
+        Ok(end.max(ready))
+    }
+
+    /// `allocate_unit` when no plane has room for the unit: overflow to the native region, or
+    /// reclaim (see `allocate_unit`) and ask the placement again.
+    #[cold]
+    fn allocate_unit_reclaiming(
         &mut self,
         lpns: &[Lpn],
         stream: StreamId,
@@ -298,25 +385,7 @@ impl Ftl {
         let planes = self.blocks.geometry().planes();
         let reserve = self.blocks.gc_reserve(region);
         let mut reclaimed = false;
-        let mut gc_end = ready;
         loop {
-            let view = PlacementView::new(device, &self.blocks, stream, reserve);
-            if let Some(plane) = self.placement.plane(lpns, &view) {
-                if self.gc_scope == GcScope::Plane && region == NATIVE {
-                    let domain = self.blocks.domain_of(region, plane);
-                    if self.blocks.domain_free_blocks(region, domain) < self.trigger_free_blocks {
-                        self.gc_stats.foreground_invocations += 1;
-                        let end = self.reclaim_triggered(region, domain, self.target_free_blocks, ready, device)?;
-                        self.gc_stats.foreground_wait_ns += end - ready;
-                        gc_end = gc_end.max(end);
-                    }
-                }
-                let first = self
-                    .blocks
-                    .allocate_run(stream, plane, lpns.len() as u32, self.unit_pages[region.0 as usize], now)
-                    .ok_or_else(|| Error::invariant("plane with room gave no page"))?;
-                return Ok((first, gc_end, region));
-            }
             if region != NATIVE {
                 // A region emptied by migration (the SLC cache) with no room for the unit (on
                 // its plane, with static placement; anywhere, if migration fell behind): the
@@ -326,7 +395,7 @@ impl Ftl {
                 return self.allocate_unit(lpns, native, NATIVE, ready, now, device);
             }
             let wanted = self.placement.wanted_plane(lpns, self.blocks.geometry());
-            let domain = self.blocks.domain_of(region, wanted.unwrap_or(crate::units::PlaneId(0)));
+            let domain = self.blocks.domain_of(region, wanted.unwrap_or(PlaneId(0)));
             // Free blocks beyond the reserve: device-wide, some plane then has room; on a
             // plane that is its own GC domain, that plane has.
             let beyond_reserve = if self.blocks.domain_is_plane(region) {
@@ -345,6 +414,10 @@ impl Ftl {
             // The unit's program is not made to wait for this reclaim: where it lands on the
             // reclaimed plane, that plane's array unit runs the erase first anyway.
             self.reclaim_until(region, domain, target, ready, device)?;
+            let view = PlacementView::new(device, &self.blocks, stream, reserve);
+            if let Some(plane) = self.placement.plane(lpns, &view) {
+                return self.allocate_on(plane, lpns, stream, region, ready, now, device);
+            }
         }
     }
 
@@ -361,16 +434,20 @@ impl Ftl {
     }
 
     /// Warm-up write: no timing, no scheduler, no buffer; GC reclaims inline when free blocks
-    /// run low.
+    /// run low. The same steps as `program_unit` for a one-page host unit, without its unit
+    /// buffers and one-shot branch: the warm-up fill of a large device runs this for every
+    /// logical page.
     pub fn warm_write(&mut self, lpn: Lpn, device: &mut Device) -> Result<()> {
         if self.gc_scope == GcScope::Region && self.blocks.region_free_blocks(NATIVE) < self.trigger_free_blocks {
             let domain = self.native_domain;
             self.reclaim_triggered(NATIVE, domain, self.trigger_free_blocks + 1, 0, device)?;
         }
-        self.unit.clear();
-        self.unit.push(lpn);
-        self.versions.clear();
-        self.program_unit(Source::Host, NATIVE, 0, 0, device)?;
+        let stream = self.streams.host[NATIVE.0 as usize];
+        let (ppn, _, region) = self.allocate_unit(std::slice::from_ref(&lpn), stream, NATIVE, 0, 0, device)?;
+        self.commit_page(lpn, ppn, None, 0, device)?;
+        let block = self.blocks.geometry().block_of(ppn);
+        device.program(ppn, self.blocks.mode(block), 0, Source::Host);
+        self.note_programmed(region, block, device);
         Ok(())
     }
 }

@@ -79,10 +79,15 @@ impl LeastBusy {
     }
 
     /// Make `stream`'s tree the current one.
+    #[inline]
     fn select(&mut self, stream: usize) {
-        if stream == self.current {
-            return;
+        if stream != self.current {
+            self.swap_in(stream);
         }
+    }
+
+    #[cold]
+    fn swap_in(&mut self, stream: usize) {
         if self.parked.len() <= stream.max(self.current) {
             self.parked.resize_with(stream.max(self.current) + 1, Vec::new);
         }
@@ -131,12 +136,35 @@ impl LeastBusy {
 
     /// The least-busy plane with room for `pages`, or None.
     pub(crate) fn pick(&mut self, pages: u32, view: &PlacementView) -> Option<PlaneId> {
+        if !view.device.is_timed() {
+            return self.next_with_room(pages, view);
+        }
         if self.use_tree {
             self.select(view.stream().0 as usize);
             self.search(pages, view)
         } else {
             self.scan(pages, view)
         }
+    }
+
+    /// Untimed (warm-up): operations take no time, so every array unit is equally idle and the
+    /// least-busy plane is the first with room in cyclic order from the cursor: what the scan
+    /// and the tree return on a device that has not run timed yet (all free times 0), found
+    /// without either. Free times left from a timed run are ignored while untimed. The tree
+    /// stays a valid lower bound (picks do not change it), and turning timing on starts a new
+    /// epoch, which rebuilds it anyway.
+    fn next_with_room(&mut self, pages: u32, view: &PlacementView) -> Option<PlaneId> {
+        let n = self.order.len();
+        let mut pos = self.cursor;
+        for _ in 0..n {
+            let plane = self.order[pos];
+            pos = if pos + 1 == n { 0 } else { pos + 1 };
+            if view.has_room(plane, pages) {
+                self.cursor = pos;
+                return Some(plane);
+            }
+        }
+        None
     }
 
     /// Every plane in cyclic order from the cursor; the first with the earliest free time.
@@ -187,7 +215,7 @@ impl LeastBusy {
             let plane = self.order[pos];
             let truth = if view.has_room(plane, pages) { view.free_at(plane) } else { NO_ROOM };
             if truth == bound {
-                self.cursor = (pos + 1) % n;
+                self.cursor = if pos + 1 == n { 0 } else { pos + 1 };
                 return Some(plane);
             }
             debug_assert!(truth > bound, "a bound above the truth would hide a better plane");
@@ -348,6 +376,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Untimed (warm-up), every plane is idle: the pick is the next plane with room after the
+    /// last one, as the scan and the tree pick on a device that has not run timed (all free
+    /// times 0), through the whole fill of the device down to its GC reserve.
+    #[test]
+    fn untimed_pick_is_the_scan_and_tree_pick_on_an_idle_device() {
+        let g = geometry(3, 2, 2); // 12 planes, 3 blocks of 4 pages each
+        let mut untimed_dev = device(&g);
+        untimed_dev.set_timed(false);
+        let idle_dev = device(&g);
+        let mut bm = BlockManager::new(g.clone(), 1);
+        let (mut fast, mut scan, mut tree) =
+            (LeastBusy::new(&g), LeastBusy::with_tree(&g, false), LeastBusy::with_tree(&g, true));
+        let mut picks = 0;
+        loop {
+            let a = fast.pick(1, &PlacementView::new(&untimed_dev, &bm, HOST, 1));
+            let view = PlacementView::new(&idle_dev, &bm, HOST, 1);
+            let (b, c) = (scan.pick(1, &view), tree.pick(1, &view));
+            assert_eq!((a, a), (b, c), "pick {picks}");
+            let Some(plane) = a else { break };
+            let ppn = bm.allocate(HOST, plane, 0).unwrap();
+            bm.set_owner(ppn, Owner::Data(Lpn(ppn.0)));
+            untimed_dev.program(ppn, crate::nand::BlockMode::Native, 0, Source::Host);
+            picks += 1;
+        }
+        // Every plane filled down to its one reserved block.
+        assert_eq!(picks, 12 * 2 * 4);
+        assert_eq!(untimed_dev.plane_free_at(PlaneId(0)), 0, "untimed programs take no time");
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub use static_cwdp::{cwdp_plane, StaticPlacement};
 pub use wordline::WordlinePlacement;
 
 use crate::device::Device;
-use crate::ftl::blocks::{BlockManager, Rooms, StreamId};
+use crate::ftl::blocks::{BlockManager, StreamId};
 use crate::ftl::registry::Entry;
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
@@ -32,14 +32,15 @@ pub struct PlacementView<'a> {
     device: &'a Device,
     blocks: &'a BlockManager,
     stream: StreamId,
-    rooms: Rooms<'a>,
+    reserve: u32,
 }
 
 impl<'a> PlacementView<'a> {
     /// A view for units of `stream`, which must leave `reserve` free blocks per plane (the GC
     /// reserve of host data).
+    #[inline]
     pub(crate) fn new(device: &'a Device, blocks: &'a BlockManager, stream: StreamId, reserve: u32) -> Self {
-        PlacementView { device, blocks, stream, rooms: blocks.rooms(stream, reserve) }
+        PlacementView { device, blocks, stream, reserve }
     }
     /// The write stream the unit is for.
     pub fn stream(&self) -> StreamId {
@@ -52,7 +53,7 @@ impl<'a> PlacementView<'a> {
     /// open block, or can open a free block.
     #[inline]
     pub fn has_room(&self, plane: PlaneId, pages: u32) -> bool {
-        self.rooms.has(plane, pages)
+        self.blocks.room_for(self.stream, plane, pages, self.reserve)
     }
     /// When the array unit holding `plane` becomes free.
     #[inline]
@@ -86,6 +87,8 @@ pub trait Placement: Send {
     /// A unit of `stream` was just programmed on `plane`, whose array unit is now busy until
     /// `free_at` and which has room (`has_room`) for another page of the stream or not:
     /// index-keeping policies refresh it at once instead of finding it stale on the next query.
+    /// Only timed programs are reported: warm-up programs take no time (and placements treat
+    /// every plane as idle while the device is untimed).
     fn on_programmed(&mut self, _stream: StreamId, _plane: PlaneId, _free_at: SimTime, _has_room: bool) {}
 }
 

@@ -40,7 +40,10 @@ impl StaticPlacement {
     }
     #[inline]
     fn plane_of(&self, lpn: Lpn) -> PlaneId {
-        self.stripe[(lpn.0 % self.stripe.len() as u32) as usize]
+        let n = self.stripe.len() as u32;
+        // A shift-free mask for the usual power-of-two plane count (a divide per page else).
+        let i = if n.is_power_of_two() { lpn.0 & (n - 1) } else { lpn.0 % n };
+        self.stripe[i as usize]
     }
 }
 
