@@ -118,7 +118,8 @@ fn one_f() -> f64 {
 pub enum UnwrittenReads {
     /// The page holds data written before the trace began (a replayed trace was recorded on a
     /// drive in use): on its first read a physical page is assigned to it, untimed and not
-    /// counted as a program (MQSim does the same), and the read costs a normal flash read.
+    /// counted as a program (MQSim does the same), and the read costs a normal flash read. Its
+    /// translation page (`dftl`) is on flash too: a miss on it costs a translation read.
     #[default]
     MapOnRead,
     /// Reading it costs nothing (no flash access): the drive is taken to be empty.

@@ -230,13 +230,65 @@ fn a_dftl_read_miss_reads_the_translation_page_first() {
     assert!(t.report.verify.final_scan_passed);
 }
 
+/// Data that predates the run (`map_on_read`, the default) has its translation pages on flash
+/// from the start: a miss on it reads the translation page first, for a read as for a write,
+/// although the run never wrote that translation page.
+#[test]
+fn a_dftl_miss_on_data_that_predates_the_run_reads_its_translation_page() {
+    use IoOp::{Read, Write};
+    // One plane; 4 entries per translation page (tpage = lpn / 4); a CMT far larger than needed.
+    let dftl = "[ftl]\nmapping = \"dftl\"\n[ftl.dftl]\ntranslation_entry_bytes = 1024\n";
+    let t = run_timeline(
+        &[&device(1), dftl],
+        vec![
+            // Translation page 1 is placed at its first use: the map stream opens block 0, page
+            // 0 (type 0). The data, premapped, gets the host stream's block 1, page 0 (type 0).
+            at(1, Read, 5, 1),
+            // Same translation page (stored now), entry 6 not cached: read it again; the data
+            // lands at block 1, page 1 (type 1).
+            at(2, Read, 6, 1),
+            // A write miss loads its entry too: translation page 2 is placed at block 0, page 1
+            // (type 1) and read; the data program (block 1, page 2, type 2) queues behind it on
+            // the plane and the channel.
+            at(3, Write, 9, 1),
+            // Two pages of translation page 3: both miss, one translation read serves both.
+            at(4, Read, 12, 2),
+        ],
+    );
+    assert_eq!((where_is(&t, 5), where_is(&t, 6), where_is(&t, 9)), ((0, 1, 0), (0, 1, 1), (0, 1, 2)));
+    let g = t.sim.ftl().blocks().geometry().clone();
+    let tpage = |tp: u32| {
+        let a = g.decode(t.sim.ftl().mapping().translation_page(tp).expect("translation page on flash"));
+        (a.plane, a.block, a.page)
+    };
+    assert_eq!((tpage(1), tpage(2)), ((0, 0, 0), (0, 0, 1)));
+    assert_eq!(t.latencies[..3], [read(0) + read(0), read(0) + read(1), read(1) + program(2)]);
+    let mapping: Vec<(u64, u64)> = (0..4)
+        .map(|i| {
+            let m = t.ops(i, Source::Mapping);
+            (m.reads, m.programs)
+        })
+        .collect();
+    assert_eq!(
+        mapping,
+        [(1, 0), (1, 0), (1, 0), (1, 0)],
+        "placing a translation page that predates the run programs nothing"
+    );
+    let m = &t.report.policies.mapping_report;
+    assert_eq!((m["installed_translation_pages"].as_u64(), m["shared_translation_reads"].as_u64()), (Some(3), Some(1)));
+    assert_eq!(t.ops(3, Source::Host).reads, 2);
+    assert_eq!((t.report.ftl.premapped_pages, t.report.device.counters.programs), (4, 1));
+    assert!(t.report.verify.final_scan_passed);
+}
+
 #[test]
 fn a_dirty_cmt_eviction_rewrites_its_translation_page_and_cleans_its_siblings() {
     use IoOp::Write;
     // One plane: every operation serialises on it. Host data fills block 0 from page 0; the
     // first translation write opens block 1 (the map stream's). A CMT of 3 entries, 4 entries
-    // per translation page (tpage = lpn / 4).
-    let dftl = "[ftl]\nmapping = \"dftl\"\n\
+    // per translation page (tpage = lpn / 4). An empty drive (`unwritten_reads = "free"`): a
+    // translation page never written holds nothing and is not read.
+    let dftl = "[ftl]\nmapping = \"dftl\"\nunwritten_reads = \"free\"\n\
                 [ftl.dftl]\ncmt_bytes = 24\nentry_bytes = 8\ntranslation_entry_bytes = 1024\n";
     let lpns = [0u64, 4, 8, 12, 1, 2, 3, 16, 20, 24, 28];
     let t = run_timeline(

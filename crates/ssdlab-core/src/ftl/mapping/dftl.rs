@@ -6,7 +6,8 @@
 //! used entries, in LRU order.
 //!
 //! * Read hit: no flash access for the mapping. Read miss: one translation read of the entry's
-//!   page, then the data read starts (the "double read"); the entry is cached clean.
+//!   page, then the data read starts (the "double read"); the entry is cached clean. Misses of
+//!   one request on the same translation page share one read.
 //! * Write or trim: the entry is updated in the CMT and marked dirty; on a miss it is loaded
 //!   first (a translation read, unless its translation page was never written); the data
 //!   program does not wait for that read, the request completes after both.
@@ -19,14 +20,18 @@
 //!
 //! Deviations and choices: every translation read and write is charged as a flash operation
 //! (the LearnedFTL artifact charges them for DFTL too); the data program of a write miss does not
-//! wait for the translation read (the artifact issues both at the request's arrival); a page
-//! whose translation page was never written is known unmapped without a flash read (its GTD
-//! entry is empty); data that predates the run (`map_on_read`) is installed without
-//! translation I/O. The simulator keeps the full table in memory as the content of the
+//! wait for the translation read (the artifact issues both at the request's arrival). Data that
+//! predates the run (`ftl.unwritten_reads = "map_on_read"`, the default) has its translation
+//! pages on flash from the start, as MQSim's preconditioned table does: each is placed (without a
+//! program) on its first use, so a miss on it costs a translation read like any other, and the
+//! premapped data entry itself costs no translation I/O. With `"free"` (an empty drive at
+//! start) a page whose translation page was never written is known unmapped without a flash read
+//! (its GTD entry is empty). The simulator keeps the full table in memory as the content of the
 //! translation pages (exact `peek`), so the CMT decides only what the flash is asked to do.
 
 use serde_json::json;
 
+use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::{Owner, INVALID};
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
@@ -57,6 +62,11 @@ pub struct DftlStats {
     /// Translation pages rewritten for evictions and for GC moves of uncached entries.
     pub eviction_writebacks: u64,
     pub gc_writebacks: u64,
+    /// Translation pages of data that predates the run, placed on flash at their first use
+    /// (no program: they were written before the run).
+    pub installed_translation_pages: u64,
+    /// Read misses served by a translation read another page of the same request issued.
+    pub shared_translation_reads: u64,
 }
 
 pub struct Dftl {
@@ -75,6 +85,10 @@ pub struct Dftl {
     /// Head of the cached-entry list of each translation page.
     page_head: Vec<u32>,
     cmt_bytes: u64,
+    /// Logical pages the run has not written hold data that predates it (`ftl.unwritten_reads
+    /// = "map_on_read"`), so every translation page is on flash from the start: a miss on a
+    /// page the run has not written yet costs a translation read like any other.
+    predated: bool,
     stats: DftlStats,
 }
 
@@ -82,11 +96,12 @@ pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
     let d = &ctx.cfg.ftl.dftl;
     let entries_per_page = (ctx.cfg.device.page_bytes / d.translation_entry_bytes as u64).max(1) as u32;
     let capacity = (d.cmt_bytes.0 / d.entry_bytes as u64).clamp(1, u32::MAX as u64 - 1) as u32;
-    Ok(Box::new(Dftl::new(ctx.logical_pages, entries_per_page, capacity, d.cmt_bytes.0)))
+    let predated = ctx.cfg.ftl.unwritten_reads == UnwrittenReads::MapOnRead;
+    Ok(Box::new(Dftl::new(ctx.logical_pages, entries_per_page, capacity, d.cmt_bytes.0, predated)))
 }
 
 impl Dftl {
-    pub fn new(logical_pages: u32, entries_per_page: u32, capacity: u32, cmt_bytes: u64) -> Dftl {
+    pub fn new(logical_pages: u32, entries_per_page: u32, capacity: u32, cmt_bytes: u64, predated: bool) -> Dftl {
         let pages = logical_pages.div_ceil(entries_per_page) as usize;
         Dftl {
             table: vec![INVALID; logical_pages as usize],
@@ -100,6 +115,7 @@ impl Dftl {
             tail: NONE,
             page_head: vec![NONE; pages],
             cmt_bytes,
+            predated,
             stats: DftlStats::default(),
         }
     }
@@ -151,9 +167,8 @@ impl Dftl {
     /// Write back translation page `tp` (read the stored copy, program a new one) at `ready`;
     /// every cached entry of it becomes clean. Returns when the program ends.
     fn write_back(&mut self, tp: u32, ready: SimTime, ctx: &mut MapCtx) -> Result<SimTime> {
-        let old = self.gtd[tp as usize];
+        let old_ppn = self.stored(tp, ctx)?;
         let mut at = ready;
-        let old_ppn = (old != INVALID).then_some(Ppn(old));
         if let Some(p) = old_ppn {
             at = ctx.read_translation(p, ready);
         }
@@ -165,6 +180,23 @@ impl Dftl {
             i = self.slots[i as usize].page_next;
         }
         Ok(end)
+    }
+
+    /// Where translation page `tp` is stored: None if it never was (no data of it predates the
+    /// run and none was written back yet); with data that predates the run, placed on flash on
+    /// its first use.
+    fn stored(&mut self, tp: u32, ctx: &mut MapCtx) -> Result<Option<Ppn>> {
+        let stored = self.gtd[tp as usize];
+        if stored != INVALID {
+            return Ok(Some(Ppn(stored)));
+        }
+        if !self.predated {
+            return Ok(None);
+        }
+        let ppn = ctx.install_translation(tp)?;
+        self.gtd[tp as usize] = ppn.0;
+        self.stats.installed_translation_pages += 1;
+        Ok(Some(ppn))
     }
 
     /// Make room for one entry (evicting the LRU one, writing it back if dirty).
@@ -205,11 +237,25 @@ impl Dftl {
     /// Load `lpn`'s entry into the CMT (evicting first if full). Returns when the entry is in
     /// DRAM: after a translation read, or at once if its page was never written.
     fn load(&mut self, lpn: u32, dirty: bool, ctx: &mut MapCtx) -> Result<SimTime> {
+        self.load_after(lpn, dirty, None, ctx)
+    }
+
+    /// `load`, where `read_done` (if given) is when a translation read of the same page that
+    /// this request already issued delivers it: the entry comes from that read.
+    fn load_after(&mut self, lpn: u32, dirty: bool, read_done: Option<SimTime>, ctx: &mut MapCtx) -> Result<SimTime> {
         self.stats.cmt_misses += 1;
         self.evict_if_full(ctx)?;
         let tp = self.tpage(lpn);
-        let stored = self.gtd[tp as usize];
-        let ready = if stored == INVALID { ctx.now } else { ctx.read_translation(Ppn(stored), ctx.now) };
+        let ready = match read_done {
+            Some(t) => {
+                self.stats.shared_translation_reads += 1;
+                t
+            }
+            None => match self.stored(tp, ctx)? {
+                Some(p) => ctx.read_translation(p, ctx.now),
+                None => ctx.now,
+            },
+        };
         let head = self.page_head[tp as usize];
         let entry = Cached { lpn, dirty, newer: NONE, older: NONE, page_next: head, page_prev: NONE };
         let i = match self.free_slots.pop() {
@@ -253,14 +299,25 @@ impl Mapping for Dftl {
         "dftl"
     }
 
+    /// Misses of one request on the same translation page share one translation read (its
+    /// pages are consecutive, so they are neighbours in `lpns`), as MQSim serves every waiting
+    /// entry of a translation page from one read.
     fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
+        // The translation page this request read last, and when that read delivered it.
+        let mut last_read: Option<(u32, SimTime)> = None;
         for lpn in lpns {
             let start = match self.hit(lpn.0) {
                 Some(_) => {
                     self.stats.cmt_hits += 1;
                     ctx.now
                 }
-                None => self.load(lpn.0, false, ctx)?,
+                None => {
+                    let tp = self.tpage(lpn.0);
+                    let shared = last_read.filter(|&(t, _)| t == tp).map(|(_, at)| at);
+                    let at = self.load_after(lpn.0, false, shared, ctx)?;
+                    last_read = Some((tp, at));
+                    at
+                }
             };
             out.push(Translation { ppn: entry(self.table[lpn.index()]), start });
         }
@@ -358,6 +415,8 @@ impl Mapping for Dftl {
             "dirty_evictions": s.dirty_evictions,
             "eviction_writebacks": s.eviction_writebacks,
             "gc_writebacks": s.gc_writebacks,
+            "installed_translation_pages": s.installed_translation_pages,
+            "shared_translation_reads": s.shared_translation_reads,
         })
     }
 

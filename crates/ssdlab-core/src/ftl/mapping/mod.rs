@@ -76,9 +76,26 @@ impl MapCtx<'_> {
     /// program ends. Translation writes may use the planes' GC reserve (like GC, they must not
     /// wait for free space); if even that is gone the device is full.
     pub fn write_translation(&mut self, tpage: u32, old: Option<Ppn>, ready: SimTime) -> Result<(Ppn, SimTime)> {
-        // The least busy plane with room; ties go to the first in cyclic order from plane
-        // `tpage mod planes`, so translation pages written while the device is idle (warm-up,
-        // untimed) spread over the planes instead of piling onto plane 0 until it is full.
+        let ppn = self.place_translation(tpage, old, true)?;
+        self.io.writes += 1;
+        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
+        Ok((ppn, self.device.program(ppn, mode, ready, Source::Mapping)))
+    }
+
+    /// Place translation page `tpage` of data that predates the run (`ftl.unwritten_reads =
+    /// "map_on_read"`): it was on flash before the run started, so it takes a page on the
+    /// translation stream without a program and is not counted. Where it went then has nothing
+    /// to do with the load now: the first plane with room from `tpage mod planes` on, which
+    /// spreads these pages evenly.
+    pub fn install_translation(&mut self, tpage: u32) -> Result<Ppn> {
+        self.place_translation(tpage, None, false)
+    }
+
+    /// A page for translation page `tpage`: on the least busy plane with room (`by_load`), or
+    /// the first with room; ties and the search go in cyclic order from plane `tpage mod
+    /// planes`, so translation pages placed while the device is idle (warm-up, untimed) spread
+    /// over the planes instead of piling onto plane 0 until it is full.
+    fn place_translation(&mut self, tpage: u32, old: Option<Ppn>, by_load: bool) -> Result<Ppn> {
         let planes = self.blocks.geometry().planes();
         let first = tpage % planes;
         let mut best: Option<(SimTime, PlaneId)> = None;
@@ -88,6 +105,9 @@ impl MapCtx<'_> {
                 let free_at = self.device.plane_free_at(plane);
                 if best.is_none_or(|(t, _)| free_at < t) {
                     best = Some((free_at, plane));
+                }
+                if !by_load {
+                    break;
                 }
             }
         }
@@ -101,9 +121,7 @@ impl MapCtx<'_> {
             self.blocks.invalidate(o);
         }
         self.blocks.set_owner(ppn, Owner::Map(tpage));
-        self.io.writes += 1;
-        let mode = self.blocks.mode(self.blocks.geometry().block_of(ppn));
-        Ok((ppn, self.device.program(ppn, mode, ready, Source::Mapping)))
+        Ok(ppn)
     }
 }
 
@@ -126,7 +144,9 @@ pub trait Mapping: Send {
     /// request completes after both).
     fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, SimTime)>;
     /// Install the location of data that predates the run (a read of a page the trace never
-    /// wrote, `ftl.unwritten_reads = "map_on_read"`): no translation I/O, nothing cached.
+    /// wrote, `ftl.unwritten_reads = "map_on_read"`): no translation I/O, nothing cached (the
+    /// lookup before it found, or read, the entry's translation page: see
+    /// `MapCtx::install_translation`).
     fn premap(&mut self, lpn: Lpn, ppn: Ppn);
     /// GC or migration moved these pages, all from one victim block (data and translation
     /// pages).
