@@ -282,7 +282,7 @@ impl Ftl {
             }
         }
         let native_domain = blocks.domain_of(NATIVE, crate::units::PlaneId(0));
-        let placement = (registry::find(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(&geometry);
+        let placement = (registry::find(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(cfg)?;
         let unit_pages = (0..blocks.regions())
             .map(|r| {
                 let bits = match blocks.region_spec(RegionId(r as u8)).mode {
@@ -297,9 +297,9 @@ impl Ftl {
         let scheduler_ctx = gc::scheduler::BuildCtx { gc: &cfg.gc, timing: &cfg.device.timing, rng: policy_rng };
         let scheduler =
             (registry::find(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler)?.build)(scheduler_ctx)?;
-        let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)();
+        let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)(cfg)?;
         let buffer = if cfg.cache.capacity.0 > 0 {
-            let eviction = (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)();
+            let eviction = (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(cfg)?;
             let pages = (cfg.cache.capacity.0 / geometry.page_bytes).min(u32::MAX as u64) as u32;
             Some(WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction))
         } else {
@@ -750,7 +750,8 @@ mod allocation_tests {
     const VICTIMS: [&str; 3] = ["greedy", "fifo", "cost_benefit"];
 
     fn victim(id: &str) -> Box<dyn VictimPolicy> {
-        (registry::find(gc::victim::REGISTRY, "gc.victim", id).unwrap().build)()
+        let cfg = crate::load_config(Some("tiny"), &[], &[]).unwrap();
+        (registry::find(gc::victim::REGISTRY, "gc.victim", id).unwrap().build)(&cfg).unwrap()
     }
 
     #[test]

@@ -29,6 +29,8 @@ use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::config::ValidatedConfig;
+use crate::error::Result;
 use crate::ftl::registry::Entry;
 use crate::units::{Lpn, SimTime};
 
@@ -110,13 +112,14 @@ pub trait EvictionPolicy: Send {
     }
 }
 
-pub type BuildEviction = fn() -> Box<dyn EvictionPolicy>;
+/// An eviction policy from the run's config (its own table, if it has settings: `[cache.<id>]`).
+pub type BuildEviction = fn(&ValidatedConfig) -> Result<Box<dyn EvictionPolicy>>;
 
 /// `cache.eviction`: every eviction policy, one line each.
 pub const REGISTRY: &[Entry<BuildEviction>] = &[Entry {
     id: "lru",
     summary: "write-back LRU: the least recently used dirty pages, in LRU order",
-    build: || Box::new(LruEviction),
+    build: |_| Ok(Box::new(LruEviction)),
 }];
 
 /// Buffer figures for the report.

@@ -21,7 +21,9 @@ pub use dynamic::DynamicPlacement;
 pub use static_cwdp::{cwdp_plane, StaticPlacement};
 pub use wordline::WordlinePlacement;
 
+use crate::config::ValidatedConfig;
 use crate::device::Device;
+use crate::error::Result;
 use crate::ftl::blocks::{BlockManager, StreamId};
 use crate::ftl::registry::Entry;
 use crate::nand::Geometry;
@@ -92,19 +94,21 @@ pub trait Placement: Send {
     fn on_programmed(&mut self, _stream: StreamId, _plane: PlaneId, _free_at: SimTime, _has_room: bool) {}
 }
 
-pub type BuildPlacement = fn(&Geometry) -> Box<dyn Placement>;
+/// A placement policy from the run's config (the geometry; its own table, if it has settings:
+/// `[ftl.<id>]`).
+pub type BuildPlacement = fn(&ValidatedConfig) -> Result<Box<dyn Placement>>;
 
 /// `ftl.placement`: every placement policy, one line each.
 pub const REGISTRY: &[Entry<BuildPlacement>] = &[
-    Entry { id: "dynamic", summary: "least-busy plane", build: |g| Box::new(DynamicPlacement::new(g)) },
+    Entry { id: "dynamic", summary: "least-busy plane", build: |c| Ok(Box::new(DynamicPlacement::new(&c.geometry()))) },
     Entry {
         id: "static",
         summary: "MQSim's channel-way-die-plane order from the LPN",
-        build: |g| Box::new(StaticPlacement::new(g)),
+        build: |c| Ok(Box::new(StaticPlacement::new(&c.geometry()))),
     },
     Entry {
         id: "wordline",
         summary: "a whole wordline one-shot, least-busy plane",
-        build: |g| Box::new(WordlinePlacement::new(g)),
+        build: |c| Ok(Box::new(WordlinePlacement::new(&c.geometry()))),
     },
 ];

@@ -9,18 +9,21 @@ pub use cost_benefit::CostBenefitVictim;
 pub use fifo::FifoVictim;
 pub use greedy::GreedyVictim;
 
+use crate::config::ValidatedConfig;
+use crate::error::Result;
 use crate::ftl::gc::VictimPolicy;
 use crate::ftl::registry::Entry;
 
-pub type BuildVictim = fn() -> Box<dyn VictimPolicy>;
+/// A victim policy from the run's config (its own table, if it has settings: `[gc.<id>]`).
+pub type BuildVictim = fn(&ValidatedConfig) -> Result<Box<dyn VictimPolicy>>;
 
 pub const REGISTRY: &[Entry<BuildVictim>] = &[
-    Entry { id: "greedy", summary: "fewest valid pages", build: || Box::new(GreedyVictim) },
-    Entry { id: "fifo", summary: "oldest sealed block", build: || Box::new(FifoVictim) },
+    Entry { id: "greedy", summary: "fewest valid pages", build: |_| Ok(Box::new(GreedyVictim)) },
+    Entry { id: "fifo", summary: "oldest sealed block", build: |_| Ok(Box::new(FifoVictim)) },
     Entry {
         id: "cost_benefit",
         summary: "max (1 - u) x age / 2u (Kawaguchi et al.)",
-        build: || Box::new(CostBenefitVictim),
+        build: |_| Ok(Box::new(CostBenefitVictim)),
     },
 ];
 
