@@ -3,7 +3,9 @@
 //! device, completions come back in time order and feed the stats.
 //!
 //! The event core is a (time, seq) min-heap of completions plus the one pending open-loop
-//! arrival; ties go to completions first, then FIFO by seq. `Simulation` owns everything it
+//! arrival and, between requests, the next idle-time event (the idle gap closing, then the end
+//! of each idle step); ties go to completions first, then idle events, then arrivals, and FIFO
+//! by seq among completions. `Simulation` owns everything it
 //! uses (no globals), so many can run in one process.
 
 use std::cmp::Reverse;
@@ -88,6 +90,13 @@ pub struct Simulation {
     log: Option<RequestLog>,
     lpn_buf: Vec<Lpn>,
     warmup: WarmupSummary,
+    /// Idle detection: since when no request has been outstanding (None while one is, and
+    /// before the first completes), the next idle-time event (the gap closing, then the end of
+    /// each idle step while there is work), and whether this period was counted yet.
+    idle_since: Option<SimTime>,
+    idle_wake: Option<SimTime>,
+    idle_counted: bool,
+    idle: IdleSummary,
     warmed: bool,
     erase_base: Vec<u32>,
     flushed: bool,
@@ -158,6 +167,10 @@ impl Simulation {
             log: cfg.report.request_log.as_deref().map(RequestLog::create).transpose()?,
             lpn_buf: Vec::new(),
             warmup: WarmupSummary::default(),
+            idle_since: None,
+            idle_wake: None,
+            idle_counted: false,
+            idle: IdleSummary { gap_ns: cfg.idle.gap_ns, ..IdleSummary::default() },
             warmed: false,
             erase_base: Vec::new(),
             flushed: false,
@@ -238,6 +251,12 @@ impl Simulation {
         self.now = now;
         self.device.advance_to(now);
         self.first_arrival.get_or_insert(now);
+        if let Some(since) = self.idle_since.take() {
+            if self.idle_counted {
+                self.idle.total_ns += now - since;
+            }
+        }
+        (self.idle_counted, self.idle_wake) = (false, None);
         self.free_blocks.offer(now, self.ftl.blocks().free_blocks() as f64);
         if let (Some((occupied, dirty)), Some(b)) = (&mut self.buffer_series, self.ftl.buffer()) {
             occupied.offer(now, b.occupied() as f64);
@@ -340,7 +359,15 @@ impl Simulation {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
             };
-            if arrival_first {
+            // Idle time: only between requests (nothing outstanding, another arrival pending),
+            // strictly before that arrival; at equal times completions go first, then idle
+            // events, then arrivals.
+            let idle_first = arrival_first
+                && self.idle_wake.zip(self.pending).is_some_and(|(w, req)| w < req.arrival_ns.max(self.now));
+            if idle_first {
+                let at = self.idle_wake.expect("idle_first implies a wake-up");
+                self.idle_event(at)?;
+            } else if arrival_first {
                 let req = self.pending.take().expect("arrival_first implies a pending request");
                 let at = req.arrival_ns.max(self.now);
                 self.issue(req, at)?;
@@ -348,6 +375,11 @@ impl Simulation {
             } else {
                 let Some(Reverse(c)) = self.queue.pop() else { unreachable!("peeked a completion") };
                 self.complete(c)?;
+                if self.queue.is_empty() && self.closed_depth.is_none() {
+                    // Nothing outstanding: idle once the gap passes with no arrival.
+                    self.idle_since = Some(c.time);
+                    self.idle_wake = Some(c.time + self.cfg.idle.gap_ns);
+                }
                 if self.closed_depth.is_some() {
                     if let Some(r) = self.fetch()? {
                         self.issue(r, c.time)?;
@@ -356,6 +388,25 @@ impl Simulation {
             }
         }
         Ok(false)
+    }
+
+    /// The idle gap closed at `at`, or the idle work done last ended there with the host still
+    /// idle: count the period once and let the FTL work (again), waking at the end of its work.
+    fn idle_event(&mut self, at: SimTime) -> Result<()> {
+        self.now = at;
+        self.device.advance_to(at);
+        if !self.idle_counted {
+            self.idle.periods += 1;
+            self.idle_counted = true;
+        }
+        self.idle_wake = None;
+        if self.ftl.works_when_idle() {
+            if let Some(end) = self.ftl.on_idle(at, &mut self.device)? {
+                self.idle.work_steps += 1;
+                self.idle_wake = (end > at).then_some(end);
+            }
+        }
+        Ok(())
     }
 
     fn finish(&mut self) -> Result<()> {
@@ -475,6 +526,7 @@ impl Simulation {
             cache: self.ftl.buffer().map(|b| b.stats()),
             regions: self.region_summaries(),
             warmup: self.warmup.clone(),
+            idle: self.idle.clone(),
             verify: VerifySummary {
                 enabled: self.cfg.verify,
                 reads_checked: self.ftl.verify_reads_checked().unwrap_or(0),

@@ -67,6 +67,43 @@ pub struct Config {
     /// What the report records besides the summary.
     #[serde(default)]
     pub report: ReportConfig,
+    /// When the host counts as idle (for idle-time GC and buffer flushes).
+    #[serde(default)]
+    pub idle: IdleConfig,
+}
+
+/// `[idle]`: idle detection. The drive is idle once no host request has been outstanding for
+/// `gap_ns`; policies that work in idle time (`gc.background = "idle"`,
+/// `cache.flush_on_idle`) start then, and the report counts idle periods either way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct IdleConfig {
+    /// Time with nothing outstanding before the drive counts as idle, in ns (at least 1).
+    /// 1 ms by default: longer than any single flash operation of the presets (tBERS up to
+    /// 3.8 ms is a multi-millisecond operation, but a request waiting on it is outstanding), and
+    /// short enough that the inter-arrival gaps of the bundled traces register.
+    pub gap_ns: u64,
+}
+
+impl Default for IdleConfig {
+    fn default() -> Self {
+        IdleConfig { gap_ns: 1_000_000 }
+    }
+}
+
+/// `gc.background`: whether GC also works in idle time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GcBackground {
+    /// GC runs only where the scheduler's request-time decisions put it.
+    #[default]
+    Off,
+    /// Also in idle time (`[idle]`): `greedy` reclaims victims (any with an invalid page) while
+    /// free blocks are below `gc.background_free_blocks`; `lazy_rtgc` erases blocks that hold
+    /// no valid page, as its paper does in idle time. One page copy or one erase per step (a
+    /// request arriving in idle time waits for at most that); the next step starts when this
+    /// one ends if the host is still idle.
+    Idle,
 }
 
 /// `[device]`: geometry, cells, overprovisioning and timings of the simulated drive. Physical
@@ -193,6 +230,9 @@ pub struct CacheConfig {
     /// Also keep pages read from flash in the buffer (clean), as a read cache (the FSP paper's
     /// Baseline-RW).
     pub insert_reads: bool,
+    /// In idle time (`[idle]`), program every dirty page (as units, as evictions do), so that
+    /// later writes find room without evicting.
+    pub flush_on_idle: bool,
 }
 
 impl Default for CacheConfig {
@@ -204,6 +244,7 @@ impl Default for CacheConfig {
             low_watermark: 0.8,
             dram_bytes_per_s: 3_200_000_000,
             insert_reads: false,
+            flush_on_idle: false,
         }
     }
 }
@@ -263,6 +304,13 @@ pub struct GcConfig {
     /// Unset: trigger + 1.
     #[serde(default)]
     pub target_free_blocks: Option<u32>,
+    /// GC in idle time too: `off` or `idle` (`greedy` and `lazy_rtgc`, with `scope = "region"`).
+    #[serde(default)]
+    pub background: GcBackground,
+    /// `greedy` with `background = "idle"` reclaims in idle time while free blocks of the native
+    /// region are below this. Unset: twice `trigger_free_blocks`.
+    #[serde(default)]
+    pub background_free_blocks: Option<u32>,
     /// Settings of the `lazy_rtgc` scheduler.
     #[serde(default)]
     pub lazy_rtgc: LazyRtgcConfig,
@@ -307,6 +355,8 @@ impl Default for GcConfig {
             scope: GcScopeKind::default(),
             trigger_free_blocks: default_trigger(),
             target_free_blocks: None,
+            background: GcBackground::default(),
+            background_free_blocks: None,
             lazy_rtgc: LazyRtgcConfig::default(),
             rlgc: RlgcConfig::default(),
             qtc: QtcGcConfig::default(),

@@ -3,7 +3,7 @@
 
 use std::ops::Deref;
 
-use crate::config::Config;
+use crate::config::{Config, GcBackground, GcScopeKind};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
 use crate::rl::{PercentileConfig, StepReward, TdParams};
@@ -247,6 +247,13 @@ impl ValidatedConfig {
             });
         }
         check_gc_policies(&mut p, &config);
+        p.check(config.idle.gap_ns >= 1, "idle.gap_ns", || "must be at least 1".into());
+        if let Some(b) = g.background_free_blocks {
+            p.check(b >= 1, "gc.background_free_blocks", || "must be at least 1".into());
+        }
+        p.check(g.background == GcBackground::Off || g.scope == GcScopeKind::Region, "gc.background", || {
+            "idle-time GC works device-wide: it needs gc.scope = \"region\"".into()
+        });
         // Spare blocks must cover the GC threshold, two open blocks per plane (host and GC
         // streams) and the per-plane GC reserve, or GC could never get ahead of the host.
         let planes = (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as u64;

@@ -136,6 +136,10 @@ pub struct Ftl {
     /// Time for one page to cross the DRAM bus (write buffer).
     dram_page_ns: Nanos,
     insert_reads: bool,
+    /// Program the buffer's dirty pages in idle time (`cache.flush_on_idle`).
+    flush_on_idle: bool,
+    /// GC works in idle time (`gc.background = "idle"`).
+    gc_when_idle: bool,
     verify: Option<Verifier>,
     stats: FtlStats,
     gc_stats: GcStats,
@@ -297,6 +301,12 @@ impl Ftl {
         let scheduler_ctx = gc::scheduler::BuildCtx { gc: &cfg.gc, timing: &cfg.device.timing, rng: policy_rng };
         let scheduler =
             (registry::find(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler)?.build)(scheduler_ctx)?;
+        if cfg.gc.background == crate::config::GcBackground::Idle && !scheduler.works_when_idle() {
+            return Err(Error::config(
+                "gc.background",
+                format!("the {} scheduler does no idle-time work; use \"off\"", scheduler.id()),
+            ));
+        }
         let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)(cfg)?;
         let buffer = if cfg.cache.capacity.0 > 0 {
             let eviction = (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(cfg)?;
@@ -308,6 +318,8 @@ impl Ftl {
         Ok(Ftl {
             dram_page_ns: transfer_ns(geometry.page_bytes, cfg.cache.dram_bytes_per_s),
             insert_reads: cfg.cache.insert_reads,
+            flush_on_idle: cfg.cache.flush_on_idle && cfg.cache.capacity.0 > 0,
+            gc_when_idle: cfg.gc.background == crate::config::GcBackground::Idle,
             blocks,
             mapping,
             victim,
@@ -727,6 +739,8 @@ mod allocation_tests {
             trimmed: vec![0; (logical_pages as usize).div_ceil(64)],
             dram_page_ns: 0,
             insert_reads: false,
+            flush_on_idle: false,
+            gc_when_idle: false,
             verify: Some(Verifier::new(logical_pages, g.pages())),
             stats: FtlStats::default(),
             gc_stats: GcStats::default(),

@@ -6,7 +6,7 @@
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
 use crate::ftl::blocks::{BlockState, DomainId, GcScope, Owner, RegionId, StreamId};
-use crate::ftl::gc::{GcAction, VictimView};
+use crate::ftl::gc::{GcAction, IdleObservation, VictimView};
 use crate::ftl::mapping::Relocation;
 use crate::ftl::region::{RegionAction, RegionView, NATIVE};
 use crate::ftl::{Ftl, RequestInfo};
@@ -56,6 +56,43 @@ impl Ftl {
                 Ok(now.max(self.partial_step(copies, min_invalid_fraction, now, device)?))
             }
         }
+    }
+
+    /// Idle time: the host has had nothing outstanding for `idle.gap_ns` (or the work asked for
+    /// last time ended and it still has none). Runs the idle-time work the config asks for, at
+    /// `now` with no request waiting: the write buffer's flush (`cache.flush_on_idle`), then one
+    /// GC step (`gc.background = "idle"`, as the scheduler decides). Returns when that work ends
+    /// (the engine calls again then if the host is still idle), or None if there was none.
+    pub fn on_idle(&mut self, now: SimTime, device: &mut Device) -> Result<Option<SimTime>> {
+        let mut end = None;
+        if self.flush_on_idle && self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
+            end = Some(self.flush_idle(now, device)?);
+        }
+        if self.gc_when_idle && self.gc_scope == GcScope::Region {
+            let obs = IdleObservation {
+                now,
+                free_blocks: self.blocks.region_free_blocks(NATIVE),
+                total_blocks: self.blocks.region_blocks(NATIVE),
+                victim_valid_left: self.partial.map(|(b, _)| self.blocks.valid(b)).unwrap_or(0),
+            };
+            if let GcAction::Partial { copies, min_invalid_fraction } = self.scheduler.on_idle(&obs) {
+                let (copied, erased) = (self.gc_stats.pages_copied, self.gc_stats.victims_reclaimed);
+                let t = self.partial_step(copies, min_invalid_fraction, now, device)?;
+                let (copied, erased) = (self.gc_stats.pages_copied - copied, self.gc_stats.victims_reclaimed - erased);
+                if copied + erased > 0 {
+                    self.gc_stats.idle_steps += 1;
+                    self.gc_stats.idle_pages_copied += copied;
+                    self.gc_stats.idle_victims_reclaimed += erased;
+                    end = Some(end.unwrap_or(now).max(t));
+                }
+            }
+        }
+        Ok(end)
+    }
+
+    /// Whether any idle-time work is configured (else the engine only counts idle periods).
+    pub fn works_when_idle(&self) -> bool {
+        self.flush_on_idle || (self.gc_when_idle && self.gc_scope == GcScope::Region)
     }
 
     /// The region policy's space work before a write, executed (the write waits for it).

@@ -187,6 +187,22 @@ impl Ftl {
         Ok(true)
     }
 
+    /// Program every dirty page in idle time (`cache.flush_on_idle`), as units, as evictions
+    /// do. Returns when the last program ends.
+    pub(super) fn flush_idle(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let mut end = now;
+        let before = self.buffer.as_ref().map_or(0, |b| b.stats.evicted_pages);
+        while self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
+            self.evict_unit(now, device)?;
+        }
+        if let Some(b) = &mut self.buffer {
+            b.stats.idle_flushes += 1;
+            b.stats.idle_flush_pages += b.stats.evicted_pages - before;
+            end = end.max(b.latest_release());
+        }
+        Ok(end)
+    }
+
     /// Flush every dirty page (end of the run): before the final figures and the verify pass.
     pub fn flush_buffer(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
         let mut end = now;

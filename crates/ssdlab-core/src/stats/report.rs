@@ -44,6 +44,7 @@ pub struct Report {
     /// Every region: native first, then those the region policy declared.
     pub regions: Vec<RegionSummary>,
     pub warmup: WarmupSummary,
+    pub idle: IdleSummary,
     pub verify: VerifySummary,
     pub time_series: TimeSeriesReport,
 }
@@ -135,6 +136,17 @@ pub struct RegionSummary {
     pub mode: BlockMode,
     pub blocks: u32,
     pub free_blocks: u32,
+}
+
+/// Idle time between host requests (`[idle]`): periods with nothing outstanding that lasted at
+/// least `gap_ns` (each ends at the next arrival; none is counted after the last request), their
+/// total length, and the idle-time calls that did work (`gc.idle_*`, `cache.idle_*` say what).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IdleSummary {
+    pub gap_ns: u64,
+    pub periods: u64,
+    pub total_ns: u64,
+    pub work_steps: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -201,7 +201,9 @@ pub fn run_timeline(layers: &[&str], records: Vec<TraceRecord>) -> Timeline {
         temp_path(&format!("timeline-{}.parquet", TIMELINE_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     let open_loop =
         format!("[workload]\narrival = \"poisson\"\n[report]\nrequest_log = {:?}\n", log.display().to_string());
-    let mut all: Vec<Layer> = layers.iter().map(|&l| Layer::inline(l)).collect();
+    // No idle events (they would add events between requests) unless a layer sets `[idle]`.
+    let mut all = vec![Layer::inline("[idle]\ngap_ns = 1_000_000_000_000_000\n")];
+    all.extend(layers.iter().map(|&l| Layer::inline(l)));
     all.push(Layer::inline(open_loop));
     let cfg = ssdlab_core::load_config(Some("tiny"), &all, &[]).expect("timeline config loads");
     let arrivals: Vec<u64> = records.iter().map(|r| r.time_ns).collect();
@@ -225,6 +227,26 @@ pub fn run_timeline(layers: &[&str], records: Vec<TraceRecord>) -> Timeline {
     std::fs::remove_file(&log).ok();
     assert_eq!(rows.iter().map(|r| r.arrival_ns).collect::<Vec<_>>(), arrivals, "log rows in request order");
     Timeline { sim, report, latencies: rows.iter().map(|r| r.latency_ns).collect(), snapshots }
+}
+
+/// Run `records` open loop to the end on the config of `layers` (TOML documents merged over
+/// the `tiny` preset in order), with whatever happens between requests (idle time included):
+/// the report and each request's latency, in request order.
+pub fn run_script(layers: &[&str], records: Vec<TraceRecord>) -> (Report, Vec<u64>) {
+    let log =
+        temp_path(&format!("script-{}.parquet", TIMELINE_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+    let open_loop =
+        format!("[workload]\narrival = \"poisson\"\n[report]\nrequest_log = {:?}\n", log.display().to_string());
+    let mut all: Vec<Layer> = layers.iter().map(|&l| Layer::inline(l)).collect();
+    all.push(Layer::inline(open_loop));
+    let cfg = ssdlab_core::load_config(Some("tiny"), &all, &[]).expect("script config loads");
+    let report = Simulation::with_source(cfg, Scripted::boxed(records))
+        .expect("simulation builds")
+        .run()
+        .expect("simulation runs");
+    let rows = read_request_log(&log);
+    std::fs::remove_file(&log).ok();
+    (report, rows.iter().map(|r| r.latency_ns).collect())
 }
 
 static TIMELINE_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

@@ -3,6 +3,7 @@
 mod common;
 mod determinism;
 mod golden;
+mod idle;
 mod mqsim_preset;
 mod partial_gc_verify;
 mod report;

@@ -15,7 +15,7 @@
 //! order; page p of a native block has type p mod 4) and then checked against the PPNs the FTL
 //! holds, so a wrong expectation and a wrong simulator are told apart.
 
-use crate::common::{cwdp_address, page_request, run_timeline};
+use crate::common::{cwdp_address, page_request, run_script, run_timeline};
 use ssdlab_core::device::Source;
 use ssdlab_core::ftl::blocks::{BlockManager, GcScope, RegionId, RegionSpec, StreamSpec};
 use ssdlab_core::nand::{BlockMode, CellType, Geometry};
@@ -476,4 +476,102 @@ fn static_placement_puts_every_lpn_on_its_cwdp_plane() {
         [at(0), at(1), at(2), at(4), at(8), at(15), at(16)],
         [(0, 0, 0, 0), (1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1), (0, 0, 0, 0)]
     );
+}
+
+/// The idle gap of the idle-time tests: 1 ms with nothing outstanding.
+const IDLE_GAP: u64 = 1_000_000;
+
+/// Idle GC starts exactly when the gap closes, with no host request to carry it: a read that
+/// arrives 1 us later on the same plane finds the erase running and waits for it.
+#[test]
+fn idle_gc_starts_when_the_gap_closes() {
+    use IoOp::{Read, Write};
+    // One plane, filled in warm-up (LPNs 0-255 in blocks 0-15). One 64-page write rewrites LPNs
+    // 0-63 into blocks 16-19, page by page: blocks 0-3 now hold no valid page. Its 64 programs
+    // run back to back (page k of a block has type k mod 4), so it completes at:
+    let write_done = 64 * (COMMAND + xfer()) + 16 * (T_PROG[0] + T_PROG[1] + T_PROG[2] + T_PROG[3]);
+    assert_eq!(write_done, 16_719_360);
+    let idle_at = write_done + IDLE_GAP;
+    let read_at = idle_at + 1_000;
+    let layers = [
+        &device(1)[..],
+        "[warmup]\nfill = true\n[gc]\nbackground = \"idle\"\nbackground_free_blocks = 30\n",
+        &format!("[idle]\ngap_ns = {IDLE_GAP}\n"),
+    ];
+    let (report, latencies) =
+        run_script(&layers, vec![page_request(0, Write, 0, 64, PAGE), page_request(read_at, Read, 100, 1, PAGE)]);
+    assert_eq!(latencies[0], write_done);
+    // At `idle_at` greedy idle GC takes a victim without valid pages (one of blocks 0-3): an
+    // erase only. The read (LPN 100: block 6, page 4, type 0) waits for it, then reads.
+    assert_eq!(latencies[1], (idle_at + COMMAND + T_ERASE - read_at) + read(0));
+    assert_eq!((report.gc.idle_steps, report.gc.idle_victims_reclaimed, report.gc.idle_pages_copied), (1, 1, 0));
+    assert_eq!((report.idle.periods, report.idle.work_steps, report.idle.total_ns), (1, 1, read_at - write_done));
+    assert_eq!(report.device.counters.by_source.get(Source::Gc).erases, 1);
+    assert!(report.verify.final_scan_passed);
+}
+
+/// Left idle, the step chain runs on: each idle GC step starts when the last one ended, until
+/// no block is worth reclaiming (here: the four blocks without valid pages), and an idle period
+/// is counted once however many steps it holds.
+#[test]
+fn idle_gc_steps_follow_each_other_until_nothing_is_left() {
+    use IoOp::{Read, Write};
+    let write_done = 16_719_360;
+    let read_at = write_done + IDLE_GAP + 4 * (COMMAND + T_ERASE) + 5_000_000;
+    let layers = [
+        &device(1)[..],
+        "[warmup]\nfill = true\n[gc]\nbackground = \"idle\"\nbackground_free_blocks = 30\n",
+        &format!("[idle]\ngap_ns = {IDLE_GAP}\n"),
+    ];
+    let (report, latencies) =
+        run_script(&layers, vec![page_request(0, Write, 0, 64, PAGE), page_request(read_at, Read, 100, 1, PAGE)]);
+    // Blocks 0-3 erased one after another; every other sealed block is fully valid (a victim
+    // would free nothing), so the chain stops; the read then finds an idle plane.
+    assert_eq!((report.gc.idle_steps, report.gc.idle_victims_reclaimed, report.gc.idle_pages_copied), (4, 4, 0));
+    assert_eq!((report.idle.periods, report.idle.work_steps), (1, 4));
+    assert_eq!(latencies[1], read(0));
+    assert!(report.verify.final_scan_passed);
+}
+
+/// `cache.flush_on_idle`: the dirty pages are programmed when the gap closes, not at the end
+/// of the run; the read that arrives just after waits behind those programs.
+#[test]
+fn the_write_buffer_flushes_when_the_gap_closes() {
+    use IoOp::{Read, Write};
+    let written = 4 * dram();
+    let idle_at = written + IDLE_GAP;
+    let read_at = idle_at + 1_000;
+    let layers = [
+        &device(1)[..],
+        "[cache]\ncapacity = \"64k\"\nflush_on_idle = true\n",
+        &format!("[idle]\ngap_ns = {IDLE_GAP}\n"),
+    ];
+    let (report, latencies) =
+        run_script(&layers, vec![page_request(0, Write, 0, 4, PAGE), page_request(read_at, Read, 0, 1, PAGE)]);
+    assert_eq!(latencies[0], written, "buffered: DRAM time");
+    // Four one-page units from `idle_at`, oldest first (LPN 0 at page 0, type 0), back to back
+    // on the plane; the read of LPN 0 (left the buffer) waits for all four, then reads page 0.
+    let programs: u64 = (0..4).map(program).sum();
+    assert_eq!(latencies[1], idle_at + programs - read_at + read(0));
+    let cache = report.cache.as_ref().unwrap();
+    assert_eq!((cache.idle_flushes, cache.idle_flush_pages, cache.final_flush_pages), (1, 4, 0));
+    assert_eq!(report.device.counters.by_source.get(Source::BufferFlush).programs, 4);
+    assert_eq!((report.idle.periods, report.idle.work_steps, report.idle.total_ns), (1, 1, read_at - written));
+    assert!(report.verify.final_scan_passed);
+}
+
+/// Idle periods are gaps of at least `idle.gap_ns` with nothing outstanding, each counted once,
+/// ended by the next arrival; none after the last request.
+#[test]
+fn idle_periods_count_each_long_gap_once() {
+    use IoOp::Read;
+    // Reads of never-written pages cost nothing (`unwritten_reads = "free"`): each completes on
+    // arrival. Gaps: 10 ms (idle), 0.5 ms (not), 19.5 ms (idle), then the end.
+    let layers = [&device(1)[..], "[ftl]\nunwritten_reads = \"free\"\n", &format!("[idle]\ngap_ns = {IDLE_GAP}\n")];
+    let arrivals = [0, 10_000_000, 10_500_000, 30_000_000];
+    let (report, latencies) =
+        run_script(&layers, arrivals.iter().map(|&t| page_request(t, Read, 7, 1, PAGE)).collect());
+    assert_eq!(latencies, [0, 0, 0, 0]);
+    assert_eq!((report.idle.periods, report.idle.total_ns, report.idle.work_steps), (2, 10_000_000 + 19_500_000, 0));
+    assert_eq!(report.idle.gap_ns, IDLE_GAP);
 }

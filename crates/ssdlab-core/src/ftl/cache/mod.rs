@@ -145,6 +145,9 @@ pub struct CacheStats {
     pub wait_ns: u64,
     /// Dirty pages flushed at the end of the run.
     pub final_flush_pages: u64,
+    /// Idle-time flushes (`cache.flush_on_idle`) and the dirty pages they programmed.
+    pub idle_flushes: u64,
+    pub idle_flush_pages: u64,
 }
 
 /// The DRAM write buffer. Owned by the FTL; the eviction policy is a field so the FTL can
@@ -311,6 +314,11 @@ impl WriteBuffer {
     /// An evicted page holds its space until its program ends at `end`.
     pub fn hold_until(&mut self, end: SimTime) {
         self.in_flight.push(Reverse(end));
+    }
+
+    /// When the last program in flight ends (0 if none).
+    pub fn latest_release(&self) -> SimTime {
+        self.in_flight.iter().map(|Reverse(t)| *t).max().unwrap_or(0)
     }
 
     /// Wait for the earliest program to end; returns its end time (None if none in flight).

@@ -80,6 +80,17 @@ pub struct GcObservation {
     pub gc_erases_total: u64,
 }
 
+/// What a GC scheduler observes in idle time (no host request outstanding for `idle.gap_ns`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdleObservation {
+    pub now: SimTime,
+    /// Free blocks of the native region.
+    pub free_blocks: u32,
+    pub total_blocks: u32,
+    /// Valid pages left in the victim being emptied by partial steps (0 if none).
+    pub victim_valid_left: u32,
+}
+
 /// What the scheduler asks the FTL to do.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GcAction {
@@ -104,6 +115,18 @@ pub trait GcScheduler: Send {
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction;
     /// Called once the request is served, with its response time.
     fn after_serve(&mut self, obs: &GcObservation, response_ns: u64) -> GcAction;
+    /// Whether this scheduler works in idle time with `gc.background = "idle"` (the config is
+    /// refused otherwise, rather than idle GC silently doing nothing).
+    fn works_when_idle(&self) -> bool {
+        false
+    }
+    /// Idle time (only with `gc.background = "idle"`): the host has had nothing outstanding
+    /// for `idle.gap_ns`, or the step asked for last time has ended and it still has none. A
+    /// `Partial` step runs at once, no request waiting; `Nothing` ends the idle work until the
+    /// next idle period. `Reclaim` is not an idle action (use a `Partial` of unlimited copies).
+    fn on_idle(&mut self, _obs: &IdleObservation) -> GcAction {
+        GcAction::Nothing
+    }
     /// Policy-specific figures for the report.
     fn report(&self) -> serde_json::Value {
         serde_json::Value::Null
@@ -132,6 +155,11 @@ pub struct GcStats {
     /// (1.0 when there were none).
     pub filtered_victims_chosen: u64,
     pub filtered_victims_min_invalid_fraction: f64,
+    /// Work done in idle time (`gc.background = "idle"`): steps that did any (also counted in
+    /// `partial_steps`), and the pages they copied and victims they erased (also in the totals).
+    pub idle_steps: u64,
+    pub idle_pages_copied: u64,
+    pub idle_victims_reclaimed: u64,
 }
 
 impl Default for GcStats {
@@ -147,6 +175,9 @@ impl Default for GcStats {
             victim_valid_pages_at_choice: 0,
             filtered_victims_chosen: 0,
             filtered_victims_min_invalid_fraction: 1.0,
+            idle_steps: 0,
+            idle_pages_copied: 0,
+            idle_victims_reclaimed: 0,
         }
     }
 }

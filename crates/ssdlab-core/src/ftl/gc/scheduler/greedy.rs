@@ -2,14 +2,23 @@
 //! 2017, Sec. 6.1): when a write arrives and fewer than `trigger_free_blocks` blocks are free,
 //! whole victims are reclaimed before the write is served, until `target_free_blocks` are free.
 //! Reads never trigger GC. The victim policy (greedy by default) is configured separately.
+//!
+//! With `gc.background = "idle"` it also reclaims in idle time: while free blocks are below
+//! `gc.background_free_blocks` (default twice the trigger), victims with at least one invalid
+//! page, one page copy (or the victim's erase) per step, so that a request arriving in idle
+//! time waits for at most one copy or erase (an ssdlab extension: the RLGC paper's baseline has no
+//! idle GC; it is the usual background GC of drives, for comparison with idle-aware schedulers).
 
+use crate::config::GcBackground;
 use crate::config::GcConfig;
-use crate::ftl::gc::{GcAction, GcObservation, GcScheduler};
+use crate::ftl::gc::{GcAction, GcObservation, GcScheduler, IdleObservation};
 use crate::workload::IoOp;
 
 pub struct GreedyScheduler {
     trigger_free_blocks: u32,
     target_free_blocks: u32,
+    /// Idle-time GC reclaims while free blocks are below this (None: no idle GC).
+    background_free_blocks: Option<u32>,
 }
 
 impl GreedyScheduler {
@@ -17,6 +26,8 @@ impl GreedyScheduler {
         GreedyScheduler {
             trigger_free_blocks: cfg.trigger_free_blocks,
             target_free_blocks: cfg.target_free_blocks.unwrap_or(cfg.trigger_free_blocks + 1),
+            background_free_blocks: (cfg.background == GcBackground::Idle)
+                .then(|| cfg.background_free_blocks.unwrap_or(2 * cfg.trigger_free_blocks)),
         }
     }
 }
@@ -34,5 +45,42 @@ impl GcScheduler for GreedyScheduler {
     }
     fn after_serve(&mut self, _obs: &GcObservation, _response_ns: u64) -> GcAction {
         GcAction::Nothing
+    }
+    fn works_when_idle(&self) -> bool {
+        true
+    }
+    fn on_idle(&mut self, obs: &IdleObservation) -> GcAction {
+        match self.background_free_blocks {
+            // One copy (or the erase) of a victim with an invalid page (a fully valid one would
+            // free nothing).
+            Some(below) if obs.free_blocks < below || obs.victim_valid_left > 0 => {
+                GcAction::Partial { copies: 1, min_invalid_fraction: f64::MIN_POSITIVE }
+            }
+            _ => GcAction::Nothing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn idle(free_blocks: u32, victim_valid_left: u32) -> IdleObservation {
+        IdleObservation { now: 0, free_blocks, total_blocks: 100, victim_valid_left }
+    }
+
+    #[test]
+    fn idle_gc_only_when_asked_and_below_its_own_threshold() {
+        let copy = GcAction::Partial { copies: 1, min_invalid_fraction: f64::MIN_POSITIVE };
+        let mut off = GreedyScheduler::new(&GcConfig { trigger_free_blocks: 5, ..GcConfig::default() });
+        assert_eq!(off.on_idle(&idle(0, 0)), GcAction::Nothing, "background off");
+        let cfg = GcConfig { trigger_free_blocks: 5, background: GcBackground::Idle, ..GcConfig::default() };
+        let mut s = GreedyScheduler::new(&cfg);
+        assert_eq!(s.on_idle(&idle(9, 0)), copy, "default threshold: twice the trigger (10)");
+        assert_eq!(s.on_idle(&idle(10, 0)), GcAction::Nothing);
+        assert_eq!(s.on_idle(&idle(10, 3)), copy, "a started victim is finished");
+        let mut s = GreedyScheduler::new(&GcConfig { background_free_blocks: Some(20), ..cfg });
+        assert_eq!(s.on_idle(&idle(19, 0)), copy);
+        assert!(s.works_when_idle());
     }
 }
