@@ -101,6 +101,32 @@ def test_run_of_a_read_only_workload_shows_no_waf():
     assert waf == ["WAF", "-"]
 
 
+def test_run_shows_idle_time_and_what_was_done_in_it():
+    out = output_at_80_columns(
+        "run",
+        "--preset",
+        "tiny",
+        "--workload",
+        "onoff",
+        "--set",
+        "workload.count=600",
+        "--set",
+        'gc.background="idle"',
+        "--set",
+        "gc.background_free_blocks=40",
+        "--set",
+        'cache.capacity="256k"',
+        "--set",
+        "cache.flush_on_idle=true",
+    )
+    assert_fits(out)
+    rows = {line.split("  ")[0].strip(): line for line in out.splitlines()}
+    periods = next(v for k, v in rows.items() if k.startswith("idle periods"))
+    assert int(periods.split()[-3].replace(",", "")) > 0, periods
+    assert any(k.startswith("idle GC") for k in rows), out
+    assert any(k.startswith("write buffer: idle flushes") for k in rows), out
+
+
 def test_bench_prints_a_dash_for_the_waf_of_a_read_only_scenario():
     out = output_at_80_columns("bench", "--requests", "2000", "--scenario", "randread")
     assert_fits(out)

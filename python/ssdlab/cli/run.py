@@ -65,6 +65,20 @@ def summary_table(report: Report, wall_s: float | None = None) -> Table:
             "reads of never-written pages (premapped)",
             f"{ftl['unwritten_read_pages']:,} ({ftl['premapped_pages']:,})",
         )
+    idle = report["idle"]
+    if idle["periods"]:
+        table.add_row("idle periods (total)", f"{idle['periods']:,} ({idle['total_ns'] / 1e6:,.1f} ms)")
+    gc = report["gc"]
+    if gc["idle_steps"]:
+        table.add_row(
+            "idle GC: victims / pages copied",
+            f"{gc['idle_victims_reclaimed']:,} / {gc['idle_pages_copied']:,}",
+        )
+    if cache and cache["idle_flushes"]:
+        table.add_row(
+            "write buffer: idle flushes (pages)",
+            f"{cache['idle_flushes']:,} ({cache['idle_flush_pages']:,})",
+        )
     if report["verify"]["enabled"]:
         table.add_row("verify", f"passed, {report['verify']['reads_checked']:,} reads checked")
     if wall_s is not None and wall_s > 0:
