@@ -63,6 +63,10 @@ pub struct SourceCounters {
     pub erases: u64,
     /// Array-unit busy time of this source's operations, summed over units.
     pub busy_ns: u64,
+    /// Queueing delay: time this source's operations waited, once ready, for their array unit
+    /// and channel to start them (a read's later wait for the channel to carry its data out is
+    /// not counted), summed.
+    pub wait_ns: u64,
 }
 
 /// Per-source counters, serialised as a map keyed by `Source::id`.
@@ -237,6 +241,7 @@ impl Device {
         let array_end = cmd_start + cmd + t_r;
         self.unit_free_at[unit] = array_end;
         self.note_busy(unit, source, t_r);
+        self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
         let xfer_start = self.channels[channel].book(array_end, xfer);
         xfer_start + xfer
     }
@@ -275,6 +280,7 @@ impl Device {
         let end = xfer_start + data_in + t_prog;
         self.unit_free_at[unit] = end;
         self.note_busy(unit, source, t_prog);
+        self.counters.by_source.0[source as usize].wait_ns += xfer_start - ready;
         end
     }
 
@@ -292,6 +298,7 @@ impl Device {
         let end = cmd_start + self.timing.command_ns + t_bers;
         self.unit_free_at[unit] = end;
         self.note_busy(unit, source, t_bers);
+        self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
         end
     }
 

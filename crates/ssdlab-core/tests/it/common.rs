@@ -175,6 +175,7 @@ impl Timeline {
             wordline_programs: b.wordline_programs - a.wordline_programs,
             erases: b.erases - a.erases,
             busy_ns: b.busy_ns - a.busy_ns,
+            wait_ns: b.wait_ns - a.wait_ns,
         }
     }
 

@@ -507,6 +507,21 @@ fn idle_gc_starts_when_the_gap_closes() {
     assert_eq!((report.gc.idle_steps, report.gc.idle_victims_reclaimed, report.gc.idle_pages_copied), (1, 1, 0));
     assert_eq!((report.idle.periods, report.idle.work_steps, report.idle.total_ns), (1, 1, read_at - write_done));
     assert_eq!(report.device.counters.by_source.get(Source::Gc).erases, 1);
+    // Queueing delay by source: the read waited for the erase; the write's 64 programs each
+    // waited for the one before (the erase itself started when it was ready).
+    let waited = |s: Source| report.device.counters.by_source.get(s).wait_ns;
+    let program_waits: u64 = {
+        // Program k is ready at 0 and starts when programs 0..k have ended.
+        let ends: Vec<u64> = (0..64u64)
+            .scan(0, |t, k| {
+                *t += COMMAND + xfer() + T_PROG[(k % 4) as usize];
+                Some(*t)
+            })
+            .collect();
+        ends[..63].iter().sum()
+    };
+    assert_eq!(waited(Source::Host), program_waits + (idle_at + COMMAND + T_ERASE - read_at));
+    assert_eq!(waited(Source::Gc), 0);
     assert!(report.verify.final_scan_passed);
 }
 
