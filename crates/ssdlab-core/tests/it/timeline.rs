@@ -85,6 +85,16 @@ fn at(k: u64, op: IoOp, lpn: u64, pages: u64) -> TraceRecord {
     page_request(k * GAP, op, lpn, pages, PAGE)
 }
 
+/// (translation reads, translation programs) of each of the first `n` requests.
+fn mapping_ops(t: &crate::common::Timeline, n: usize) -> Vec<(u64, u64)> {
+    (0..n)
+        .map(|i| {
+            let m = t.ops(i, Source::Mapping);
+            (m.reads, m.programs)
+        })
+        .collect()
+}
+
 /// (block in plane, page in block) of the page holding `lpn`.
 fn where_is(t: &crate::common::Timeline, lpn: u32) -> (u32, u32, u32) {
     let g = t.sim.ftl().blocks().geometry().clone();
@@ -218,11 +228,7 @@ fn a_dftl_read_miss_reads_the_translation_page_first() {
     // at the arrival instead, it would overlap the translation read on the other plane.
     let sixth = read(0) + read(1);
     assert_eq!(t.latencies, [program(0), program(1), third, 0, 0, sixth]);
-    let mapping = |i: usize| {
-        let m = t.ops(i, Source::Mapping);
-        (m.reads, m.programs)
-    };
-    assert_eq!((0..6).map(mapping).collect::<Vec<_>>(), [(0, 0), (0, 0), (0, 1), (0, 0), (0, 1), (1, 0)]);
+    assert_eq!(mapping_ops(&t, 6), [(0, 0), (0, 0), (0, 1), (0, 0), (0, 1), (1, 0)]);
     assert_eq!(t.ops(5, Source::Host).reads, 1);
     assert_eq!(t.ops_except(5, &[Source::Host, Source::Mapping]), 0);
     assert_eq!((t.report.mapping.translation_reads, t.report.mapping.translation_writes), (1, 2));
@@ -263,14 +269,8 @@ fn a_dftl_miss_on_data_that_predates_the_run_reads_its_translation_page() {
     };
     assert_eq!((tpage(1), tpage(2)), ((0, 0, 0), (0, 0, 1)));
     assert_eq!(t.latencies[..3], [read(0) + read(0), read(0) + read(1), read(1) + program(2)]);
-    let mapping: Vec<(u64, u64)> = (0..4)
-        .map(|i| {
-            let m = t.ops(i, Source::Mapping);
-            (m.reads, m.programs)
-        })
-        .collect();
     assert_eq!(
-        mapping,
+        mapping_ops(&t, 4),
         [(1, 0), (1, 0), (1, 0), (1, 0)],
         "placing a translation page that predates the run programs nothing"
     );
@@ -321,13 +321,10 @@ fn a_dirty_cmt_eviction_rewrites_its_translation_page_and_cleans_its_siblings() 
         program(1) + data(10),
     ];
     assert_eq!(t.latencies, expected);
-    let mapping: Vec<(u64, u64)> = (0..lpns.len())
-        .map(|i| {
-            let m = t.ops(i, Source::Mapping);
-            (m.reads, m.programs)
-        })
-        .collect();
-    assert_eq!(mapping, [(0, 0), (0, 0), (0, 0), (0, 1), (1, 1), (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), (0, 1)]);
+    assert_eq!(
+        mapping_ops(&t, lpns.len()),
+        [(0, 0), (0, 0), (0, 0), (0, 1), (1, 1), (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), (0, 1)]
+    );
     // The rewrite is a read and a program of the mapping, busy tR(type 0) + tPROG(type 0).
     assert_eq!(t.ops(7, Source::Mapping).busy_ns, T_READ[0] + T_PROG[0]);
     for i in 0..lpns.len() {
@@ -481,11 +478,24 @@ fn static_placement_puts_every_lpn_on_its_cwdp_plane() {
 /// The idle gap of the idle-time tests: 1 ms with nothing outstanding.
 const IDLE_GAP: u64 = 1_000_000;
 
+/// The idle-GC script: one plane filled in warm-up, then one 64-page write of LPNs 0-63 at 0
+/// and a one-page read of LPN 100 at `read_at`, with greedy idle GC below 30 free blocks.
+fn idle_gc_script(read_at: u64) -> (ssdlab_core::Report, Vec<u64>) {
+    let layers = [
+        &device(1)[..],
+        "[warmup]\nfill = true\n[gc]\nbackground = \"idle\"\nbackground_free_blocks = 30\n",
+        &format!("[idle]\ngap_ns = {IDLE_GAP}\n"),
+    ];
+    run_script(
+        &layers,
+        vec![page_request(0, IoOp::Write, 0, 64, PAGE), page_request(read_at, IoOp::Read, 100, 1, PAGE)],
+    )
+}
+
 /// Idle GC starts exactly when the gap closes, with no host request to carry it: a read that
 /// arrives 1 us later on the same plane finds the erase running and waits for it.
 #[test]
 fn idle_gc_starts_when_the_gap_closes() {
-    use IoOp::{Read, Write};
     // One plane, filled in warm-up (LPNs 0-255 in blocks 0-15). One 64-page write rewrites LPNs
     // 0-63 into blocks 16-19, page by page: blocks 0-3 now hold no valid page. Its 64 programs
     // run back to back (page k of a block has type k mod 4), so it completes at:
@@ -493,13 +503,7 @@ fn idle_gc_starts_when_the_gap_closes() {
     assert_eq!(write_done, 16_719_360);
     let idle_at = write_done + IDLE_GAP;
     let read_at = idle_at + 1_000;
-    let layers = [
-        &device(1)[..],
-        "[warmup]\nfill = true\n[gc]\nbackground = \"idle\"\nbackground_free_blocks = 30\n",
-        &format!("[idle]\ngap_ns = {IDLE_GAP}\n"),
-    ];
-    let (report, latencies) =
-        run_script(&layers, vec![page_request(0, Write, 0, 64, PAGE), page_request(read_at, Read, 100, 1, PAGE)]);
+    let (report, latencies) = idle_gc_script(read_at);
     assert_eq!(latencies[0], write_done);
     // At `idle_at` greedy idle GC takes a victim without valid pages (one of blocks 0-3): an
     // erase only. The read (LPN 100: block 6, page 4, type 0) waits for it, then reads.
@@ -530,16 +534,9 @@ fn idle_gc_starts_when_the_gap_closes() {
 /// is counted once however many steps it holds.
 #[test]
 fn idle_gc_steps_follow_each_other_until_nothing_is_left() {
-    use IoOp::{Read, Write};
     let write_done = 16_719_360;
     let read_at = write_done + IDLE_GAP + 4 * (COMMAND + T_ERASE) + 5_000_000;
-    let layers = [
-        &device(1)[..],
-        "[warmup]\nfill = true\n[gc]\nbackground = \"idle\"\nbackground_free_blocks = 30\n",
-        &format!("[idle]\ngap_ns = {IDLE_GAP}\n"),
-    ];
-    let (report, latencies) =
-        run_script(&layers, vec![page_request(0, Write, 0, 64, PAGE), page_request(read_at, Read, 100, 1, PAGE)]);
+    let (report, latencies) = idle_gc_script(read_at);
     // Blocks 0-3 erased one after another; every other sealed block is fully valid (a victim
     // would free nothing), so the chain stops; the read then finds an idle plane.
     assert_eq!((report.gc.idle_steps, report.gc.idle_victims_reclaimed, report.gc.idle_pages_copied), (4, 4, 0));
