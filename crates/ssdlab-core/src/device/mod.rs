@@ -308,6 +308,25 @@ impl Device {
     }
 }
 
+/// A device for unit tests over `g`: tR 50 us, tPROG 500 us, tBERS 3 ms, 400 MB/s channels,
+/// `command_ns` per command, one array unit per plane.
+#[cfg(test)]
+pub(crate) fn test_device(g: &Geometry, command_ns: u64) -> Device {
+    let cfg = crate::nand::TimingConfig {
+        read_ns: vec![50_000],
+        program_ns: vec![500_000],
+        program_wordline_ns: None,
+        erase_ns: 3_000_000,
+        slc_read_ns: None,
+        slc_program_ns: None,
+        slc_erase_ns: None,
+        channel_bytes_per_s: 400_000_000,
+        command_ns,
+        array_unit: ArrayUnit::Plane,
+    };
+    Device::new(g.clone(), Timing::resolve(&cfg, g.cell, g.page_bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@
 pub mod blocks;
 pub mod cache;
 pub mod gc;
+pub(crate) mod lru;
 pub mod mapping;
 pub mod placement;
 mod reclaim;
@@ -659,7 +660,7 @@ mod allocation_tests {
     use crate::ftl::gc::victim::GreedyVictim;
     use crate::ftl::gc::GcAction;
     use crate::ftl::mapping::page::PageMapping;
-    use crate::nand::{ArrayUnit, BlockMode, Geometry, Timing, TimingConfig};
+    use crate::nand::{BlockMode, Geometry};
 
     /// Never asks for GC: only the FTL's own emergency reclaim frees space.
     struct NoGc;
@@ -688,19 +689,7 @@ mod allocation_tests {
     /// config validation would refuse a device whose logical space leaves GC too little room,
     /// which is what some of these tests need.
     fn ftl(g: Geometry, logical_pages: u32, victim: Box<dyn VictimPolicy>, allocation: Allocation) -> (Ftl, Device) {
-        let timing = TimingConfig {
-            read_ns: vec![50_000],
-            program_ns: vec![500_000],
-            program_wordline_ns: None,
-            erase_ns: 3_000_000,
-            slc_read_ns: None,
-            slc_program_ns: None,
-            slc_erase_ns: None,
-            channel_bytes_per_s: 400_000_000,
-            command_ns: 0,
-            array_unit: ArrayUnit::Plane,
-        };
-        let device = Device::new(g.clone(), Timing::resolve(&timing, g.cell, g.page_bytes));
+        let device = crate::device::test_device(&g, 0);
         let (placement, scope): (Box<dyn Placement>, GcScope) = match allocation {
             Allocation::Dynamic => (Box::new(placement::DynamicPlacement::new(&g)), GcScope::Region),
             Allocation::Static => (Box::new(placement::StaticPlacement::new(&g)), GcScope::Plane),

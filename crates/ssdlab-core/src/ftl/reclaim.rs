@@ -152,12 +152,25 @@ impl Ftl {
     ) -> Result<SimTime> {
         let mut end = now;
         while self.blocks.domain_free_blocks(region, domain) < target {
-            let victim = self
-                .next_gc_victim(region, domain, now)?
+            let t = self
+                .reclaim_one(region, domain, now, device)?
                 .ok_or_else(|| Error::DeviceFull { reason: "GC found no sealed block to reclaim".into() })?;
-            end = end.max(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1);
+            end = end.max(t);
         }
         Ok(end)
+    }
+
+    /// Empty and erase the next GC victim of `domain`; when that ends, or None if there is no
+    /// victim.
+    fn reclaim_one(
+        &mut self,
+        region: RegionId,
+        domain: DomainId,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<Option<SimTime>> {
+        let Some(victim) = self.next_gc_victim(region, domain, now)? else { return Ok(None) };
+        Ok(Some(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1))
     }
 
     /// Reclaim toward `target` free blocks when a trigger fired but space is not yet short:
@@ -181,8 +194,8 @@ impl Ftl {
             if cannot_gain {
                 break;
             }
-            let Some(victim) = self.next_gc_victim(region, domain, now)? else { break };
-            end = end.max(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1);
+            let Some(t) = self.reclaim_one(region, domain, now, device)? else { break };
+            end = end.max(t);
         }
         Ok(end)
     }

@@ -187,38 +187,36 @@ impl Ftl {
         Ok(true)
     }
 
-    /// Program every dirty page in idle time (`cache.flush_on_idle`), as units, as evictions
-    /// do. Returns when the last program ends.
+    /// Program every dirty page in idle time (`cache.flush_on_idle`). Returns when the last
+    /// program ends.
     pub(super) fn flush_idle(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        let mut end = now;
-        let before = self.buffer.as_ref().map_or(0, |b| b.stats.evicted_pages);
-        while self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
-            self.evict_unit(now, device)?;
-        }
-        if let Some(b) = &mut self.buffer {
-            b.stats.idle_flushes += 1;
-            b.stats.idle_flush_pages += b.stats.evicted_pages - before;
-            end = end.max(b.latest_release());
-        }
-        Ok(end)
+        let pages = self.evict_all(now, device)?;
+        let Some(b) = &mut self.buffer else { return Ok(now) };
+        b.stats.idle_flushes += 1;
+        b.stats.idle_flush_pages += pages;
+        Ok(now.max(b.latest_release()))
     }
 
     /// Flush every dirty page (end of the run): before the final figures and the verify pass.
     pub fn flush_buffer(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let pages = self.evict_all(now, device)?;
+        let Some(b) = &mut self.buffer else { return Ok(now) };
+        b.stats.final_flush_pages += pages;
         let mut end = now;
-        let Some(b) = &mut self.buffer else { return Ok(end) };
-        let before = b.dirty() as u64;
-        while self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
-            // Program the remaining pages page by page once fewer than a unit are left.
-            self.evict_unit(now, device)?;
-        }
-        if let Some(b) = &mut self.buffer {
-            b.stats.final_flush_pages += before;
-            while let Some(t) = b.wait_one() {
-                end = end.max(t);
-            }
+        while let Some(t) = b.wait_one() {
+            end = end.max(t);
         }
         Ok(end)
+    }
+
+    /// Evict every dirty page as program units (page by page once fewer than a unit are
+    /// left). Returns the pages evicted.
+    fn evict_all(&mut self, now: SimTime, device: &mut Device) -> Result<u64> {
+        let before = self.buffer.as_ref().map_or(0, |b| b.dirty() as u64);
+        while self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
+            self.evict_unit(now, device)?;
+        }
+        Ok(before)
     }
 
     /// Program the unit in `self.unit` for `source` into `region`, not before `ready`. Verify

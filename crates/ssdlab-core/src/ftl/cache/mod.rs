@@ -31,10 +31,9 @@ use serde_json::Value;
 
 use crate::config::ValidatedConfig;
 use crate::error::Result;
+use crate::ftl::lru::{Linked, Links, LruList, NONE};
 use crate::ftl::registry::Entry;
 use crate::units::{Lpn, SimTime};
-
-const NONE: u32 = u32::MAX;
 
 /// One buffered page.
 #[derive(Debug, Clone, Copy)]
@@ -45,9 +44,14 @@ struct Slot {
     request_pages: u32,
     /// Verify mode: the write version the buffer holds.
     version: u32,
-    /// LRU links (towards the head / the tail).
-    newer: u32,
-    older: u32,
+    /// Its place in the LRU order.
+    links: Links,
+}
+
+impl Linked for Slot {
+    fn links(&mut self) -> &mut Links {
+        &mut self.links
+    }
 }
 
 /// A page the view exposes to eviction policies.
@@ -68,13 +72,13 @@ impl BufferView<'_> {
     /// Buffered pages from the least recently used, lazily.
     pub fn from_tail(&self) -> impl Iterator<Item = BufferedPage> + '_ {
         let slots = &self.buffer.slots;
-        let mut at = self.buffer.tail;
+        let mut at = self.buffer.lru.tail();
         std::iter::from_fn(move || {
             if at == NONE {
                 return None;
             }
             let s = &slots[at as usize];
-            at = s.newer;
+            at = s.links.newer;
             Some(BufferedPage { lpn: s.lpn, dirty: s.dirty, request_pages: s.request_pages })
         })
     }
@@ -159,8 +163,7 @@ pub struct WriteBuffer {
     index: HashMap<Lpn, u32, FxBuildHasher>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
-    head: u32,
-    tail: u32,
+    lru: LruList,
     dirty: u32,
     /// Program end times of evicted pages still holding buffer space.
     in_flight: BinaryHeap<Reverse<SimTime>>,
@@ -179,8 +182,7 @@ impl WriteBuffer {
             index: HashMap::default(),
             slots: Vec::new(),
             free_slots: Vec::new(),
-            head: NONE,
-            tail: NONE,
+            lru: LruList::default(),
             dirty: 0,
             in_flight: BinaryHeap::new(),
             policy,
@@ -219,37 +221,11 @@ impl WriteBuffer {
         self.index.get(&lpn).is_some_and(|&i| self.slots[i as usize].dirty)
     }
 
-    fn unlink(&mut self, i: u32) {
-        let (newer, older) = (self.slots[i as usize].newer, self.slots[i as usize].older);
-        if newer != NONE {
-            self.slots[newer as usize].older = older;
-        } else {
-            self.head = older;
-        }
-        if older != NONE {
-            self.slots[older as usize].newer = newer;
-        } else {
-            self.tail = newer;
-        }
-    }
-
-    fn push_head(&mut self, i: u32) {
-        self.slots[i as usize].newer = NONE;
-        self.slots[i as usize].older = self.head;
-        if self.head != NONE {
-            self.slots[self.head as usize].newer = i;
-        } else {
-            self.tail = i;
-        }
-        self.head = i;
-    }
-
     /// A read hit: the page becomes most recently used.
     pub fn touch(&mut self, lpn: Lpn) -> bool {
         match self.index.get(&lpn).copied() {
             Some(i) => {
-                self.unlink(i);
-                self.push_head(i);
+                self.lru.make_most_recent(&mut self.slots, i);
                 true
             }
             None => false,
@@ -269,11 +245,10 @@ impl WriteBuffer {
                 s.request_pages = request_pages;
                 s.version = version;
             }
-            self.unlink(i);
-            self.push_head(i);
+            self.lru.make_most_recent(&mut self.slots, i);
             return true;
         }
-        let slot = Slot { lpn, dirty, request_pages, version, newer: NONE, older: NONE };
+        let slot = Slot { lpn, dirty, request_pages, version, links: Links::UNLINKED };
         let i = match self.free_slots.pop() {
             Some(i) => {
                 self.slots[i as usize] = slot;
@@ -285,7 +260,7 @@ impl WriteBuffer {
             }
         };
         self.index.insert(lpn, i);
-        self.push_head(i);
+        self.lru.push_head(&mut self.slots, i);
         if dirty {
             self.dirty += 1;
         }
@@ -295,7 +270,7 @@ impl WriteBuffer {
     /// Remove a page (trim, or evicted). Returns (was dirty, version) if it was buffered.
     pub fn remove(&mut self, lpn: Lpn) -> Option<(bool, u32)> {
         let i = self.index.remove(&lpn)?;
-        self.unlink(i);
+        self.lru.unlink(&mut self.slots, i);
         self.free_slots.push(i);
         let s = self.slots[i as usize];
         if s.dirty {
@@ -333,17 +308,10 @@ impl WriteBuffer {
         if self.dirty as usize == self.index.len() {
             return false;
         }
-        let mut at = self.tail;
-        while at != NONE {
-            let s = self.slots[at as usize];
-            if !s.dirty {
-                self.remove(s.lpn);
-                self.stats.dropped_clean_pages += 1;
-                return true;
-            }
-            at = s.newer;
-        }
-        false
+        let Some(clean) = self.view().from_tail().find(|p| !p.dirty) else { return false };
+        self.remove(clean.lpn);
+        self.stats.dropped_clean_pages += 1;
+        true
     }
 
     /// Whether dirty pages are above the high watermark (a flush should start).

@@ -34,10 +34,9 @@ use serde_json::json;
 use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::{Owner, INVALID};
+use crate::ftl::lru::{Linked, Links, LruList, NONE};
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn, SimTime};
-
-const NONE: u32 = u32::MAX;
 
 /// One cached entry: its LPN, dirty flag and its place in the LRU list and in its translation
 /// page's list.
@@ -45,11 +44,16 @@ const NONE: u32 = u32::MAX;
 struct Cached {
     lpn: u32,
     dirty: bool,
-    newer: u32,
-    older: u32,
+    links: Links,
     /// Links among the cached entries of the same translation page.
     page_next: u32,
     page_prev: u32,
+}
+
+impl Linked for Cached {
+    fn links(&mut self) -> &mut Links {
+        &mut self.links
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
@@ -80,8 +84,7 @@ pub struct Dftl {
     slots: Vec<Cached>,
     free_slots: Vec<u32>,
     capacity: u32,
-    head: u32,
-    tail: u32,
+    lru: LruList,
     /// Head of the cached-entry list of each translation page.
     page_head: Vec<u32>,
     cmt_bytes: u64,
@@ -111,8 +114,7 @@ impl Dftl {
             slots: Vec::new(),
             free_slots: Vec::new(),
             capacity,
-            head: NONE,
-            tail: NONE,
+            lru: LruList::default(),
             page_head: vec![NONE; pages],
             cmt_bytes,
             predated,
@@ -128,39 +130,13 @@ impl Dftl {
         lpn / self.entries_per_page
     }
 
-    fn unlink_lru(&mut self, i: u32) {
-        let Cached { newer, older, .. } = self.slots[i as usize];
-        if newer != NONE {
-            self.slots[newer as usize].older = older;
-        } else {
-            self.head = older;
-        }
-        if older != NONE {
-            self.slots[older as usize].newer = newer;
-        } else {
-            self.tail = newer;
-        }
-    }
-
-    fn push_head(&mut self, i: u32) {
-        self.slots[i as usize].newer = NONE;
-        self.slots[i as usize].older = self.head;
-        if self.head != NONE {
-            self.slots[self.head as usize].newer = i;
-        } else {
-            self.tail = i;
-        }
-        self.head = i;
-    }
-
     /// Move a cached entry to the head; returns whether it was cached.
     fn hit(&mut self, lpn: u32) -> Option<u32> {
         let i = self.slot_of[lpn as usize];
         if i == NONE {
             return None;
         }
-        self.unlink_lru(i);
-        self.push_head(i);
+        self.lru.make_most_recent(&mut self.slots, i);
         Some(i)
     }
 
@@ -205,7 +181,7 @@ impl Dftl {
         if cached < self.capacity {
             return Ok(());
         }
-        let victim = self.tail;
+        let victim = self.lru.tail();
         let Cached { lpn, dirty, .. } = self.slots[victim as usize];
         self.stats.evictions += 1;
         if dirty {
@@ -219,7 +195,7 @@ impl Dftl {
     }
 
     fn remove(&mut self, i: u32) {
-        self.unlink_lru(i);
+        self.lru.unlink(&mut self.slots, i);
         let Cached { lpn, page_next, page_prev, .. } = self.slots[i as usize];
         if page_prev != NONE {
             self.slots[page_prev as usize].page_next = page_next;
@@ -257,7 +233,7 @@ impl Dftl {
             },
         };
         let head = self.page_head[tp as usize];
-        let entry = Cached { lpn, dirty, newer: NONE, older: NONE, page_next: head, page_prev: NONE };
+        let entry = Cached { lpn, dirty, links: Links::UNLINKED, page_next: head, page_prev: NONE };
         let i = match self.free_slots.pop() {
             Some(i) => {
                 self.slots[i as usize] = entry;
@@ -273,7 +249,7 @@ impl Dftl {
         }
         self.page_head[tp as usize] = i;
         self.slot_of[lpn as usize] = i;
-        self.push_head(i);
+        self.lru.push_head(&mut self.slots, i);
         Ok(ready)
     }
 

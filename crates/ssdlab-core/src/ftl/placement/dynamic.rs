@@ -305,7 +305,7 @@ mod tests {
     use super::*;
     use crate::device::{Device, Source};
     use crate::ftl::blocks::{BlockManager, Owner, HOST};
-    use crate::nand::{ArrayUnit, CellType, Timing, TimingConfig};
+    use crate::nand::CellType;
     use crate::units::Ppn;
     use proptest::prelude::*;
 
@@ -323,19 +323,7 @@ mod tests {
     }
 
     fn device(g: &Geometry) -> Device {
-        let cfg = TimingConfig {
-            read_ns: vec![50_000],
-            program_ns: vec![500_000],
-            program_wordline_ns: None,
-            erase_ns: 3_000_000,
-            slc_read_ns: None,
-            slc_program_ns: None,
-            slc_erase_ns: None,
-            channel_bytes_per_s: 400_000_000,
-            command_ns: 1_000,
-            array_unit: ArrayUnit::Plane,
-        };
-        Device::new(g.clone(), Timing::resolve(&cfg, g.cell, g.page_bytes))
+        crate::device::test_device(g, 1_000)
     }
 
     proptest! {
