@@ -4,11 +4,17 @@
 //! Resources: each array unit (chip, die or plane, per `ArrayUnit`) runs one array operation at
 //! a time; each channel bus carries commands and page transfers of all its chips. An operation
 //! is booked when the FTL issues it, never earlier than its `ready` time (the request's
-//! "not before", e.g. a translation read that must finish first). Units are booked in order
-//! (first come, first served); channels are calendars whose idle gaps can be filled by later,
-//! shorter bookings, as a controller interleaving its chips would do. Because the simulation
-//! processes events in time order, bookings are made in non-decreasing `now`, which makes this
-//! exact for FIFO service per resource. GC operations use the same resources as host ones.
+//! "not before", e.g. a translation read that must finish first), at the earliest time from
+//! then on when its unit is idle for its array time and its channel for its command or data-in:
+//! work-conserving, so an operation issued later but ready earlier takes an idle gap its unit
+//! left rather than waiting behind bookings that start later. Channels are calendars with the
+//! same rule, as a controller interleaving its chips would do. GC operations use the same
+//! resources as host ones.
+//!
+//! Order on a block is kept whatever the gaps allow: a read or program of a block starts after
+//! the last program or erase booked on it, and an erase after every operation booked on it, so
+//! no operation overtakes one it depends on (a read its page's program, a program its block's
+//! erase, an erase the reads of the pages it destroys).
 //!
 //! The page register acts as a cache register: the unit is free once its array time ends, and
 //! the read's data transfer then waits only for the channel (so closed-loop random reads
@@ -107,8 +113,17 @@ pub struct DeviceCounters {
 pub struct Device {
     geometry: Geometry,
     timing: Timing,
-    /// Free-at time of each array unit.
+    /// When each array unit's last booking ends.
     unit_free_at: Vec<SimTime>,
+    /// Idle gaps each array unit left before `unit_free_at` (sorted, disjoint, each at least
+    /// `min_unit_op_ns` long), for operations issued later that are ready earlier.
+    unit_gaps: Vec<Vec<(SimTime, SimTime)>>,
+    /// The shortest time any operation holds an array unit (command + the fastest read):
+    /// shorter gaps can hold nothing and are not kept.
+    min_unit_op_ns: u64,
+    /// Per block: (end of the last program or erase booked on it, end of the last operation
+    /// of any kind booked on it); see the module note on order.
+    block_order: Vec<(SimTime, SimTime)>,
     channels: Vec<Calendar>,
     /// Array-busy nanoseconds per unit (utilisation figures).
     unit_busy_ns: Vec<u64>,
@@ -116,6 +131,8 @@ pub struct Device {
     plane_resources: Vec<(u32, u32)>,
     /// When false (warm-up), operations change no timing state: they complete at `ready`.
     timed: bool,
+    /// The time of the last `advance_to` (operations are never ready before it).
+    now: SimTime,
     /// Bumped whenever the resources are reset to idle (policies caching free times refresh).
     epoch: u64,
     counters: DeviceCounters,
@@ -144,10 +161,15 @@ impl Device {
             plane_resources,
             channels: (0..geometry.channels).map(|_| Calendar::default()).collect(),
             unit_free_at: vec![0; units],
+            unit_gaps: vec![Vec::new(); units],
+            min_unit_op_ns: timing.command_ns
+                + timing.read_ns.iter().copied().chain([timing.slc_read_ns]).min().unwrap_or(0),
+            block_order: vec![(0, 0); geometry.blocks() as usize],
             unit_busy_ns: vec![0; units],
             geometry,
             timing,
             timed: true,
+            now: 0,
             epoch: 0,
             counters: DeviceCounters { reads_by_page_type: vec![0; bits], ..Default::default() },
         }
@@ -170,6 +192,9 @@ impl Device {
         if timed {
             self.epoch += 1;
             self.unit_free_at.fill(0);
+            self.unit_gaps.iter_mut().for_each(Vec::clear);
+            self.block_order.fill((0, 0));
+            self.now = 0;
             self.unit_busy_ns.fill(0);
             self.channels.iter_mut().for_each(Calendar::clear);
             let bits = self.counters.reads_by_page_type.len();
@@ -194,6 +219,80 @@ impl Device {
         for c in &mut self.channels {
             c.prune(now);
         }
+        // Units' gaps that ended are dropped when the unit next leaves one (`book_unit`).
+        self.now = now;
+    }
+
+    /// Book `unit` for `unit_ns` and `channel` for the first `channel_ns` of that time (an
+    /// operation's command or data-in crosses the channel while its array unit is held), at the
+    /// earliest time at or after `ready` both are idle: in an idle gap the unit left if one holds
+    /// the operation, else after the unit's last booking. Returns the start.
+    fn book_unit(&mut self, unit: usize, channel: usize, ready: SimTime, unit_ns: u64, channel_ns: u64) -> SimTime {
+        let free = self.unit_free_at[unit];
+        if ready < free && !self.unit_gaps[unit].is_empty() {
+            if let Some(start) = self.book_in_gap(unit, channel, ready, unit_ns, channel_ns) {
+                return start;
+            }
+        }
+        let start = self.channels[channel].book(ready.max(free), channel_ns);
+        if start - free >= self.min_unit_op_ns {
+            let gaps = &mut self.unit_gaps[unit];
+            // Sorted and disjoint, so sorted by end too: drop those over by now.
+            if gaps.first().is_some_and(|&(_, end)| end <= self.now) {
+                let ended = gaps.partition_point(|&(_, end)| end <= self.now);
+                gaps.drain(..ended);
+            }
+            gaps.push((free, start));
+        }
+        self.unit_free_at[unit] = start + unit_ns;
+        start
+    }
+
+    /// The earliest start in one of `unit`'s idle gaps, from `ready` on, where the operation
+    /// fits with its channel idle for `channel_ns` at its start; books it there and splits the
+    /// gap. None if no gap holds it.
+    fn book_in_gap(
+        &mut self,
+        unit: usize,
+        channel: usize,
+        ready: SimTime,
+        unit_ns: u64,
+        channel_ns: u64,
+    ) -> Option<SimTime> {
+        let first = self.unit_gaps[unit].partition_point(|&(_, end)| end < ready + unit_ns);
+        for i in first..self.unit_gaps[unit].len() {
+            let (g0, g1) = self.unit_gaps[unit][i];
+            let mut s = ready.max(g0);
+            if s + unit_ns > g1 {
+                continue;
+            }
+            // The channel may be busy at `s`: its first fit that still leaves the unit time.
+            let Some(c) = self.channels[channel].first_fit_by(s, channel_ns, g1 - unit_ns) else { continue };
+            s = c;
+            self.channels[channel].book(s, channel_ns);
+            let min = self.min_unit_op_ns;
+            let parts = [(g0, s), (s + unit_ns, g1)];
+            let kept = parts.into_iter().filter(|&(a, b)| b - a >= min);
+            self.unit_gaps[unit].splice(i..=i, kept);
+            return Some(s);
+        }
+        None
+    }
+
+    /// `ready` moved past what must precede an operation on `block` (module note on order).
+    #[inline]
+    fn ordered(&self, block: BlockId, ready: SimTime, erase: bool) -> SimTime {
+        let (written, touched) = self.block_order[block.index()];
+        ready.max(if erase { touched } else { written })
+    }
+
+    #[inline]
+    fn note_order(&mut self, block: BlockId, end: SimTime, writes: bool) {
+        let o = &mut self.block_order[block.index()];
+        if writes {
+            o.0 = o.0.max(end);
+        }
+        o.1 = o.1.max(end);
     }
 
     /// The array unit a plane's operations occupy.
@@ -233,13 +332,14 @@ impl Device {
         if !self.timed {
             return ready;
         }
-        let (unit, channel) = self.locate(self.geometry.block_of(ppn));
+        let block = self.geometry.block_of(ppn);
+        let (unit, channel) = self.locate(block);
         let t = &self.timing;
         let (cmd, t_r, xfer) = (t.command_ns, t.read(mode, ptype), t.page_transfer_ns);
-        let start = ready.max(self.unit_free_at[unit]);
-        let cmd_start = self.channels[channel].book(start, cmd);
+        let ordered = self.ordered(block, ready, false);
+        let cmd_start = self.book_unit(unit, channel, ordered, cmd + t_r, cmd);
         let array_end = cmd_start + cmd + t_r;
-        self.unit_free_at[unit] = array_end;
+        self.note_order(block, array_end, false);
         self.note_busy(unit, source, t_r);
         self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
         let xfer_start = self.channels[channel].book(array_end, xfer);
@@ -275,10 +375,10 @@ impl Device {
         }
         let (unit, channel) = self.locate(block);
         let data_in = self.timing.command_ns + self.timing.page_transfer_ns * pages as u64;
-        let start = ready.max(self.unit_free_at[unit]);
-        let xfer_start = self.channels[channel].book(start, data_in);
+        let ordered = self.ordered(block, ready, false);
+        let xfer_start = self.book_unit(unit, channel, ordered, data_in + t_prog, data_in);
         let end = xfer_start + data_in + t_prog;
-        self.unit_free_at[unit] = end;
+        self.note_order(block, end, true);
         self.note_busy(unit, source, t_prog);
         self.counters.by_source.0[source as usize].wait_ns += xfer_start - ready;
         end
@@ -293,10 +393,11 @@ impl Device {
         }
         let (unit, channel) = self.locate(block);
         let t_bers = self.timing.erase(mode);
-        let start = ready.max(self.unit_free_at[unit]);
-        let cmd_start = self.channels[channel].book(start, self.timing.command_ns);
-        let end = cmd_start + self.timing.command_ns + t_bers;
-        self.unit_free_at[unit] = end;
+        let cmd = self.timing.command_ns;
+        let ordered = self.ordered(block, ready, true);
+        let cmd_start = self.book_unit(unit, channel, ordered, cmd + t_bers, cmd);
+        let end = cmd_start + cmd + t_bers;
+        self.note_order(block, end, true);
         self.note_busy(unit, source, t_bers);
         self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
         end
@@ -397,6 +498,120 @@ mod tests {
         let b = d.read(Ppn(4 * 8), BlockMode::Native, 0, Source::Host);
         // b's command waits for the unit (91000) and then for a's transfer on the channel.
         assert_eq!(b, 101_000 + 1_000 + 90_000 + 10_000);
+    }
+
+    #[test]
+    fn a_later_operation_ready_earlier_fills_the_gap_its_unit_left() {
+        // Chip unit: a program on plane 1 ready at 500 us leaves the chip idle before it; a
+        // read on plane 0 issued afterwards but ready at 0 runs in that gap, not after it.
+        let mut d = device(ArrayUnit::Chip);
+        let prog_end = d.program(Ppn(4 * 8), BlockMode::Native, 500_000, Source::Gc);
+        assert_eq!(prog_end, 500_000 + 1_000 + 10_000 + 1_300_000);
+        assert_eq!(d.read(Ppn(0), BlockMode::Native, 0, Source::Host), 1_000 + 90_000 + 10_000);
+        // A read of the block being programmed waits for that program (order on a block).
+        assert_eq!(d.read(Ppn(4 * 8), BlockMode::Native, 0, Source::Host), prog_end + 1_000 + 90_000 + 10_000);
+    }
+
+    #[test]
+    fn an_erase_never_overtakes_an_operation_on_its_block() {
+        let mut d = device(ArrayUnit::Plane);
+        let read_end = d.read(Ppn(3), BlockMode::Native, 400_000, Source::Host);
+        let erase_end = d.erase(BlockId(0), BlockMode::Native, 0, Source::Gc);
+        // After the read's array time, and its command after the read's data-out on the channel.
+        assert_eq!(erase_end, read_end + 1_000 + 10_000_000);
+        let prog_end = d.program(Ppn(0), BlockMode::Native, 0, Source::Host);
+        assert_eq!(prog_end, erase_end + 1_000 + 10_000 + 1_300_000);
+    }
+
+    /// An operation as the reference sees it: (unit, channel, block, kind, ready).
+    #[derive(Debug, Clone)]
+    struct Op {
+        plane: u32,
+        block_in_plane: u32,
+        kind: u8,
+        ready_after_now: u64,
+        advance: u64,
+    }
+
+    fn op_strategy() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        (0u32..4, 0u32..2, 0u8..3, 0u64..3_000_000, 0u64..400_000).prop_map(|(plane, b, kind, r, a)| Op {
+            plane,
+            block_in_plane: b,
+            kind,
+            ready_after_now: r,
+            advance: a,
+        })
+    }
+
+    fn free_on(busy: &[(u64, u64)], s: u64, len: u64) -> bool {
+        busy.iter().all(|&(a, b)| s + len <= a || s >= b)
+    }
+
+    proptest::proptest! {
+        /// Against a brute-force reference: every operation starts at the earliest time at or
+        /// after its ready time and its block's order where its unit is idle for its array time
+        /// and its channel for its command or data-in (so a unit is never idle while an
+        /// operation that fits is ready), and no two bookings of a resource overlap.
+        #[test]
+        fn work_conserving_earliest_fit(ops in proptest::collection::vec(op_strategy(), 1..80), chip_unit in proptest::bool::ANY) {
+            let unit_kind = if chip_unit { ArrayUnit::Chip } else { ArrayUnit::Plane };
+            let mut d = device(unit_kind);
+            let g = d.geometry().clone();
+            let mut unit_busy: Vec<Vec<(u64, u64)>> = vec![Vec::new(); 4];
+            let mut chan_busy: Vec<(u64, u64)> = Vec::new();
+            let mut order = vec![(0u64, 0u64); g.blocks() as usize];
+            let mut now = 0;
+            for op in ops {
+                now += op.advance;
+                d.advance_to(now);
+                let block = BlockId(op.plane * g.blocks_per_plane + op.block_in_plane);
+                let unit = d.unit_of_plane(PlaneId(op.plane));
+                let ready = now + op.ready_after_now;
+                let wait0 = d.counters().by_source.get(Source::Gc).wait_ns;
+                let (cmd, xfer) = (1_000, 10_000);
+                let (unit_ns, chan_ns, erase, writes) = match op.kind {
+                    0 => (cmd + 90_000, cmd, false, false),
+                    1 => (cmd + xfer + 1_300_000, cmd + xfer, false, true),
+                    _ => (cmd + 10_000_000, cmd, true, true),
+                };
+                let ppn = g.ppn(block, 0);
+                let end = match op.kind {
+                    0 => d.read(ppn, BlockMode::Native, ready, Source::Gc),
+                    1 => d.program(ppn, BlockMode::Native, ready, Source::Gc),
+                    _ => d.erase(block, BlockMode::Native, ready, Source::Gc),
+                };
+                let start = ready + (d.counters().by_source.get(Source::Gc).wait_ns - wait0);
+                let (w, t) = order[block.index()];
+                let earliest = ready.max(if erase { t } else { w });
+                proptest::prop_assert!(start >= earliest, "started {start} before {earliest}");
+                proptest::prop_assert!(free_on(&unit_busy[unit], start, unit_ns), "unit overlap at {start}");
+                proptest::prop_assert!(free_on(&chan_busy, start, chan_ns), "channel overlap at {start}");
+                let candidates = std::iter::once(earliest)
+                    .chain(unit_busy[unit].iter().map(|&(_, e)| e))
+                    .chain(chan_busy.iter().map(|&(_, e)| e))
+                    .filter(|&c| c >= earliest && c < start);
+                for c in candidates {
+                    proptest::prop_assert!(
+                        !(free_on(&unit_busy[unit], c, unit_ns) && free_on(&chan_busy, c, chan_ns)),
+                        "idle unit: the operation fitted at {c} but started at {start}"
+                    );
+                }
+                unit_busy[unit].push((start, start + unit_ns));
+                chan_busy.push((start, start + chan_ns));
+                let unit_end = start + unit_ns;
+                if op.kind == 0 {
+                    // The read's data-out follows on the channel once the array is done.
+                    proptest::prop_assert!(end >= unit_end + xfer);
+                    chan_busy.push((end - xfer, end));
+                }
+                let o = &mut order[block.index()];
+                if writes {
+                    o.0 = o.0.max(unit_end);
+                }
+                o.1 = o.1.max(unit_end);
+            }
+        }
     }
 
     #[test]
