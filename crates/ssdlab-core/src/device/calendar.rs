@@ -7,7 +7,9 @@
 //! insertion: near zero in the common patterns (appends after everything; a GC reclaim on one
 //! plane interleaving its bookings, in time order, with hundreds already booked on another plane
 //! of the channel). A plain sorted VecDeque paid a memmove of half the calendar there, and a
-//! BTreeMap was slower still (measured, docs/performance.md).
+//! BTreeMap was slower still (measured, docs/performance.md). A booking nearer the start than
+//! the gap (an array unit filling an idle gap it left, near now) is inserted in place instead,
+//! moving only the intervals before it, so the gap stays with the appends.
 
 use crate::units::{Nanos, SimTime};
 use std::collections::VecDeque;
