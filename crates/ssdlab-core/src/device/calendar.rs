@@ -7,12 +7,15 @@
 //! insertion: near zero in the common patterns (appends after everything; a GC reclaim on one
 //! plane interleaving its bookings, in time order, with hundreds already booked on another plane
 //! of the channel). A plain sorted VecDeque paid a memmove of half the calendar there, and a
-//! BTreeMap was slower still (measured, docs/performance.md). A booking nearer the start than
-//! the gap (an array unit filling an idle gap it left, near now) is inserted in place instead,
+//! BTreeMap was slower still (measured, docs/performance.md). A booking among the first few
+//! intervals (an array unit filling an idle gap it left, near now) is inserted in place instead,
 //! moving only the intervals before it, so the gap stays with the appends.
 
 use crate::units::{Nanos, SimTime};
 use std::collections::VecDeque;
+
+/// Insertions at most this far from the start are made in place (see `book`).
+const IN_PLACE_MAX: usize = 32;
 
 #[derive(Debug, Default, Clone)]
 pub struct Calendar {
@@ -139,40 +142,32 @@ impl Calendar {
         f + ended
     }
 
-    /// The start of the first idle gap at or after `earliest` that holds `duration`, and the
-    /// index of the first interval after it.
-    fn fit(&self, earliest: SimTime, duration: Nanos) -> (SimTime, usize) {
+    /// The start of the first idle gap at or after `earliest` that holds `duration` and the
+    /// index of the first interval after it, if that start is not after `latest`. The search
+    /// stops at `latest` (a calendar far behind its bookings would be walked to the end
+    /// otherwise).
+    fn fit(&self, earliest: SimTime, duration: Nanos, latest: SimTime) -> Option<(SimTime, usize)> {
         let n = self.len();
         let mut candidate = earliest;
         for i in self.ended_by(earliest)..n {
-            let (s, e) = self.get(i);
-            if s >= candidate + duration {
-                return (candidate, i);
-            }
-            candidate = candidate.max(e);
-        }
-        (candidate, n)
-    }
-
-    /// Where `book(earliest, duration)` would start, if not after `latest`; without booking.
-    /// The search stops at `latest` (a calendar far behind its bookings would be walked to
-    /// the end otherwise).
-    pub fn first_fit_by(&self, earliest: SimTime, duration: Nanos, latest: SimTime) -> Option<SimTime> {
-        if duration == 0 {
-            return (earliest <= latest).then_some(earliest);
-        }
-        let mut candidate = earliest;
-        for i in self.ended_by(earliest)..self.len() {
             if candidate > latest {
                 return None;
             }
             let (s, e) = self.get(i);
             if s >= candidate + duration {
-                break;
+                return (candidate <= latest).then_some((candidate, i));
             }
             candidate = candidate.max(e);
         }
-        (candidate <= latest).then_some(candidate)
+        (candidate <= latest).then_some((candidate, n))
+    }
+
+    /// Where `book(earliest, duration)` would start, if not after `latest`; without booking.
+    pub fn first_fit_by(&self, earliest: SimTime, duration: Nanos, latest: SimTime) -> Option<SimTime> {
+        if duration == 0 {
+            return (earliest <= latest).then_some(earliest);
+        }
+        self.fit(earliest, duration, latest).map(|(start, _)| start)
     }
 
     /// Book `duration` starting no earlier than `earliest`; returns the start.
@@ -180,12 +175,15 @@ impl Calendar {
         if duration == 0 {
             return earliest;
         }
-        let (candidate, insert_at) = self.fit(earliest, duration);
+        let (candidate, insert_at) =
+            self.fit(earliest, duration, SimTime::MAX).expect("an unbounded search always fits");
         let f = self.front.len();
-        if insert_at < f && insert_at < f - insert_at {
-            // Nearer the start than the gap (an array unit filling an idle gap it left, near
-            // now, while appends go on at the end): insert in place, which moves the shorter
-            // side, and leave the gap where the appends need it.
+        if insert_at < f.min(IN_PLACE_MAX) {
+            // Among the first few intervals (an array unit filling an idle gap it left, near
+            // now, while appends go on at the end): insert in place, moving only the intervals
+            // before it, and leave the gap where the appends need it. Further in, moving the
+            // gap is cheaper over a run of insertions (a GC reclaim's bookings advancing
+            // through the calendar).
             match insert_at.checked_sub(1).map(|i| &mut self.front[i]) {
                 Some(prev) if prev.1 == candidate => prev.1 = candidate + duration,
                 _ => self.front.insert(insert_at, (candidate, candidate + duration)),

@@ -227,11 +227,19 @@ impl Device {
     /// operation's command or data-in crosses the channel while its array unit is held), at the
     /// earliest time at or after `ready` both are idle: in an idle gap the unit left if one holds
     /// the operation, else after the unit's last booking. Returns the start.
-    fn book_unit(&mut self, unit: usize, channel: usize, ready: SimTime, unit_ns: u64, channel_ns: u64) -> SimTime {
+    ///
+    /// Order on `block` is checked only when the operation could take a gap: after the unit's
+    /// last booking it already follows every operation on the block (a block has one unit).
+    #[inline]
+    fn book_unit(&mut self, block: BlockId, erase: bool, ready: SimTime, unit_ns: u64, channel_ns: u64) -> SimTime {
+        let (unit, channel) = self.locate(block);
         let free = self.unit_free_at[unit];
         if ready < free && !self.unit_gaps[unit].is_empty() {
-            if let Some(start) = self.book_in_gap(unit, channel, ready, unit_ns, channel_ns) {
-                return start;
+            let ordered = self.ordered(block, ready, erase);
+            if ordered < free {
+                if let Some(start) = self.book_in_gap(unit, channel, ordered, unit_ns, channel_ns) {
+                    return start;
+                }
             }
         }
         let start = self.channels[channel].book(ready.max(free), channel_ns);
@@ -251,6 +259,7 @@ impl Device {
     /// The earliest start in one of `unit`'s idle gaps, from `ready` on, where the operation
     /// fits with its channel idle for `channel_ns` at its start; books it there and splits the
     /// gap. None if no gap holds it.
+    #[inline(never)]
     fn book_in_gap(
         &mut self,
         unit: usize,
@@ -336,8 +345,7 @@ impl Device {
         let (unit, channel) = self.locate(block);
         let t = &self.timing;
         let (cmd, t_r, xfer) = (t.command_ns, t.read(mode, ptype), t.page_transfer_ns);
-        let ordered = self.ordered(block, ready, false);
-        let cmd_start = self.book_unit(unit, channel, ordered, cmd + t_r, cmd);
+        let cmd_start = self.book_unit(block, false, ready, cmd + t_r, cmd);
         let array_end = cmd_start + cmd + t_r;
         self.note_order(block, array_end, false);
         self.note_busy(unit, source, t_r);
@@ -373,10 +381,9 @@ impl Device {
         if !self.timed {
             return ready;
         }
-        let (unit, channel) = self.locate(block);
+        let unit = self.locate(block).0;
         let data_in = self.timing.command_ns + self.timing.page_transfer_ns * pages as u64;
-        let ordered = self.ordered(block, ready, false);
-        let xfer_start = self.book_unit(unit, channel, ordered, data_in + t_prog, data_in);
+        let xfer_start = self.book_unit(block, false, ready, data_in + t_prog, data_in);
         let end = xfer_start + data_in + t_prog;
         self.note_order(block, end, true);
         self.note_busy(unit, source, t_prog);
@@ -391,11 +398,10 @@ impl Device {
         if !self.timed {
             return ready;
         }
-        let (unit, channel) = self.locate(block);
+        let unit = self.locate(block).0;
         let t_bers = self.timing.erase(mode);
         let cmd = self.timing.command_ns;
-        let ordered = self.ordered(block, ready, true);
-        let cmd_start = self.book_unit(unit, channel, ordered, cmd + t_bers, cmd);
+        let cmd_start = self.book_unit(block, true, ready, cmd + t_bers, cmd);
         let end = cmd_start + cmd + t_bers;
         self.note_order(block, end, true);
         self.note_busy(unit, source, t_bers);
