@@ -139,8 +139,10 @@ impl Simulation {
             WorkloadKind::Synthetic if w.duration_ns.is_none() => Some(w.count.unwrap_or(DEFAULT_SYNTHETIC_COUNT)),
             _ => w.count,
         };
+        let mut device = Device::new(geometry, timing);
+        device.set_scheduler(&cfg.scheduler);
         Ok(Simulation {
-            device: Device::new(geometry, timing),
+            device,
             ftl: Ftl::build(&cfg, rng_for(cfg.seed, RngStream::Policy))?,
             host,
             queue: BinaryHeap::new(),
@@ -413,6 +415,8 @@ impl Simulation {
         if self.issued != self.completed {
             return Err(Error::invariant(format!("{} requests issued but {} completed", self.issued, self.completed)));
         }
+        // Background work still queued (priority scheduler) runs before the final figures.
+        self.device.drain();
         if !self.flushed {
             // Data still in the write buffer goes to flash before the final figures and the
             // verify pass, so none can be lost there.

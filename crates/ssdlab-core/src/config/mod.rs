@@ -70,6 +70,59 @@ pub struct Config {
     /// When the host counts as idle (for idle-time GC and buffer flushes).
     #[serde(default)]
     pub idle: IdleConfig,
+    /// The order in which array units serve flash operations: first come first served, or
+    /// host work before background work, with optional program/erase suspension for reads.
+    #[serde(default)]
+    pub scheduler: SchedulerConfig,
+}
+
+/// `scheduler.policy`: how each array unit orders the flash operations waiting for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerPolicy {
+    /// Every operation is booked when it is issued, at the earliest time its unit and channel
+    /// are idle (work-conserving): background GC copies issued before a host read are served
+    /// before it. The simulators of the RLGC and Lazy-RTGC papers work this way.
+    #[default]
+    Fcfs,
+    /// Host work first (MQSim's priority scheduler): work nobody waits for (GC steps after a
+    /// request or in idle time, idle buffer flushes) waits in per-unit queues and starts only
+    /// when its unit has no host, mapping or foreground-GC operation; one such operation
+    /// arriving later waits only for the one in progress (or, with `suspend_ns`, suspends it).
+    Priority,
+}
+
+/// `[scheduler]`: the transaction scheduler (issue #10, docs/experiments/scheduling.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SchedulerConfig {
+    /// `fcfs` (default) or `priority`.
+    pub policy: SchedulerPolicy,
+    /// With `priority`: a read that finds its unit running a background program or erase
+    /// suspends it and starts after this many ns (the time to suspend). Unset: no suspension.
+    pub suspend_ns: Option<u64>,
+    /// Extra array time a suspended operation needs when it resumes, in ns.
+    pub resume_ns: u64,
+    /// How many times one operation may be suspended; later reads wait for it.
+    pub max_suspensions: u32,
+    /// With `priority`: starvation protection. Background work that has waited this many ns
+    /// past its ready time is booked at once, like host work, behind what its unit already
+    /// holds; a host load that never leaves its unit idle delays background work by at most
+    /// this much (and the FTL, which counts a queued erase's block as free, never runs ahead of
+    /// the flash by more).
+    pub max_wait_ns: u64,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            policy: SchedulerPolicy::Fcfs,
+            suspend_ns: None,
+            resume_ns: 0,
+            max_suspensions: 1,
+            max_wait_ns: 10_000_000,
+        }
+    }
 }
 
 /// `[idle]`: idle detection. The drive is idle once no host request has been outstanding for

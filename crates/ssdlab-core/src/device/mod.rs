@@ -21,15 +21,17 @@
 //! saturate at min(units / tR, channel bandwidth)).
 
 mod calendar;
+mod queue;
 
+use crate::config::{SchedulerConfig, SchedulerPolicy};
 use crate::nand::cell::page_type;
 use crate::nand::{ArrayUnit, BlockMode, Geometry, Timing};
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
 use calendar::Calendar;
+use queue::Priority;
 
 /// Who asked for a flash operation. Every operation carries one, so the report can break
-/// operations, busy time and write amplification down by cause; a priority transaction
-/// scheduler will queue by it.
+/// operations, busy time and write amplification down by cause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Source {
     /// Host reads and, without a write buffer, host writes.
@@ -73,6 +75,11 @@ pub struct SourceCounters {
     /// and channel to start them (a read's later wait for the channel to carry its data out is
     /// not counted), summed.
     pub wait_ns: u64,
+    /// Times this source's programs and erases were suspended for a read (`scheduler.suspend_ns`).
+    pub suspensions: u64,
+    /// Operations (a page copy counts once) that waited in a background queue
+    /// (`scheduler.policy = "priority"`); their waits are in `wait_ns`.
+    pub queued: u64,
 }
 
 /// Per-source counters, serialised as a map keyed by `Source::id`.
@@ -136,6 +143,13 @@ pub struct Device {
     /// Bumped whenever the resources are reset to idle (policies caching free times refresh).
     epoch: u64,
     counters: DeviceCounters,
+    /// `scheduler.policy = "priority"`: background work waits in per-unit queues (`queue.rs`).
+    /// None under `fcfs`, so its booking path never looks at queues.
+    sched: Option<Box<Priority>>,
+    /// Every booking as (block, kind 0 read / 1 program / 2 erase, start, array end), for the
+    /// scheduler's property tests.
+    #[cfg(test)]
+    booked: Vec<(BlockId, u8, SimTime, SimTime)>,
 }
 
 impl Device {
@@ -172,7 +186,20 @@ impl Device {
             now: 0,
             epoch: 0,
             counters: DeviceCounters { reads_by_page_type: vec![0; bits], ..Default::default() },
+            sched: None,
+            #[cfg(test)]
+            booked: Vec::new(),
         }
+    }
+
+    /// How units order their operations (`[scheduler]`).
+    pub fn set_scheduler(&mut self, cfg: &SchedulerConfig) {
+        self.sched = match cfg.policy {
+            SchedulerPolicy::Fcfs => None,
+            SchedulerPolicy::Priority => {
+                Some(Box::new(Priority::new(cfg, self.unit_free_at.len(), self.geometry.blocks() as usize)))
+            }
+        };
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -197,6 +224,9 @@ impl Device {
             self.now = 0;
             self.unit_busy_ns.fill(0);
             self.channels.iter_mut().for_each(Calendar::clear);
+            if let Some(s) = &mut self.sched {
+                s.reset();
+            }
             let bits = self.counters.reads_by_page_type.len();
             self.counters = DeviceCounters { reads_by_page_type: vec![0; bits], ..Default::default() };
         }
@@ -214,8 +244,13 @@ impl Device {
         self.epoch
     }
 
-    /// Forget channel bookings that ended before `now` (events are processed in time order).
+    /// Time moves to `now` (events are processed in time order): queued background operations
+    /// that their units could start before `now` start (nothing issued at or after `now` can
+    /// change that), then channel bookings that ended are forgotten.
     pub fn advance_to(&mut self, now: SimTime) {
+        if self.sched.as_ref().is_some_and(|s| s.queued() > 0) {
+            self.dispatch(now);
+        }
         for c in &mut self.channels {
             c.prune(now);
         }
@@ -268,24 +303,52 @@ impl Device {
         unit_ns: u64,
         channel_ns: u64,
     ) -> Option<SimTime> {
-        let first = self.unit_gaps[unit].partition_point(|&(_, end)| end < ready + unit_ns);
-        for i in first..self.unit_gaps[unit].len() {
-            let (g0, g1) = self.unit_gaps[unit][i];
-            let mut s = ready.max(g0);
+        let (i, s) = self.fit_in_gap(unit, channel, ready, unit_ns, channel_ns)?;
+        self.channels[channel].book(s, channel_ns);
+        let (g0, g1) = self.unit_gaps[unit][i];
+        let min = self.min_unit_op_ns;
+        let parts = [(g0, s), (s + unit_ns, g1)];
+        let kept = parts.into_iter().filter(|&(a, b)| b - a >= min);
+        self.unit_gaps[unit].splice(i..=i, kept);
+        Some(s)
+    }
+
+    /// The gap `book_in_gap` would use and the start in it, without booking.
+    #[inline]
+    fn fit_in_gap(
+        &self,
+        unit: usize,
+        channel: usize,
+        ready: SimTime,
+        unit_ns: u64,
+        channel_ns: u64,
+    ) -> Option<(usize, SimTime)> {
+        let gaps = &self.unit_gaps[unit];
+        let first = gaps.partition_point(|&(_, end)| end < ready + unit_ns);
+        for (i, &(g0, g1)) in gaps.iter().enumerate().skip(first) {
+            let s = ready.max(g0);
             if s + unit_ns > g1 {
                 continue;
             }
             // The channel may be busy at `s`: its first fit that still leaves the unit time.
-            let Some(c) = self.channels[channel].first_fit_by(s, channel_ns, g1 - unit_ns) else { continue };
-            s = c;
-            self.channels[channel].book(s, channel_ns);
-            let min = self.min_unit_op_ns;
-            let parts = [(g0, s), (s + unit_ns, g1)];
-            let kept = parts.into_iter().filter(|&(a, b)| b - a >= min);
-            self.unit_gaps[unit].splice(i..=i, kept);
-            return Some(s);
+            if let Some(c) = self.channels[channel].first_fit_by(s, channel_ns, g1 - unit_ns) {
+                return Some((i, c));
+            }
         }
         None
+    }
+
+    /// Where `book_unit` would start an operation on `block`, without booking it.
+    fn fit_unit(&self, block: BlockId, erase: bool, ready: SimTime, unit_ns: u64, channel_ns: u64) -> SimTime {
+        let (unit, channel) = self.locate(block);
+        let free = self.unit_free_at[unit];
+        let ordered = self.ordered(block, ready, erase);
+        if ordered < free {
+            if let Some((_, s)) = self.fit_in_gap(unit, channel, ordered, unit_ns, channel_ns) {
+                return s;
+            }
+        }
+        self.channels[channel].first_fit_by(ordered.max(free), channel_ns, SimTime::MAX).expect("unbounded fit")
     }
 
     /// `ready` moved past what must precede an operation on `block` (module note on order).
@@ -331,6 +394,19 @@ impl Device {
 
     /// Read one page for `source`; returns when its data has crossed the channel.
     pub fn read(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
+        let ptype = self.count_read(ppn, mode, source);
+        if !self.timed {
+            return ready;
+        }
+        if self.sched.is_some() {
+            return self.read_scheduled(ppn, mode, ptype, ready, source);
+        }
+        self.book_read(ppn, mode, ptype, ready, source, None)
+    }
+
+    /// Count a read; returns its page type.
+    #[inline]
+    fn count_read(&mut self, ppn: Ppn, mode: BlockMode, source: Source) -> u32 {
         let ptype = page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn));
         self.counters.reads += 1;
         self.counters.by_source.0[source as usize].reads += 1;
@@ -338,15 +414,32 @@ impl Device {
             BlockMode::Slc => self.counters.slc_reads += 1,
             BlockMode::Native => self.counters.reads_by_page_type[ptype as usize] += 1,
         }
-        if !self.timed {
-            return ready;
-        }
+        ptype
+    }
+
+    /// Book a read at its earliest fit, or at `start` (a suspension already placed its
+    /// command); returns when its data has crossed the channel.
+    #[inline(always)]
+    fn book_read(
+        &mut self,
+        ppn: Ppn,
+        mode: BlockMode,
+        ptype: u32,
+        ready: SimTime,
+        source: Source,
+        start: Option<SimTime>,
+    ) -> SimTime {
         let block = self.geometry.block_of(ppn);
         let (unit, channel) = self.locate(block);
         let t = &self.timing;
         let (cmd, t_r, xfer) = (t.command_ns, t.read(mode, ptype), t.page_transfer_ns);
-        let cmd_start = self.book_unit(block, false, ready, cmd + t_r, cmd);
+        let cmd_start = match start {
+            Some(s) => s,
+            None => self.book_unit(block, false, ready, cmd + t_r, cmd),
+        };
         let array_end = cmd_start + cmd + t_r;
+        #[cfg(test)]
+        self.booked.push((block, 0, cmd_start, array_end));
         self.note_order(block, array_end, false);
         self.note_busy(unit, source, t_r);
         self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
@@ -355,15 +448,40 @@ impl Device {
     }
 
     /// Program one page (page-by-page programming) for `source`; returns when the program ends.
+    #[inline]
     pub fn program(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
         self.counters.programs += 1;
         self.counters.by_source.0[source as usize].programs += 1;
         if !self.timed {
             return ready;
         }
-        let ptype = page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn));
-        let t_prog = self.timing.program(mode, ptype);
+        let t_prog = self.program_ns(ppn, mode);
         self.program_pages(self.geometry.block_of(ppn), 1, t_prog, ready, source)
+    }
+
+    #[inline]
+    fn program_ns(&self, ppn: Ppn, mode: BlockMode) -> u64 {
+        self.timing.program(mode, page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn)))
+    }
+
+    /// Copy one page for `source` (a GC or migration move): read `old`, then program `new` once
+    /// its data is out. Returns when the program ends; for background work the `priority`
+    /// scheduler queues, an estimate as if nothing else came first.
+    #[inline]
+    pub fn copy(
+        &mut self,
+        old: Ppn,
+        old_mode: BlockMode,
+        new: Ppn,
+        new_mode: BlockMode,
+        ready: SimTime,
+        source: Source,
+    ) -> SimTime {
+        if self.sched.is_some() && self.timed {
+            return self.copy_scheduled(old, old_mode, new, new_mode, ready, source);
+        }
+        let read_done = self.read(old, old_mode, ready, source);
+        self.program(new, new_mode, read_done, source)
     }
 
     /// One-shot full-sequence program of `pages` pages of one wordline (all its page types).
@@ -381,14 +499,32 @@ impl Device {
         if !self.timed {
             return ready;
         }
+        if self.sched.is_some() {
+            return self.program_scheduled(block, pages, t_prog, ready, source);
+        }
+        self.book_program(block, pages, t_prog, ready, source).1
+    }
+
+    /// Book a program of `pages` pages of `block`: (data-in start, end).
+    #[inline]
+    fn book_program(
+        &mut self,
+        block: BlockId,
+        pages: u32,
+        t_prog: u64,
+        ready: SimTime,
+        source: Source,
+    ) -> (SimTime, SimTime) {
         let unit = self.locate(block).0;
         let data_in = self.timing.command_ns + self.timing.page_transfer_ns * pages as u64;
         let xfer_start = self.book_unit(block, false, ready, data_in + t_prog, data_in);
         let end = xfer_start + data_in + t_prog;
+        #[cfg(test)]
+        self.booked.push((block, 1, xfer_start, end));
         self.note_order(block, end, true);
         self.note_busy(unit, source, t_prog);
         self.counters.by_source.0[source as usize].wait_ns += xfer_start - ready;
-        end
+        (xfer_start, end)
     }
 
     /// Erase a block for `source`; returns when the erase ends.
@@ -398,15 +534,26 @@ impl Device {
         if !self.timed {
             return ready;
         }
+        if self.sched.is_some() {
+            return self.erase_scheduled(block, mode, ready, source);
+        }
+        self.book_erase(block, mode, ready, source).1
+    }
+
+    /// Book an erase: (command start, end).
+    #[inline]
+    fn book_erase(&mut self, block: BlockId, mode: BlockMode, ready: SimTime, source: Source) -> (SimTime, SimTime) {
         let unit = self.locate(block).0;
         let t_bers = self.timing.erase(mode);
         let cmd = self.timing.command_ns;
         let cmd_start = self.book_unit(block, true, ready, cmd + t_bers, cmd);
         let end = cmd_start + cmd + t_bers;
+        #[cfg(test)]
+        self.booked.push((block, 2, cmd_start, end));
         self.note_order(block, end, true);
         self.note_busy(unit, source, t_bers);
         self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
-        end
+        (cmd_start, end)
     }
 
     fn note_busy(&mut self, unit: usize, source: Source, ns: u64) {

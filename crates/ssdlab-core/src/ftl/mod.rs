@@ -458,7 +458,11 @@ impl Ftl {
         }
         let obs = self.observation(req, now, 0);
         let action = self.scheduler.after_serve(&obs, response_ns);
-        self.run_gc_action(action, now, device).map(|_| ())
+        // No request waits for GC decided after one was served: background work.
+        device.set_background(true);
+        let result = self.run_gc_action(action, now, device);
+        device.set_background(false);
+        result.map(|_| ())
     }
 
     fn read_request(&mut self, lpns: &[Lpn], ready: SimTime, now: SimTime, device: &mut Device) -> Result<SimTime> {

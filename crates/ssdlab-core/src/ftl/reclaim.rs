@@ -64,6 +64,15 @@ impl Ftl {
     /// GC step (`gc.background = "idle"`, as the scheduler decides). Returns when that work ends
     /// (the engine calls again then if the host is still idle), or None if there was none.
     pub fn on_idle(&mut self, now: SimTime, device: &mut Device) -> Result<Option<SimTime>> {
+        // Nothing waits for idle-time work: with `scheduler.policy = "priority"` it yields to
+        // any request that arrives.
+        device.set_background(true);
+        let result = self.idle_work(now, device);
+        device.set_background(false);
+        result
+    }
+
+    fn idle_work(&mut self, now: SimTime, device: &mut Device) -> Result<Option<SimTime>> {
         let mut end = None;
         if self.flush_on_idle && self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
             end = Some(self.flush_idle(now, device)?);
@@ -353,9 +362,8 @@ impl Ftl {
                 Some(p) => p,
                 None => self.allocate_elsewhere(stream, now)?,
             };
-            let read_done = device.read(old, victim_mode, now, source);
             let mode = self.blocks.mode(g.block_of(new));
-            end = end.max(device.program(new, mode, read_done, source));
+            end = end.max(device.copy(old, victim_mode, new, mode, now, source));
             self.blocks.invalidate(old);
             self.blocks.set_owner(new, owner);
             if let Some(v) = &mut self.verify {

@@ -176,6 +176,8 @@ impl Timeline {
             erases: b.erases - a.erases,
             busy_ns: b.busy_ns - a.busy_ns,
             wait_ns: b.wait_ns - a.wait_ns,
+            suspensions: b.suspensions - a.suspensions,
+            queued: b.queued - a.queued,
         }
     }
 

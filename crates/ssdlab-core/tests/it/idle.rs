@@ -18,12 +18,18 @@ const WORKLOAD: &str = "verify = true\nseed = 3\n\
 
 #[test]
 fn idle_work_keeps_verify_green() {
-    for scheduler in ["greedy", "lazy_rtgc"] {
+    for (scheduler, order) in
+        [("greedy", "fcfs"), ("lazy_rtgc", "fcfs"), ("greedy", "priority"), ("lazy_rtgc", "priority")]
+    {
         for buffer in [false, true] {
-            let cell = format!("[{scheduler}, buffer {}]", if buffer { "on, flush on idle" } else { "off" });
+            let cell = format!("[{scheduler}, {order}, buffer {}]", if buffer { "on, flush on idle" } else { "off" });
             let cache = if buffer { "[cache]\ncapacity = \"256k\"\nflush_on_idle = true\n" } else { "" };
             let gc = format!("[gc]\nscheduler = \"{scheduler}\"\nbackground = \"idle\"\nbackground_free_blocks = 40\n");
-            let report = run(config("tiny", &format!("{WORKLOAD}{gc}{cache}"), &[]));
+            let sched = match order {
+                "priority" => "[scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\n",
+                _ => "",
+            };
+            let report = run(config("tiny", &format!("{WORKLOAD}{gc}{cache}{sched}"), &[]));
             assert!(report.verify.final_scan_passed, "{cell}");
             assert_eq!(report.verify.reads_checked, report.ftl.host_read_pages, "{cell}");
             assert!(report.idle.periods >= 100, "{cell}: {} idle periods", report.idle.periods);

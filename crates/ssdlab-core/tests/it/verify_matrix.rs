@@ -3,6 +3,9 @@
 //! a sequential and a real-trace workload, all three with trims (whole-page and partial-page)
 //! and partial-page writes at unaligned offsets. One test per configuration runs its three
 //! workloads; every failure message names the cell (`[buffer on, placement static, ...]`).
+//! A second matrix (issue #10) crosses the transaction scheduler {fcfs, priority, priority with
+//! suspension} with GC {greedy, greedy with idle GC, lazy_rtgc, rlgc} and the buffer {off, on,
+//! on with idle flushes} (`time_matrix!`).
 //!
 //! The device is a tiny QLC drive (2 channels x 2 planes x 32 blocks x 32 pages, 25 %
 //! over-provisioning), filled before the measured run, with a 16-page write buffer, a CMT of
@@ -84,6 +87,55 @@ struct Combo {
     mapping: &'static str,
     slc: bool,
     workload: Workload,
+    /// The transaction scheduler, GC and idle work (`Time::default()` for the feature matrix).
+    time: Time,
+}
+
+/// The second matrix, of issue #10: transaction scheduler x GC x idle buffer flushes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Time {
+    /// `fcfs`, `priority` or `suspend` (priority with program/erase suspension).
+    scheduler: &'static str,
+    /// `greedy` (blocking), `greedy_idle` (greedy with idle-time GC), `lazy_rtgc` (with its idle
+    /// reclaim) or `rlgc`.
+    gc: &'static str,
+    /// The write buffer flushes in idle time (only with the buffer on).
+    flush_on_idle: bool,
+}
+
+impl Default for Time {
+    fn default() -> Time {
+        Time { scheduler: "fcfs", gc: "greedy", flush_on_idle: false }
+    }
+}
+
+impl Time {
+    fn layers(&self) -> Vec<String> {
+        let mut layers = Vec::new();
+        layers.push(match self.scheduler {
+            "fcfs" => String::new(),
+            "priority" => "[scheduler]\npolicy = \"priority\"\n".into(),
+            "suspend" => {
+                "[scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\nresume_ns = 5_000\nmax_suspensions = 2\n"
+                    .into()
+            }
+            other => panic!("no scheduler {other}"),
+        });
+        // GC triggers at 5 free blocks (the default), idle GC below 10, RLGC's aggressive
+        // regime below 8.
+        layers.push(match self.gc {
+            "greedy" => String::new(),
+            "greedy_idle" => "[gc]\nbackground = \"idle\"\nbackground_free_blocks = 10\n".into(),
+            "lazy_rtgc" => "[gc]\nscheduler = \"lazy_rtgc\"\nbackground = \"idle\"\n".into(),
+            "rlgc" => "[gc]\nscheduler = \"rlgc\"\n[gc.rlgc]\naggressive_trigger_free_blocks = 8\n".into(),
+            other => panic!("no GC {other}"),
+        });
+        if self.flush_on_idle {
+            layers.push("[cache]\nflush_on_idle = true\n".into());
+        }
+        layers.push("[idle]\ngap_ns = 200_000\n".into());
+        layers
+    }
 }
 
 impl fmt::Display for Combo {
@@ -96,7 +148,12 @@ impl fmt::Display for Combo {
             self.mapping,
             if self.slc { "static" } else { "none" },
             self.workload
-        )
+        )?;
+        if self.time != Time::default() {
+            let t = &self.time;
+            write!(f, "[scheduler {}, gc {}, flush on idle {}]", t.scheduler, t.gc, t.flush_on_idle)?;
+        }
+        Ok(())
     }
 }
 
@@ -128,6 +185,7 @@ impl Combo {
                 "[slc]\npolicy = \"static\"\nblocks = 12\nthreshold_bytes = 16384\ntrigger_free_blocks = 2\n".into(),
             );
         }
+        layers.extend(self.time.layers());
         layers.push(match self.workload {
             Workload::Random => {
                 format!("[workload]\nrw = \"randrw\"\nrwmixread = 20\nbs = 6144\niodepth = 4\ncount = {REQUESTS}\n")
@@ -396,6 +454,22 @@ fn check(combo: Combo) {
         assert_eq!(report.ftl.migrated_victims + programs(Source::Migration), 0, "{combo}");
         assert_eq!(c.slc_reads, 0, "{combo}");
     }
+    // Background work queues exactly under `priority`, and only suspension suspends.
+    let queued = by(|s| s.queued);
+    // Idle-time GC works only where the workload leaves idle gaps (the closed loop does not).
+    let background_gc = match combo.time.gc {
+        "greedy" => false,
+        "greedy_idle" => report.gc.idle_victims_reclaimed > 0,
+        _ => true,
+    };
+    match combo.time.scheduler {
+        "fcfs" => assert_eq!(queued, 0, "{combo}: fcfs queues nothing"),
+        _ if background_gc => assert!(c.by_source.get(Source::Gc).queued > 0, "{combo}: no GC work queued"),
+        _ => {}
+    }
+    if combo.time.scheduler != "suspend" {
+        assert_eq!(by(|s| s.suspensions), 0, "{combo}: suspended without suspend_ns");
+    }
     if combo.placement == "wordline" {
         // Buffered units bound for the native region are whole wordlines (the stirred-in 64 KiB
         // writes go there even with an SLC region), programmed one-shot.
@@ -417,8 +491,51 @@ impl RecordSource for SyntheticRecords {
 /// Every workload on one configuration; a failure names the combination.
 fn check_all_workloads(buffer: bool, placement: &'static str, mapping: &'static str, slc: bool) {
     for workload in WORKLOADS {
-        check(Combo { buffer, placement, mapping, slc, workload });
+        check(Combo { buffer, placement, mapping, slc, workload, time: Time::default() });
     }
+}
+
+/// Every workload under one transaction scheduler and GC, with the buffer off, on, and on
+/// with idle flushes, with dynamic placement and DFTL (GC moves translation pages too, and
+/// relocations write translation pages back from inside background work).
+///
+/// Not with the SLC region: there the partial schedulers (`lazy_rtgc`, `rlgc`) end in
+/// `DeviceFull` ("GC found no free page for relocation") on the random workload under `fcfs`
+/// as well, the code path this change leaves as it was. That is a bug of partial GC beside an
+/// SLC region, left for the SLC issue (#14), which builds on both.
+fn check_time(scheduler: &'static str, gc: &'static str) {
+    for (buffer, flush_on_idle) in [(false, false), (true, false), (true, true)] {
+        for workload in WORKLOADS {
+            let time = Time { scheduler, gc, flush_on_idle };
+            check(Combo { buffer, placement: "dynamic", mapping: "dftl", slc: false, workload, time });
+        }
+    }
+}
+
+macro_rules! time_matrix {
+    ($($name:ident: $scheduler:expr, $gc:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                check_time($scheduler, $gc);
+            }
+        )*
+    };
+}
+
+time_matrix! {
+    fcfs_greedy: "fcfs", "greedy";
+    fcfs_greedy_idle: "fcfs", "greedy_idle";
+    fcfs_lazy_rtgc: "fcfs", "lazy_rtgc";
+    fcfs_rlgc: "fcfs", "rlgc";
+    priority_greedy: "priority", "greedy";
+    priority_greedy_idle: "priority", "greedy_idle";
+    priority_lazy_rtgc: "priority", "lazy_rtgc";
+    priority_rlgc: "priority", "rlgc";
+    suspend_greedy: "suspend", "greedy";
+    suspend_greedy_idle: "suspend", "greedy_idle";
+    suspend_lazy_rtgc: "suspend", "lazy_rtgc";
+    suspend_rlgc: "suspend", "rlgc";
 }
 
 macro_rules! matrix {
@@ -463,7 +580,8 @@ fn wordline_placement_without_a_buffer_is_rejected() {
     for mapping in ["page", "dftl"] {
         for slc in [false, true] {
             for workload in WORKLOADS {
-                let combo = Combo { buffer: false, placement: "wordline", mapping, slc, workload };
+                let combo =
+                    Combo { buffer: false, placement: "wordline", mapping, slc, workload, time: Time::default() };
                 let Some(loaded) = combo.load() else { continue };
                 let err = loaded.err().unwrap_or_else(|| panic!("{combo}: loaded without a write buffer"));
                 let Error::Config { problems, .. } = &err else { panic!("{combo}: not a config error: {err}") };
