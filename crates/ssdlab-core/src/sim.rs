@@ -361,12 +361,22 @@ impl Simulation {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
             };
+            // A policy's timer fires at its time, host activity or not, while the workload
+            // lasts; at equal times after completions, before idle events and arrivals.
+            let timer_first = self.ftl.next_timer().is_some_and(|t| {
+                next_completion.is_none_or(|c| t < c)
+                    && self.pending.is_none_or(|req| t <= req.arrival_ns.max(self.now))
+                    && self.idle_wake.is_none_or(|w| t <= w)
+            });
             // Idle time: only between requests (nothing outstanding, another arrival pending),
             // strictly before that arrival; at equal times completions go first, then idle
             // events, then arrivals.
             let idle_first = arrival_first
                 && self.idle_wake.zip(self.pending).is_some_and(|(w, req)| w < req.arrival_ns.max(self.now));
-            if idle_first {
+            if timer_first {
+                let at = self.ftl.next_timer().expect("timer_first implies a timer").max(self.now);
+                self.timer_event(at)?;
+            } else if idle_first {
                 let at = self.idle_wake.expect("idle_first implies a wake-up");
                 self.idle_event(at)?;
             } else if arrival_first {
@@ -411,6 +421,13 @@ impl Simulation {
         Ok(())
     }
 
+    /// A policy's timer fired at `at`. It does not end an idle period (no host activity).
+    fn timer_event(&mut self, at: SimTime) -> Result<()> {
+        self.now = at;
+        self.device.advance_to(at);
+        self.ftl.on_timer(at, &mut self.device)
+    }
+
     fn finish(&mut self) -> Result<()> {
         if self.issued != self.completed {
             return Err(Error::invariant(format!("{} requests issued but {} completed", self.issued, self.completed)));
@@ -418,9 +435,9 @@ impl Simulation {
         // Background work still queued (priority scheduler) runs before the final figures.
         self.device.drain();
         if !self.flushed {
-            // Data still in the write buffer goes to flash before the final figures and the
-            // verify pass, so none can be lost there.
-            self.flush_end = self.ftl.flush_buffer(self.now, &mut self.device)?;
+            // The end-of-trace event: policies finish their work before the final figures and
+            // the verify pass (timers still armed are dropped: this event covers them).
+            self.flush_end = self.ftl.on_end_of_trace(self.now, &mut self.device)?;
             self.flushed = true;
         }
         if !self.final_scan_passed {

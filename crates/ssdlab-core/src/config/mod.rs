@@ -286,6 +286,10 @@ pub struct CacheConfig {
     /// In idle time (`[idle]`), program every dirty page (as units, as evictions do), so that
     /// later writes find room without evicting.
     pub flush_on_idle: bool,
+    /// Write every dirty page back at most this many ns after the buffer went from clean to
+    /// dirty, with or without host activity (a timer; a drive bounding what a power loss can
+    /// cost). Unset: dirty pages leave only by eviction, idle flushes and the end of the run.
+    pub flush_interval_ns: Option<u64>,
 }
 
 impl Default for CacheConfig {
@@ -298,6 +302,7 @@ impl Default for CacheConfig {
             dram_bytes_per_s: 3_200_000_000,
             insert_reads: false,
             flush_on_idle: false,
+            flush_interval_ns: None,
         }
     }
 }

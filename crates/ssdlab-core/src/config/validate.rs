@@ -136,6 +136,12 @@ fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks:
     p.check(c.capacity.0 == 0 || c.capacity.0 >= config.device.page_bytes, "cache.capacity", || {
         format!("must be 0 (no buffer) or at least one page ({} bytes)", config.device.page_bytes)
     });
+    if let Some(interval) = c.flush_interval_ns {
+        p.check(interval >= 1, "cache.flush_interval_ns", || "must be at least 1".into());
+        p.check(c.capacity.0 > 0, "cache.flush_interval_ns", || {
+            "times the write buffer's write-back: it needs a buffer (cache.capacity > 0)".into()
+        });
+    }
     let s = &config.slc;
     if s.blocks > 0 {
         p.check(bits > 1, "slc.blocks", || "SLC mode needs a multi-level cell device (device.cell)".into());

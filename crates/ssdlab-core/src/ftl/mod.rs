@@ -139,6 +139,9 @@ pub struct Ftl {
     insert_reads: bool,
     /// Program the buffer's dirty pages in idle time (`cache.flush_on_idle`).
     flush_on_idle: bool,
+    /// `cache.flush_interval_ns`, and when the armed write-back timer fires.
+    flush_interval_ns: Option<u64>,
+    flush_timer: Option<SimTime>,
     /// GC works in idle time (`gc.background = "idle"`).
     gc_when_idle: bool,
     verify: Option<Verifier>,
@@ -320,6 +323,8 @@ impl Ftl {
             dram_page_ns: transfer_ns(geometry.page_bytes, cfg.cache.dram_bytes_per_s),
             insert_reads: cfg.cache.insert_reads,
             flush_on_idle: cfg.cache.flush_on_idle && cfg.cache.capacity.0 > 0,
+            flush_interval_ns: cfg.cache.flush_interval_ns.filter(|_| cfg.cache.capacity.0 > 0),
+            flush_timer: None,
             gc_when_idle: cfg.gc.background == crate::config::GcBackground::Idle,
             blocks,
             mapping,
@@ -440,8 +445,57 @@ impl Ftl {
         }
         match op {
             IoOp::Read => self.read_request(lpns, ready, now, device),
-            IoOp::Write => self.write_request(request, ready, now, device),
+            IoOp::Write => {
+                let done = self.write_request(request, ready, now, device);
+                if self.flush_interval_ns.is_some() {
+                    self.arm_flush_timer(now);
+                }
+                done
+            }
             IoOp::Trim => self.trim_request(request, ready, device),
+        }
+    }
+
+    /// The earliest time a policy asked to be woken at (`Ftl::on_timer`), if any. Today the
+    /// write buffer's timed write-back (`cache.flush_interval_ns`) is the one timer.
+    #[inline]
+    pub fn next_timer(&self) -> Option<SimTime> {
+        self.flush_timer
+    }
+
+    /// A timer fired at `now` (the engine calls this at `next_timer`, host activity or not):
+    /// the write buffer writes back every dirty page, as background work.
+    pub fn on_timer(&mut self, now: SimTime, device: &mut Device) -> Result<()> {
+        if self.flush_timer.is_none_or(|t| t > now) {
+            return Ok(());
+        }
+        self.flush_timer = None;
+        if self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
+            device.set_background(true);
+            let pages = self.evict_all(now, device);
+            device.set_background(false);
+            let pages = pages?;
+            let b = self.buffer.as_mut().expect("a buffer has dirty pages");
+            b.stats.timer_flushes += 1;
+            b.stats.timer_flush_pages += pages;
+        }
+        Ok(())
+    }
+
+    /// The workload ended and every request completed (the end-of-trace event): data still in
+    /// the write buffer goes to flash, so none is lost before the final figures and the verify
+    /// scan. Returns when that work ends.
+    pub fn on_end_of_trace(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        self.flush_timer = None;
+        self.flush_buffer(now, device)
+    }
+
+    /// Arm the write-back timer when a write left the buffer dirty and none is armed.
+    fn arm_flush_timer(&mut self, now: SimTime) {
+        if let (None, Some(interval)) = (self.flush_timer, self.flush_interval_ns) {
+            if self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
+                self.flush_timer = Some(now + interval);
+            }
         }
     }
 
@@ -733,6 +787,8 @@ mod allocation_tests {
             dram_page_ns: 0,
             insert_reads: false,
             flush_on_idle: false,
+            flush_interval_ns: None,
+            flush_timer: None,
             gc_when_idle: false,
             verify: Some(Verifier::new(logical_pages, g.pages())),
             stats: FtlStats::default(),

@@ -211,7 +211,7 @@ impl Ftl {
 
     /// Evict every dirty page as program units (page by page once fewer than a unit are
     /// left). Returns the pages evicted.
-    fn evict_all(&mut self, now: SimTime, device: &mut Device) -> Result<u64> {
+    pub(super) fn evict_all(&mut self, now: SimTime, device: &mut Device) -> Result<u64> {
         let before = self.buffer.as_ref().map_or(0, |b| b.dirty() as u64);
         while self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
             self.evict_unit(now, device)?;

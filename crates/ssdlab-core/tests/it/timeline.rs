@@ -572,6 +572,45 @@ fn the_write_buffer_flushes_when_the_gap_closes() {
     assert!(report.verify.final_scan_passed);
 }
 
+/// `cache.flush_interval_ns`: a timer armed by the write that dirtied the clean buffer fires
+/// at its time with no host activity (idle flushes off) and writes every dirty page
+/// back, the second write's page too; the read that arrives just after waits behind those
+/// programs. The buffer is clean again, so no timer is armed until the next write.
+#[test]
+fn the_write_back_timer_fires_without_host_activity() {
+    use IoOp::{Read, Write};
+    let interval = 50_000_000;
+    let read_at = interval + 1_000;
+    let layers = [&device(1)[..], &format!("[cache]\ncapacity = \"64k\"\nflush_interval_ns = {interval}\n")];
+    let (report, latencies) = run_script(
+        &layers,
+        vec![
+            page_request(0, Write, 0, 3, PAGE),
+            page_request(interval / 2, Write, 3, 1, PAGE),
+            page_request(read_at, Read, 0, 1, PAGE),
+            page_request(3 * interval, Write, 4, 1, PAGE),
+        ],
+    );
+    assert_eq!(latencies[0], 3 * dram(), "buffered: DRAM time");
+    // Four one-page units from `interval`, back to back on the plane; the read of LPN 0 waits
+    // for all four, then reads page 0.
+    let programs: u64 = (0..4).map(program).sum();
+    assert_eq!(latencies[2], interval + programs - read_at + read(0));
+    let cache = report.cache.as_ref().unwrap();
+    // The last write's timer would fire after the run: the end-of-run flush takes its page.
+    assert_eq!((cache.timer_flushes, cache.timer_flush_pages, cache.final_flush_pages), (1, 4, 1));
+    assert_eq!(cache.idle_flushes, 0, "the timer, not idle time, flushed");
+    assert!(report.verify.final_scan_passed);
+}
+
+/// A bad write-back interval is refused with the key and the reason.
+#[test]
+fn a_write_back_timer_needs_a_buffer() {
+    let layers = [ssdlab_core::config::Layer::inline("[cache]\nflush_interval_ns = 1_000_000\n")];
+    let err = ssdlab_core::load_config(Some("tiny"), &layers, &[]).expect_err("no buffer").to_string();
+    assert!(err.contains("cache.flush_interval_ns") && err.contains("needs a buffer"), "{err}");
+}
+
 /// Idle periods are gaps of at least `idle.gap_ns` with nothing outstanding, each counted once,
 /// ended by the next arrival; none after the last request.
 #[test]

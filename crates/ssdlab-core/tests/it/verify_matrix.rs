@@ -5,7 +5,7 @@
 //! workloads; every failure message names the cell (`[buffer on, placement static, ...]`).
 //! A second matrix (issue #10) crosses the transaction scheduler {fcfs, priority, priority with
 //! suspension} with GC {greedy, greedy with idle GC, lazy_rtgc, rlgc} and the buffer {off, on,
-//! on with idle flushes} (`time_matrix!`).
+//! on with idle flushes, on with a write-back timer} (`time_matrix!`).
 //!
 //! The device is a tiny QLC drive (2 channels x 2 planes x 32 blocks x 32 pages, 25 %
 //! over-provisioning), filled before the measured run, with a 16-page write buffer, a CMT of
@@ -99,13 +99,14 @@ struct Time {
     /// `greedy` (blocking), `greedy_idle` (greedy with idle-time GC), `lazy_rtgc` (with its idle
     /// reclaim) or `rlgc`.
     gc: &'static str,
-    /// The write buffer flushes in idle time (only with the buffer on).
-    flush_on_idle: bool,
+    /// How the write buffer writes back besides eviction (only with the buffer on): `none`,
+    /// `idle` (idle flushes) or `timer` (`cache.flush_interval_ns`, 5 ms).
+    flush: &'static str,
 }
 
 impl Default for Time {
     fn default() -> Time {
-        Time { scheduler: "fcfs", gc: "greedy", flush_on_idle: false }
+        Time { scheduler: "fcfs", gc: "greedy", flush: "none" }
     }
 }
 
@@ -130,8 +131,11 @@ impl Time {
             "rlgc" => "[gc]\nscheduler = \"rlgc\"\n[gc.rlgc]\naggressive_trigger_free_blocks = 8\n".into(),
             other => panic!("no GC {other}"),
         });
-        if self.flush_on_idle {
-            layers.push("[cache]\nflush_on_idle = true\n".into());
+        match self.flush {
+            "none" => {}
+            "idle" => layers.push("[cache]\nflush_on_idle = true\n".into()),
+            "timer" => layers.push("[cache]\nflush_interval_ns = 5_000_000\n".into()),
+            other => panic!("no flush {other}"),
         }
         layers.push("[idle]\ngap_ns = 200_000\n".into());
         layers
@@ -151,7 +155,7 @@ impl fmt::Display for Combo {
         )?;
         if self.time != Time::default() {
             let t = &self.time;
-            write!(f, "[scheduler {}, gc {}, flush on idle {}]", t.scheduler, t.gc, t.flush_on_idle)?;
+            write!(f, "[scheduler {}, gc {}, flush {}]", t.scheduler, t.gc, t.flush)?;
         }
         Ok(())
     }
@@ -467,6 +471,10 @@ fn check(combo: Combo) {
         _ if background_gc => assert!(c.by_source.get(Source::Gc).queued > 0, "{combo}: no GC work queued"),
         _ => {}
     }
+    if combo.time.flush == "timer" {
+        let cache = report.cache.as_ref().expect("buffer on");
+        assert!(cache.timer_flushes > 0 && cache.timer_flush_pages > 0, "{combo}: the timer never flushed");
+    }
     if combo.time.scheduler != "suspend" {
         assert_eq!(by(|s| s.suspensions), 0, "{combo}: suspended without suspend_ns");
     }
@@ -495,8 +503,8 @@ fn check_all_workloads(buffer: bool, placement: &'static str, mapping: &'static 
     }
 }
 
-/// Every workload under one transaction scheduler and GC, with the buffer off, on, and on
-/// with idle flushes, with dynamic placement and DFTL (GC moves translation pages too, and
+/// Every workload under one transaction scheduler and GC, with the buffer off, on, on with
+/// idle flushes and on with a write-back timer, with dynamic placement and DFTL (GC moves translation pages too, and
 /// relocations write translation pages back from inside background work).
 ///
 /// Not with the SLC region: there the partial schedulers (`lazy_rtgc`, `rlgc`) end in
@@ -504,9 +512,9 @@ fn check_all_workloads(buffer: bool, placement: &'static str, mapping: &'static 
 /// as well, the code path this change leaves as it was. That is a bug of partial GC beside an
 /// SLC region, left for the SLC issue (#14), which builds on both.
 fn check_time(scheduler: &'static str, gc: &'static str) {
-    for (buffer, flush_on_idle) in [(false, false), (true, false), (true, true)] {
+    for (buffer, flush) in [(false, "none"), (true, "none"), (true, "idle"), (true, "timer")] {
         for workload in WORKLOADS {
-            let time = Time { scheduler, gc, flush_on_idle };
+            let time = Time { scheduler, gc, flush };
             check(Combo { buffer, placement: "dynamic", mapping: "dftl", slc: false, workload, time });
         }
     }

@@ -152,6 +152,9 @@ pub struct CacheStats {
     /// Idle-time flushes (`cache.flush_on_idle`) and the dirty pages they programmed.
     pub idle_flushes: u64,
     pub idle_flush_pages: u64,
+    /// Timed write-backs (`cache.flush_interval_ns`) and the dirty pages they programmed.
+    pub timer_flushes: u64,
+    pub timer_flush_pages: u64,
 }
 
 /// The DRAM write buffer. Owned by the FTL; the eviction policy is a field so the FTL can
