@@ -1,6 +1,7 @@
 //! Runs one benchmark scenario outside Python and prints simulated requests per wall second
 //! and the process's peak resident memory: `cargo run --release --example run_scenario --
-//! randwrite_gc 2000000`. Used by docs/performance.md (and for profiling).
+//! randwrite_gc 2000000`; arguments after the count are `key=value` overrides
+//! (`'scheduler.policy="priority"'`). Used by docs/performance.md (and for profiling).
 
 use std::time::Instant;
 
@@ -74,7 +75,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let cfg = load(Some("bench-16gib"), &[Layer::inline(workload)], &[format!("workload.count={count}")])
+    // Arguments after the count are `key=value` overrides, e.g. `scheduler.policy="priority"`.
+    let overrides: Vec<String> = std::iter::once(format!("workload.count={count}")).chain(args).collect();
+    let cfg = load(Some("bench-16gib"), &[Layer::inline(workload)], &overrides)
         .and_then(ValidatedConfig::new)
         .unwrap_or_else(|e| {
             eprintln!("{e}");

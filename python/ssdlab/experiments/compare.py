@@ -187,6 +187,7 @@ def run_figures(report: Report) -> dict[str, Any]:
     """The per-run figures of runs.csv (latencies in us; NaN where an operation never ran)."""
     s = report.summary()
     lat = report.latency
+    by_source = report["device"]["counters"]["by_source"]
     return {
         "requests": s["requests"],
         "reads": report["workload"]["reads"],
@@ -198,12 +199,17 @@ def run_figures(report: Report) -> dict[str, Any]:
         "write_max_us": float(lat.loc["write", "max"]),
         "read_mean_us": float(lat.loc["read", "mean"]),
         "read_p99_us": s["read_p99_us"],
+        "read_p99_9_us": float(lat.loc["read", "p99_9"]),
         "read_p99_99_us": s["read_p99_99_us"],
         "waf": s["waf"],
         "erases": s["erases"],
         "gc_victims": s["gc_victims"],
         "gc_pages_copied": report["gc"]["pages_copied"],
         "gc_emergency_reclaims": report["gc"]["emergency_reclaims"],
+        # The transaction scheduler (`[scheduler]`): GC operations that waited in a background
+        # queue, and programs or erases suspended for reads.
+        "gc_queued": by_source["gc"]["queued"],
+        "suspensions": sum(c["suspensions"] for c in by_source.values()),
         "mean_unit_utilization": report["device"]["mean_unit_utilization"],
         "simulated_span_s": report["workload"]["span_ns"] / 1e9,
     }
