@@ -314,7 +314,7 @@ impl Device {
     }
 
     /// The gap `book_in_gap` would use and the start in it, without booking.
-    #[inline]
+    #[inline(always)]
     fn fit_in_gap(
         &self,
         unit: usize,
