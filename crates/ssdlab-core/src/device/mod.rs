@@ -586,7 +586,9 @@ mod tests {
     use super::*;
     use crate::nand::{CellType, TimingConfig};
 
-    fn device(unit: ArrayUnit) -> Device {
+    /// Two chips x 2 planes x 4 blocks x 8 QLC pages on one channel; tR 90/120/150/180 us by
+    /// page type, tPROG 1.3 ms, tBERS 10 ms, 1 us commands, 4 KiB in 10 us on the channel.
+    pub(super) fn device(unit: ArrayUnit) -> Device {
         let g = Geometry {
             channels: 1,
             chips_per_channel: 2,

@@ -458,7 +458,7 @@ impl Device {
 mod tests {
     use super::*;
     use crate::config::SchedulerPolicy;
-    use crate::nand::{ArrayUnit, CellType, Geometry, Timing, TimingConfig};
+    use crate::nand::ArrayUnit;
     use proptest::prelude::*;
 
     const CMD: u64 = 1_000;
@@ -467,35 +467,15 @@ mod tests {
     const T_PROG: u64 = 1_300_000;
     const T_BERS: u64 = 10_000_000;
 
-    /// One channel, one chip (the array unit) of 2 planes x 4 blocks x 8 QLC pages.
+    /// The device tests' device (`device::tests::device`); with chip units, blocks 0-7 share
+    /// chip 0.
     fn device(policy: SchedulerPolicy, suspend_ns: Option<u64>) -> Device {
         device_with(policy, suspend_ns, ArrayUnit::Chip)
     }
 
     fn device_with(policy: SchedulerPolicy, suspend_ns: Option<u64>, array_unit: ArrayUnit) -> Device {
-        let g = Geometry {
-            channels: 1,
-            chips_per_channel: 1,
-            dies_per_chip: 1,
-            planes_per_die: 2,
-            blocks_per_plane: 4,
-            pages_per_block: 8,
-            page_bytes: 4096,
-            cell: CellType::Qlc,
-        };
-        let cfg = TimingConfig {
-            read_ns: T_R.to_vec(),
-            program_ns: vec![T_PROG],
-            program_wordline_ns: None,
-            erase_ns: T_BERS,
-            slc_read_ns: None,
-            slc_program_ns: None,
-            slc_erase_ns: None,
-            channel_bytes_per_s: 409_600_000,
-            command_ns: CMD,
-            array_unit,
-        };
-        let mut d = Device::new(g.clone(), Timing::resolve(&cfg, g.cell, g.page_bytes));
+        // Blocks 0-7 (all the tests use) are chip 0's two planes.
+        let mut d = crate::device::tests::device(array_unit);
         d.set_scheduler(&SchedulerConfig {
             policy,
             suspend_ns,
