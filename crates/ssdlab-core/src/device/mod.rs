@@ -450,13 +450,18 @@ impl Device {
     /// Program one page (page-by-page programming) for `source`; returns when the program ends.
     #[inline]
     pub fn program(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
-        self.counters.programs += 1;
-        self.counters.by_source.0[source as usize].programs += 1;
+        self.count_program(source);
         if !self.timed {
             return ready;
         }
         let t_prog = self.program_ns(ppn, mode);
         self.program_pages(self.geometry.block_of(ppn), 1, t_prog, ready, source)
+    }
+
+    #[inline]
+    fn count_program(&mut self, source: Source) {
+        self.counters.programs += 1;
+        self.counters.by_source.0[source as usize].programs += 1;
     }
 
     #[inline]

@@ -47,10 +47,11 @@ use crate::units::{BlockId, Ppn, SimTime};
 /// A queued background operation.
 #[derive(Debug, Clone, Copy)]
 enum Op {
-    /// A page copy within one unit: read `old`, then program `new`.
+    /// A page copy within one unit: read `old` (of page type `ptype`), then program `new`.
     Copy {
         old: Ppn,
         old_mode: BlockMode,
+        ptype: u32,
         new: Ppn,
         new_mode: BlockMode,
     },
@@ -252,10 +253,9 @@ impl Device {
     ) -> SimTime {
         let (old_block, new_block) = (self.geometry.block_of(old), self.geometry.block_of(new));
         let ptype = self.count_read(old, old_mode, source);
-        self.counters.programs += 1;
-        self.counters.by_source.0[source as usize].programs += 1;
+        self.count_program(source);
         if self.defers() && self.locate(old_block).0 == self.locate(new_block).0 {
-            return self.defer(Op::Copy { old, old_mode, new, new_mode }, ready, source);
+            return self.defer(Op::Copy { old, old_mode, ptype, new, new_mode }, ready, source);
         }
         // Foreground, or across units: booked now, after what is queued on either block.
         self.promote(old_block);
@@ -289,9 +289,7 @@ impl Device {
     fn defer(&mut self, op: Op, ready: SimTime, source: Source) -> SimTime {
         let t = &self.timing;
         let (block, duration_ns) = match op {
-            Op::Copy { old, old_mode, new, new_mode } => {
-                let ptype =
-                    crate::nand::cell::page_type(self.geometry.cell, old_mode, self.geometry.page_in_block(old));
+            Op::Copy { old, old_mode, ptype, new, new_mode } => {
                 let read_ns = t.command_ns + t.read(old_mode, ptype) + t.page_transfer_ns;
                 let prog_ns = t.command_ns + t.page_transfer_ns + self.program_ns(new, new_mode);
                 (self.geometry.block_of(old), read_ns + prog_ns)
@@ -366,9 +364,7 @@ impl Device {
     fn pending_start(&self, p: &Pending) -> SimTime {
         let t = &self.timing;
         match p.op {
-            Op::Copy { old, old_mode, .. } => {
-                let ptype =
-                    crate::nand::cell::page_type(self.geometry.cell, old_mode, self.geometry.page_in_block(old));
+            Op::Copy { old, old_mode, ptype, .. } => {
                 let unit_ns = t.command_ns + t.read(old_mode, ptype);
                 self.fit_unit(self.geometry.block_of(old), false, p.ready, unit_ns, t.command_ns)
             }
@@ -385,9 +381,7 @@ impl Device {
 
     fn commit(&mut self, p: Pending) {
         match p.op {
-            Op::Copy { old, old_mode, new, new_mode } => {
-                let ptype =
-                    crate::nand::cell::page_type(self.geometry.cell, old_mode, self.geometry.page_in_block(old));
+            Op::Copy { old, old_mode, ptype, new, new_mode } => {
                 let (start, end) = self.book_copy(old, old_mode, ptype, new, new_mode, p.ready, p.source);
                 let (block, from) = (self.geometry.block_of(new), self.geometry.block_of(old));
                 self.note_running(block, start, end, Some(from), p.source);

@@ -323,7 +323,8 @@ impl Ftl {
             dram_page_ns: transfer_ns(geometry.page_bytes, cfg.cache.dram_bytes_per_s),
             insert_reads: cfg.cache.insert_reads,
             flush_on_idle: cfg.cache.flush_on_idle && cfg.cache.capacity.0 > 0,
-            flush_interval_ns: cfg.cache.flush_interval_ns.filter(|_| cfg.cache.capacity.0 > 0),
+            // Validation refuses an interval without a buffer.
+            flush_interval_ns: cfg.cache.flush_interval_ns,
             flush_timer: None,
             gc_when_idle: cfg.gc.background == crate::config::GcBackground::Idle,
             blocks,
