@@ -265,11 +265,13 @@ impl Device {
     ///
     /// Order on `block` is checked only when the operation could take a gap: after the unit's
     /// last booking it already follows every operation on the block (a block has one unit).
-    #[inline]
+    #[inline(always)]
     fn book_unit(&mut self, block: BlockId, erase: bool, ready: SimTime, unit_ns: u64, channel_ns: u64) -> SimTime {
         let (unit, channel) = self.locate(block);
         let free = self.unit_free_at[unit];
-        if ready < free && !self.unit_gaps[unit].is_empty() {
+        // Gaps are sorted and disjoint, so the last ends latest: none holds the operation when
+        // that one ends too early (most are over by now; checked before the block's order).
+        if ready < free && self.unit_gaps[unit].last().is_some_and(|&(_, end)| end >= ready + unit_ns) {
             let ordered = self.ordered(block, ready, erase);
             if ordered < free {
                 if let Some(start) = self.book_in_gap(unit, channel, ordered, unit_ns, channel_ns) {
@@ -278,17 +280,30 @@ impl Device {
             }
         }
         let start = self.channels[channel].book(ready.max(free), channel_ns);
-        if start - free >= self.min_unit_op_ns {
-            let gaps = &mut self.unit_gaps[unit];
-            // Sorted and disjoint, so sorted by end too: drop those over by now.
-            if gaps.first().is_some_and(|&(_, end)| end <= self.now) {
-                let ended = gaps.partition_point(|&(_, end)| end <= self.now);
-                gaps.drain(..ended);
-            }
-            gaps.push((free, start));
+        // Only the part of the idle time after now can ever hold an operation (none is ready
+        // before now): a unit that waited for a host request leaves a gap ending now, kept never.
+        let from = free.max(self.now);
+        // When the channel search began at `from`, the channel has no hole of `channel_ns` in
+        // the gap, and bookings are never removed. If no operation needs less of the channel
+        // (a command alone: a read or an erase), nothing can ever use the gap: not kept.
+        let useless = ready <= from && channel_ns <= self.timing.command_ns;
+        if start >= from + self.min_unit_op_ns && !useless {
+            self.keep_gap(unit, from, start);
         }
         self.unit_free_at[unit] = start + unit_ns;
         start
+    }
+
+    /// Record that `unit` is idle from `from` to `to` (after every gap it left before).
+    #[inline(never)]
+    fn keep_gap(&mut self, unit: usize, from: SimTime, to: SimTime) {
+        let gaps = &mut self.unit_gaps[unit];
+        // Sorted and disjoint, so sorted by end too: drop those over by now.
+        if gaps.first().is_some_and(|&(_, end)| end <= self.now) {
+            let ended = gaps.partition_point(|&(_, end)| end <= self.now);
+            gaps.drain(..ended);
+        }
+        gaps.push((from, to));
     }
 
     /// The earliest start in one of `unit`'s idle gaps, from `ready` on, where the operation
