@@ -27,7 +27,7 @@ build: setup
 # `ssdlab compare --help`. About 20 s on 2 cores.
 run: build
 	$(BIN)/ssdlab compare --preset kang-3d-128gb --trace msr_cut10k_rw20_80_105 \
-		--set device.blocks_per_plane=512 --set warmup.fill=true --set warmup.random_writes=1.0 \
+		--set device.blocks_per_plane=512 --set device.utilization=0.6 --set warmup.fill=true --set warmup.random_writes=1.0 \
 		--set workload.fold=compact --set workload.repeat=60 --seeds 3 --out results/demo \
 		--vary gc.scheduler=greedy,lazy_rtgc,rlgc,rlgc_aggressive,rlgc_qtc
 

@@ -279,6 +279,25 @@ impl ValidatedConfig {
             )
         });
 
+        // RLGC Sec. 5.3: the aggressive variant's early regime lasts while free blocks <= T_GC^A.
+        // Free blocks never exceed the spare blocks less the open blocks and reserve, so a
+        // T_GC^A at or above that would keep the drive in the early regime for ever.
+        let aggressive = match g.scheduler.as_str() {
+            "rlgc_aggressive" => true,
+            "rlgc_qtc" => g.qtc.aggressive,
+            "predictor" => g.predictor.aggressive,
+            _ => false,
+        };
+        let reachable_free = spare_blocks.saturating_sub(3 * planes);
+        let t_gc_a = g.rlgc.aggressive_trigger_free_blocks as u64;
+        p.check(!aggressive || t_gc_a < reachable_free, "gc.rlgc.aggressive_trigger_free_blocks", || {
+            format!(
+                "is {t_gc_a} (T_GC^A), but free blocks never exceed {reachable_free} on this drive ({spare_blocks} \
+                 spare blocks less 3 per plane for open blocks and reserve), so the aggressive regime would never \
+                 end: lower it, or raise device.blocks_per_plane or device.overprovisioning"
+            )
+        });
+
         check_cache_and_regions(&mut p, &config, bits, blocks);
 
         let w = &config.workload;
@@ -378,6 +397,23 @@ mod tests {
         for key in ["device.pages_per_block", "device.utilization", "workload.iodepth"] {
             assert!(text.contains(key), "{key} missing from: {text}");
         }
+    }
+
+    #[test]
+    fn an_aggressive_threshold_above_the_reachable_free_blocks_is_rejected() {
+        // kang-3d-128gb cut to 512 blocks per plane: 1024 blocks, 7 % OP, 71 spare blocks, 65
+        // reachable free; T_GC^A = 100 (Table 4) could never be left.
+        let kang = |scheduler: &str, blocks: u32| {
+            let text = format!("[device]\nblocks_per_plane = {blocks}\n[gc]\nscheduler = \"{scheduler}\"\n");
+            ValidatedConfig::new(load(Some("kang-3d-128gb"), &[Layer::inline(&text)], &[]).unwrap())
+        };
+        let text = kang("rlgc_aggressive", 512).unwrap_err().to_string();
+        assert!(text.contains("gc.rlgc.aggressive_trigger_free_blocks"), "{text}");
+        assert!(text.contains("is 100 (T_GC^A), but free blocks never exceed 65"), "{text}");
+        // Without the aggressive regime the threshold is not used; the paper's 2731 blocks
+        // per plane leave 382 spare blocks.
+        assert!(kang("rlgc", 512).is_ok());
+        assert!(kang("rlgc_aggressive", 2731).is_ok());
     }
 
     #[test]
