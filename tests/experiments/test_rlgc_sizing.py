@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+import ssdlab
+from ssdlab import config
 from ssdlab.experiments import rlgc
 
 
@@ -24,6 +26,21 @@ def test_jobs_cover_the_grid(traces):
     assert all(
         "workload.fold=compact" in job.overrides and "warmup.fill=true" in job.overrides for job in jobs
     )
+    assert all("gc.rlgc.policy=stochastic" in job.overrides for job in jobs)  # footnote 2
+
+
+def test_every_job_of_both_presets_is_a_valid_config(traces):
+    # The aggressive variant's T_GC^A = 100 must fit below the free blocks the sized drive can
+    # hold; validation rejects the job otherwise (at 512 blocks per plane and the whole logical
+    # space in use it did: 71 spare blocks).
+    trace_map = {traces / "msr" / "rsrch_1.txt.gz": (), traces / "msr" / "wdev_1.csv": ()}
+    jobs, _ = rlgc.build_jobs(trace_map, rlgc.PRESETS, rlgc.SCHEDULERS, seeds=1)
+    for job in jobs:
+        config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
+    full_drive = [o for o in jobs[0].overrides if not o.startswith("device.utilization")]
+    aggressive = [*full_drive, "gc.scheduler=rlgc_aggressive"]
+    with pytest.raises(ssdlab.ConfigError, match="aggressive_trigger_free_blocks"):
+        config.resolve(jobs[0].preset, trace=jobs[0].trace, overrides=aggressive)
 
 
 @pytest.mark.reproduce
