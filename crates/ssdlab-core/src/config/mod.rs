@@ -23,7 +23,7 @@ mod validate;
 
 pub use load::{load, load_validated, load_validated_with, parse_override, to_toml, Layer};
 pub use schema::{schema, schema_json};
-pub use validate::ValidatedConfig;
+pub use validate::{Capacity, ValidatedConfig};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -48,8 +48,9 @@ impl Problems {
 const MAX_ACTION_COPIES: u32 = 1024;
 
 /// The per-policy GC tables. Every table is checked whichever scheduler is chosen, so a
-/// mistake is caught before a sweep switches to it (T_GC^A against T_GC, which only matters
-/// with the aggressive triggering, is checked with the policy ids in `ftl::check_config`).
+/// mistake is caught before a sweep switches to it (T_GC^A against T_GC and the free blocks the
+/// drive can hold, which only matters with the aggressive triggering, is checked with the
+/// policy ids in `ftl::check_config`).
 fn check_gc_policies(p: &mut Problems, config: &Config) {
     let g = &config.gc;
     let copies = |p: &mut Problems, key: &str, v: Option<u32>| {
@@ -186,6 +187,55 @@ fn rename_key(e: Error, from: &str, to: &str) -> Error {
     }
 }
 
+/// A device's capacity in pages, as the config sizes it (page numbers clamped to u32).
+#[derive(Debug, Clone, Copy)]
+pub struct Capacity {
+    pub physical_pages: u64,
+    /// Physical x (1 - overprovisioning).
+    pub logical_pages: u64,
+    /// Logical x utilization: the pages the workload uses.
+    pub used_pages: u64,
+    /// Pages the SLC region's blocks cannot hold while in SLC mode (lost to the logical space).
+    pub slc_loss_pages: u64,
+    pub pages_per_block: u64,
+    pub planes: u64,
+}
+
+impl Capacity {
+    pub fn of(config: &Config) -> Capacity {
+        let d = &config.device;
+        let planes =
+            [d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die].iter().map(|&v| v as u64).product();
+        let pages = planes as u128 * d.blocks_per_plane as u128 * d.pages_per_block as u128;
+        let physical_pages = pages.min(u32::MAX as u128) as u64;
+        // An SLC-mode block holds pages_per_block / bits pages: the pages it cannot hold are
+        // lost to the logical space while it is in SLC mode.
+        let bits = d.cell.bits_per_cell().max(1);
+        let slc_loss_pages = config.slc.blocks as u64 * (d.pages_per_block - d.pages_per_block / bits) as u64;
+        let logical_pages = (physical_pages as f64 * (1.0 - d.overprovisioning)).floor() as u64;
+        let used_pages = (logical_pages as f64 * d.utilization).floor() as u64;
+        Capacity {
+            physical_pages,
+            logical_pages,
+            used_pages,
+            slc_loss_pages,
+            pages_per_block: d.pages_per_block.max(1) as u64,
+            planes,
+        }
+    }
+
+    /// Blocks beyond the used logical space and the SLC loss: GC's room.
+    pub fn spare_blocks(&self) -> u64 {
+        self.physical_pages.saturating_sub(self.used_pages + self.slc_loss_pages) / self.pages_per_block
+    }
+
+    /// The most blocks that can ever be free: the spare blocks less 3 per plane (the host and
+    /// GC streams' open blocks and the per-plane GC reserve).
+    pub fn reachable_free_blocks(&self) -> u64 {
+        self.spare_blocks().saturating_sub(3 * self.planes)
+    }
+}
+
 impl ValidatedConfig {
     pub fn new(config: Config) -> Result<ValidatedConfig> {
         let mut p = Problems(Vec::new());
@@ -232,12 +282,8 @@ impl ValidatedConfig {
             || "slc_* latencies apply to multi-level cells only".into(),
         );
 
-        let physical_pages = pages.min(u32::MAX as u128) as u64;
-        // An SLC-mode block holds pages_per_block / bits pages: the pages it cannot hold are
-        // lost to the logical space while it is in SLC mode.
-        let slc_loss = config.slc.blocks as u64 * (d.pages_per_block - d.pages_per_block / bits) as u64;
-        let logical_pages = (physical_pages as f64 * (1.0 - d.overprovisioning)).floor() as u64;
-        let used = (logical_pages as f64 * d.utilization).floor() as u64;
+        let capacity = Capacity::of(&config);
+        let (logical_pages, used) = (capacity.logical_pages, capacity.used_pages);
         p.check(used >= 1, "device.utilization", || "leaves no logical page to use".into());
         // The out-of-band owner entry keeps one tag bit (data or translation page).
         p.check(logical_pages < (1u64 << 31) - 1, "device", || {
@@ -269,32 +315,13 @@ impl ValidatedConfig {
         });
         // Spare blocks must cover the GC threshold, two open blocks per plane (host and GC
         // streams) and the per-plane GC reserve, or GC could never get ahead of the host.
-        let planes = (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as u64;
-        let spare_blocks = physical_pages.saturating_sub(used + slc_loss) / d.pages_per_block.max(1) as u64;
+        let planes = capacity.planes;
+        let spare_blocks = capacity.spare_blocks();
         let needed = g.target_free_blocks.unwrap_or(g.trigger_free_blocks + 1) as u64 + 3 * planes;
         p.check(spare_blocks > needed, "device.overprovisioning", || {
             format!(
                 "leaves {spare_blocks} spare blocks of {blocks}; GC needs more than {needed} (its target free blocks plus \
                  3 per plane for open blocks and reserve): raise overprovisioning, lower utilization or gc.trigger_free_blocks"
-            )
-        });
-
-        // RLGC Sec. 5.3: the aggressive variant's early regime lasts while free blocks <= T_GC^A.
-        // Free blocks never exceed the spare blocks less the open blocks and reserve, so a
-        // T_GC^A at or above that would keep the drive in the early regime for ever.
-        let aggressive = match g.scheduler.as_str() {
-            "rlgc_aggressive" => true,
-            "rlgc_qtc" => g.qtc.aggressive,
-            "predictor" => g.predictor.aggressive,
-            _ => false,
-        };
-        let reachable_free = spare_blocks.saturating_sub(3 * planes);
-        let t_gc_a = g.rlgc.aggressive_trigger_free_blocks as u64;
-        p.check(!aggressive || t_gc_a < reachable_free, "gc.rlgc.aggressive_trigger_free_blocks", || {
-            format!(
-                "is {t_gc_a} (T_GC^A), but free blocks never exceed {reachable_free} on this drive ({spare_blocks} \
-                 spare blocks less 3 per plane for open blocks and reserve), so the aggressive regime would never \
-                 end: lower it, or raise device.blocks_per_plane or device.overprovisioning"
             )
         });
 
@@ -397,23 +424,6 @@ mod tests {
         for key in ["device.pages_per_block", "device.utilization", "workload.iodepth"] {
             assert!(text.contains(key), "{key} missing from: {text}");
         }
-    }
-
-    #[test]
-    fn an_aggressive_threshold_above_the_reachable_free_blocks_is_rejected() {
-        // kang-3d-128gb cut to 512 blocks per plane: 1024 blocks, 7 % OP, 71 spare blocks, 65
-        // reachable free; T_GC^A = 100 (Table 4) could never be left.
-        let kang = |scheduler: &str, blocks: u32| {
-            let text = format!("[device]\nblocks_per_plane = {blocks}\n[gc]\nscheduler = \"{scheduler}\"\n");
-            ValidatedConfig::new(load(Some("kang-3d-128gb"), &[Layer::inline(&text)], &[]).unwrap())
-        };
-        let text = kang("rlgc_aggressive", 512).unwrap_err().to_string();
-        assert!(text.contains("gc.rlgc.aggressive_trigger_free_blocks"), "{text}");
-        assert!(text.contains("is 100 (T_GC^A), but free blocks never exceed 65"), "{text}");
-        // Without the aggressive regime the threshold is not used; the paper's 2731 blocks
-        // per plane leave 382 spare blocks.
-        assert!(kang("rlgc", 512).is_ok());
-        assert!(kang("rlgc_aggressive", 2731).is_ok());
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod write;
 use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
-use crate::config::{Config, GcScopeKind, UnwrittenReads, ValidatedConfig};
+use crate::config::{Capacity, Config, GcScopeKind, UnwrittenReads, ValidatedConfig};
 use crate::device::{Device, Source};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::units::{transfer_ns, BlockId, Lpn, Nanos, Ppn, SimTime};
@@ -195,6 +195,20 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             g.rlgc.aggressive_trigger_free_blocks > g.trigger_free_blocks,
             "gc.rlgc.aggressive_trigger_free_blocks",
             format!("must exceed gc.trigger_free_blocks ({}) with the aggressive triggering", g.trigger_free_blocks),
+        );
+        // RLGC Sec. 5.3: the early regime lasts while free blocks <= T_GC^A, so a T_GC^A the
+        // drive's free blocks can never exceed would keep it there for ever.
+        let capacity = Capacity::of(cfg);
+        let (t_gc_a, reachable) = (g.rlgc.aggressive_trigger_free_blocks as u64, capacity.reachable_free_blocks());
+        check(
+            t_gc_a < reachable,
+            "gc.rlgc.aggressive_trigger_free_blocks",
+            format!(
+                "is {t_gc_a} (T_GC^A), but free blocks never exceed {reachable} on this drive ({} spare blocks \
+                 less 3 per plane for open blocks and reserve), so the aggressive regime would never end: lower \
+                 it, or raise device.blocks_per_plane or device.overprovisioning",
+                capacity.spare_blocks()
+            ),
         );
     }
     check(
@@ -686,6 +700,23 @@ mod tests {
             .into_iter()
             .map(|p| format!("{}: {}", p.key, p.reason))
             .collect()
+    }
+
+    #[test]
+    fn an_aggressive_threshold_above_the_reachable_free_blocks_is_rejected() {
+        // kang-3d-128gb cut to 512 blocks per plane: 1024 blocks, 7 % OP, 71 spare blocks, 65
+        // reachable free; T_GC^A = 100 (Table 4) could never be left.
+        let kang = |scheduler: &str, blocks: u32| {
+            let text = format!("[device]\nblocks_per_plane = {blocks}\n[gc]\nscheduler = \"{scheduler}\"\n");
+            crate::catalog::load_config(Some("kang-3d-128gb"), &[crate::config::Layer::inline(&text)], &[])
+        };
+        let text = kang("rlgc_aggressive", 512).unwrap_err().to_string();
+        assert!(text.contains("gc.rlgc.aggressive_trigger_free_blocks"), "{text}");
+        assert!(text.contains("is 100 (T_GC^A), but free blocks never exceed 65"), "{text}");
+        // Without the aggressive regime the threshold is not used; the paper's 2731 blocks
+        // per plane leave 382 spare blocks.
+        assert!(kang("rlgc", 512).is_ok());
+        assert!(kang("rlgc_aggressive", 2731).is_ok());
     }
 
     #[test]
