@@ -10,7 +10,9 @@
 //! already taken before the current one, so the current decision is number `decisions` counting
 //! from 0. "The first 1000" are decisions 0..=999: decision 999 still uses `initial`, decision
 //! 1000 uses `after`. Likewise `episodes` counts completed episodes, so episodes 0..=3 use
-//! `initial` when `switch_after_episodes = 4`.
+//! `initial` when `switch_after_episodes = 4`. What counts as a decision is the caller's choice:
+//! the tabular agent counts every decision, RLGC's Q-table cache only those in a known state
+//! (an unseen state takes its default action and cannot explore).
 
 use serde::{Deserialize, Serialize};
 

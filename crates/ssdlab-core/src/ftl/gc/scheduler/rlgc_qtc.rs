@@ -12,24 +12,38 @@
 //! | current (t) inter-request interval | 32 | 31 edges geometric from 100 us to 100 ms (ratio 1.259, 1 dB) |
 //! | previous (t-1) interval | 32 | same |
 //! | previous (t-1..t-5) action, copies asked after each request | 3 each | 0 / 1..=ceil(max/2) / more |
-//! | free blocks | 12 | 0, 1, ..., 10, > 10 for T_GC = 10 (edges i (T_GC + 1) / 11 rounded up, i = 1..11) |
+//! | free blocks | 11 | 0, 1, ..., 9, >= 10 for T_GC = 10 (edges i T_GC / 10 rounded up, i = 1..10) |
 //! | previous (t-1, t-2) request size, pages | 5 each | 1 / 2 / 3-4 / 5-8 / > 8 |
 //! | previous (t-1, t-2) valid page copy performed | 2 each | GC copies counter moved between arrivals |
 //! | previous (t-1, t-2) block erase performed | 2 each | GC erases counter moved between arrivals |
 //! | current (t), previous (t-1, t-2) operation | 2 each | read / write (a trim counts as a write) |
 //!
-//! 32 x 32 x 3^5 x 12 x 5^2 x 2^7 = 9.56e9 states. A state's bins are combined into a 64-bit key
-//! with `rl::state_key` (the product would fit `MixedRadix::encode_u64` too; the hash keeps the
-//! key independent of the bin counts, and collisions among the few million states a run can
-//! visit have probability ~1e-7).
+//! Free blocks: under base triggering a decision is taken only while free blocks <= T_GC, so they
+//! take the T_GC + 1 values 0..=T_GC; we split them into 11 bins, the last ">= T_GC" (which also
+//! holds every count above T_GC met under `aggressive = true`). For T_GC < 10 equal edges merge and
+//! there are fewer bins (T_GC = 3: 0 / 1 / 2 / >= 3).
+//!
+//! 32 x 32 x 3^5 x 11 x 5^2 x 2^7 = 1024 x 243 x 11 x 25 x 128 = 8,758,886,400 = 87.6e8 states,
+//! the slide's "88 x 10^8". (The slide's table lists 12 free-block bins, which would give
+//! 9.56e9; its total fits 11, the values free blocks can take at a decision for T_GC = 10.)
+//! A state's bins are combined into a 64-bit key with `rl::state_key` (the product would fit
+//! `MixedRadix::encode_u64` too; the hash keeps the key independent of the bin counts, and
+//! collisions among the few million states a run can visit have probability ~1e-7).
 //!
 //! Q-table cache (`rl::QTableCache`): per action an LRU cache of 100 (state key -> Q) entries; a
 //! state no cache holds is unseen and takes the 0-copy action with Q = 0, without exploring (the
 //! slide); known states use epsilon-greedy over cached-or-0 values. Entries are inserted when the
 //! SARSA update writes them. Actions 0..=2 copies by default (the slide's "0/1/2-page copy").
 //!
-//! Deviations from the paper: the bin edges above are ours; "previous action" counts the copies
-//! asked after each previous request (0 when none, the intensive step in intensive mode);
+//! Epsilon schedule: RLGC's (`epsilon_initial` for the first `epsilon_switch_after_decisions`,
+//! then `epsilon_after`), but counted in decisions taken in a known state only, the ones where
+//! exploration was possible (`exploration_decisions` in the report); unseen-state decisions do
+//! not advance it, so the exploration phase is not used up by states that cannot explore.
+//!
+//! Deviations from the paper: the bin edges above are ours (11 free-block bins: see above); the
+//! epsilon schedule counts known-state decisions only (the talk does not say what it counts);
+//! "previous action" counts the copies asked after each previous request (0 when none, the
+//! intensive step in intensive mode);
 //! "valid page copy / block erase performed" is read from the FTL's GC counters between two
 //! arrivals, so it includes any GC (also emergency reclaims). `[gc.qtc] aggressive = true` adds
 //! the aggressive triggering of Sec. 5.3 (not in the talk).
@@ -47,6 +61,9 @@ use crate::workload::IoOp;
 /// Number of state features (the slide's table).
 pub const N_FEATURES: usize = 17;
 
+/// Free-block bins (at most; fewer when T_GC < 10).
+const FREE_BLOCK_BINS: u64 = 11;
+
 /// The 17 binnings.
 #[derive(Debug, Clone)]
 pub struct QtcBins {
@@ -59,8 +76,10 @@ pub struct QtcBins {
 impl QtcBins {
     pub fn new(max_copies: u32, trigger_free_blocks: u32) -> Result<Self> {
         let half = max_copies.div_ceil(2).max(1) as u64;
-        let t = trigger_free_blocks as u64 + 1;
-        let mut free_edges: Vec<u64> = (1..=11u64).map(|i| (i * t).div_ceil(11)).collect();
+        // 11 bins: 0..T_GC in 10 bins (one value each for T_GC = 10), then ">= T_GC".
+        let t = trigger_free_blocks as u64;
+        let mut free_edges: Vec<u64> =
+            (1..=FREE_BLOCK_BINS - 1).map(|i| (i * t).div_ceil(FREE_BLOCK_BINS - 1)).collect();
         free_edges.dedup();
         Ok(QtcBins {
             interval: Binning::geometric(100_000, 100_000_000, 31)?,
@@ -110,6 +129,9 @@ pub struct QtcDecider {
     gamma: f64,
     max_copies: u32,
     decisions: u64,
+    /// Decisions taken in a known state, where exploring was possible: the epsilon schedule's
+    /// clock (unseen-state decisions take the default action and do not advance it).
+    exploration_decisions: u64,
     explorations: u64,
     chosen: Vec<u64>,
 }
@@ -131,6 +153,7 @@ impl QtcDecider {
             gamma: gc.rlgc.gamma,
             max_copies: q.max_copies,
             decisions: 0,
+            exploration_decisions: 0,
             explorations: 0,
             chosen: vec![0; n_actions],
         })
@@ -143,14 +166,19 @@ impl QtcDecider {
     pub fn cache(&self) -> &QTableCache {
         &self.cache
     }
+
+    /// Epsilon the next known-state decision will use.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon.value(self.exploration_decisions, 0)
+    }
 }
 
 impl Decider for QtcDecider {
     fn decide(&mut self, history: &History, rng: &mut Pcg64Mcg) -> Decision {
         let key = self.key(history);
-        let epsilon = self.epsilon.value(self.decisions, 0);
-        let c = self.cache.select(key, epsilon, &self.selection, rng);
+        let c = self.cache.select(key, self.epsilon(), &self.selection, rng);
         self.decisions += 1;
+        self.exploration_decisions += u64::from(c.known);
         self.explorations += u64::from(c.explored);
         self.chosen[c.action] += 1;
         Decision { state: key, copies: c.action as u32 }
@@ -178,8 +206,9 @@ impl Decider for QtcDecider {
             "n_features": N_FEATURES,
             "radices": self.bins.radices(),
             "decisions": self.decisions,
+            "exploration_decisions": self.exploration_decisions,
             "explorations": self.explorations,
-            "epsilon": self.epsilon.value(self.decisions, 0),
+            "epsilon": self.epsilon(),
             "chosen_action_histogram": self.chosen,
             "cache": self.cache.stats(),
         })
@@ -208,11 +237,16 @@ mod tests {
     }
 
     #[test]
-    fn seventeen_features_with_the_slide_bin_counts() {
+    fn seventeen_features_give_the_slides_88e8_states() {
         let b = QtcBins::new(2, 10).unwrap();
-        assert_eq!(b.radices(), [32, 32, 3, 3, 3, 3, 3, 12, 5, 5, 2, 2, 2, 2, 2, 2, 2]);
-        assert_eq!(MixedRadix::new(b.radices().to_vec()).unwrap().n_states(), 9_555_148_800);
-        assert_eq!(b.free_blocks.edges(), &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        assert_eq!(b.radices(), [32, 32, 3, 3, 3, 3, 3, 11, 5, 5, 2, 2, 2, 2, 2, 2, 2]);
+        // 1024 x 243 x 11 x 25 x 128: the slide's "88 x 10^8".
+        assert_eq!(MixedRadix::new(b.radices().to_vec()).unwrap().n_states(), 8_758_886_400);
+        // Free blocks for T_GC = 10: 0, 1, ..., 9 alone, then >= 10.
+        assert_eq!(b.free_blocks.edges(), &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        for (free, bin) in [(0, 0), (1, 1), (9, 9), (10, 10), (11, 10), (100, 10)] {
+            assert_eq!(b.free_blocks.bin(free), bin, "{free} free blocks");
+        }
         assert_eq!(b.interval.edges()[0], 100_000);
         assert_eq!(b.interval.edges()[30], 100_000_000);
         assert_eq!((b.action.bin(0), b.action.bin(1), b.action.bin(2), b.action.bin(7)), (0, 1, 2, 2));
@@ -227,9 +261,14 @@ mod tests {
             erased: [false, true],
             free_blocks: 42,
         };
-        assert_eq!(b.bins(&h), [2, 31, 2, 1, 0, 2, 0, 11, 2, 4, 1, 0, 0, 1, 0, 1, 1]);
-        // Smaller T_GC: fewer, deduplicated free-block bins.
-        assert_eq!(QtcBins::new(2, 3).unwrap().free_blocks.edges(), &[1, 2, 3, 4]);
+        assert_eq!(b.bins(&h), [2, 31, 2, 1, 0, 2, 0, 10, 2, 4, 1, 0, 0, 1, 0, 1, 1]);
+        // Smaller T_GC: fewer, deduplicated free-block bins, the last still ">= T_GC".
+        assert_eq!(QtcBins::new(2, 3).unwrap().free_blocks.edges(), &[1, 2, 3]);
+        assert_eq!(QtcBins::new(2, 1).unwrap().free_blocks.edges(), &[1]);
+        // Larger T_GC: 11 bins, the last ">= T_GC".
+        let wide = QtcBins::new(2, 12).unwrap();
+        assert_eq!(wide.free_blocks.edges(), &[2, 3, 4, 5, 6, 8, 9, 10, 11, 12]);
+        assert_eq!((wide.free_blocks.bin(11), wide.free_blocks.bin(12)), (9, 10));
     }
 
     fn request(s: &mut RlgcQtcScheduler, seq: u64, interval_ns: u64) -> GcAction {
@@ -257,6 +296,51 @@ mod tests {
         let r = s.report();
         assert_eq!(r["agent"]["cache"]["evictions"], 1);
         assert_eq!(r["agent"]["cache"]["capacity_per_action"], 2);
+    }
+
+    /// Unseen-state decisions cannot explore and leave the epsilon schedule alone; known-state
+    /// decisions advance it and it switches after exactly `epsilon_switch_after_decisions` of them.
+    #[test]
+    fn only_known_state_decisions_advance_the_epsilon_schedule() {
+        let gc = config(100);
+        let (initial, after, switch) =
+            (gc.rlgc.epsilon_initial, gc.rlgc.epsilon_after, gc.rlgc.epsilon_switch_after_decisions);
+        assert!(initial != after && switch > 0);
+        let mut d = QtcDecider::new(&gc).unwrap();
+        let mut rng = Pcg64Mcg::seed_from_u64(6);
+        let unseen = History { interval_ns: 150_000, ..History::default() };
+        let known = History { interval_ns: 300_000, ..History::default() };
+        let known_key = d.key(&known);
+        assert_ne!(d.key(&unseen), known_key);
+
+        // Twice the exploration phase in unseen states: nothing learnt, so they stay unseen.
+        for _ in 0..2 * switch {
+            assert_eq!(d.decide(&unseen, &mut rng).copies, gc.qtc.unseen_copies);
+        }
+        assert_eq!(d.cache().stats().unseen_selections, 2 * switch);
+        assert_eq!(d.epsilon(), initial, "unseen-state decisions must not use up the exploration phase");
+        let r = d.report();
+        assert_eq!((r["decisions"].as_u64(), r["exploration_decisions"].as_u64()), (Some(2 * switch), Some(0)));
+        assert_eq!((r["explorations"].as_u64(), r["epsilon"].as_f64()), (Some(0), Some(initial)));
+
+        // Make one state known (an update writes Q(known, 0)), then decide in it.
+        d.learn(Decision { state: known_key, copies: 0 }, 0.0, Decision { state: known_key, copies: 0 });
+        for n in 0..switch {
+            assert_eq!(d.epsilon(), initial, "known-state decision {n} of the exploration phase");
+            d.decide(&known, &mut rng);
+            // Interleaved unseen decisions change nothing.
+            d.decide(&unseen, &mut rng);
+        }
+        assert_eq!(d.epsilon(), after, "switch after exactly {switch} known-state decisions");
+        let r = d.report();
+        assert_eq!(r["exploration_decisions"].as_u64(), Some(switch));
+        assert_eq!(r["decisions"].as_u64(), Some(4 * switch));
+        assert_eq!(r["epsilon"].as_f64(), Some(after));
+        // The phase explored at about `initial` (5 binomial standard deviations).
+        let explored = r["explorations"].as_u64().unwrap() as f64;
+        let n = switch as f64;
+        let tolerance = 5.0 * (n * initial * (1.0 - initial)).sqrt();
+        assert!((explored - n * initial).abs() <= tolerance, "{explored} explorations in {n} at {initial}");
     }
 
     #[test]
