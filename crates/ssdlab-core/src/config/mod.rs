@@ -479,6 +479,19 @@ impl Default for LazyRtgcConfig {
     }
 }
 
+/// What Algorithm 1's "interval == 0" (lines 3-5: no decision for "consecutive requests
+/// wherein the inter-request interval is zero") means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ZeroInterval {
+    /// The request arrived at the same time as the previous one (the literal reading).
+    SameArrival,
+    /// The request arrived before every earlier request had completed: the device had no idle
+    /// time since the previous one (ours, the default: docs/policies/gc.md has the run).
+    #[default]
+    NoIdleGap,
+}
+
 /// How the RL agent exploits (RLGC Eq. 2 and footnote 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -503,7 +516,8 @@ pub struct RlgcConfig {
     pub current_interval_edges_ns: Vec<u64>,
     /// Previous inter-request interval split (Table 3: 100 us).
     pub previous_interval_edge_ns: u64,
-    /// Copies per step in intensive GC (Sec. 5.2: "5 or 7"; ours 7).
+    /// Copies per step in intensive GC (Sec. 5.2: "5 or 7", by pages per block: 7 by default,
+    /// 5 / 7 on the 384- / 768-page kang-* presets).
     pub intensive_copies: u32,
     /// Enter intensive GC when host-usable free blocks are at most this (Sec. 5.2: 1).
     pub intensive_enter_free_blocks: u32,
@@ -525,10 +539,12 @@ pub struct RlgcConfig {
     /// Exploration probability after that (Sec. 5.2: 0.01).
     pub epsilon_after: f64,
     /// Decisions made with `epsilon_initial` before switching to `epsilon_after` (Sec. 5.2:
-    /// 1000).
+    /// 1000). `rlgc_qtc` counts only decisions in a known state (unseen ones cannot explore).
     pub epsilon_switch_after_decisions: u64,
     /// How the agent exploits: the best action, or a draw weighted by Q value.
     pub policy: RlgcPolicyKind,
+    /// Which requests count as a zero interval and get no decision (Alg. 1 lines 3-5).
+    pub zero_interval: ZeroInterval,
     /// Added to every action's weight in the stochastic policy (w = Q + shift + floor, the
     /// shift making the smallest Q zero), so a zero-valued action can still be drawn; > 0 (ours,
     /// footnote 2 has none).
@@ -580,6 +596,7 @@ impl Default for RlgcConfig {
             epsilon_after: 0.01,
             epsilon_switch_after_decisions: 1000,
             policy: RlgcPolicyKind::default(),
+            zero_interval: ZeroInterval::default(),
             stochastic_floor: 0.01,
             reward_percentiles: vec![70.0, 90.0, 99.0],
             rewards: vec![1.0, 0.5, 0.0, -0.5],

@@ -150,6 +150,9 @@ pub struct Ftl {
     /// Victim being emptied by partial steps, and the next page to look at.
     partial: Option<(BlockId, u32)>,
     last_arrival: Option<SimTime>,
+    /// The latest completion time of the host requests served so far (0 before the first): a
+    /// request arriving before it found the device still busy with an earlier one.
+    busy_until: SimTime,
     // Scratch buffers reused across requests.
     translations: Vec<Translation>,
     unit: Vec<Lpn>,
@@ -362,6 +365,7 @@ impl Ftl {
             gc_stats: GcStats::default(),
             partial: None,
             last_arrival: None,
+            busy_until: 0,
             translations: Vec::new(),
             unit: Vec::new(),
             versions: Vec::new(),
@@ -410,6 +414,7 @@ impl Ftl {
         self.stats = FtlStats::default();
         self.gc_stats = GcStats::default();
         self.last_arrival = None;
+        self.busy_until = 0;
         self.mapping.reset_stats();
         if let Some(b) = &mut self.buffer {
             b.stats = cache::CacheStats { capacity_pages: b.capacity_pages(), ..Default::default() };
@@ -427,7 +432,7 @@ impl Ftl {
         MapCtx { now, device, blocks, stream, io }
     }
 
-    fn observation(&self, req: RequestInfo, now: SimTime, interval_ns: u64) -> GcObservation {
+    fn observation(&self, req: RequestInfo, now: SimTime, interval_ns: u64, idle_before_ns: u64) -> GcObservation {
         let victim_valid_left = self.partial.map(|(b, _)| self.blocks.valid(b)).unwrap_or(0);
         GcObservation {
             now,
@@ -438,6 +443,7 @@ impl Ftl {
             host_free_blocks: self.blocks.region_host_free_blocks(NATIVE),
             total_blocks: self.blocks.region_blocks(NATIVE),
             interval_ns,
+            idle_before_ns,
             victim_valid_left,
             pages_per_block: self.blocks.geometry().pages_per_block,
             gc_copies_total: self.gc_stats.pages_copied,
@@ -450,15 +456,16 @@ impl Ftl {
         let PageRequest { seq, op, lpns, .. } = *request;
         let interval = self.last_arrival.map(|t| now - t).unwrap_or(u64::MAX);
         self.last_arrival = Some(now);
+        let idle_before = now.saturating_sub(self.busy_until);
         let mut ready = now;
         let req = RequestInfo { seq, op, pages: lpns.len() as u32 };
         if self.gc_scope == GcScope::Region {
-            ready = self.before_serve_gc(req, now, interval, device)?;
+            ready = self.before_serve_gc(req, now, interval, idle_before, device)?;
         }
         if op == IoOp::Write {
             ready = ready.max(self.before_write_regions(now, device)?);
         }
-        match op {
+        let done = match op {
             IoOp::Read => self.read_request(lpns, ready, now, device),
             IoOp::Write => {
                 let done = self.write_request(request, ready, now, device);
@@ -468,7 +475,9 @@ impl Ftl {
                 done
             }
             IoOp::Trim => self.trim_request(request, ready, device),
-        }
+        }?;
+        self.busy_until = self.busy_until.max(done);
+        Ok(done)
     }
 
     /// The earliest time a policy asked to be woken at (`Ftl::on_timer`), if any. Today the
@@ -525,7 +534,7 @@ impl Ftl {
         if self.gc_scope != GcScope::Region {
             return Ok(());
         }
-        let obs = self.observation(req, now, 0);
+        let obs = self.observation(req, now, 0, 0);
         let action = self.scheduler.after_serve(&obs, response_ns);
         // No request waits for GC decided after one was served: background work.
         device.set_background(true);
@@ -827,6 +836,7 @@ mod allocation_tests {
             gc_stats: GcStats::default(),
             partial: None,
             last_arrival: None,
+            busy_until: 0,
             translations: Vec::new(),
             unit: Vec::new(),
             versions: Vec::new(),

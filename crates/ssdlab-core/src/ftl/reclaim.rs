@@ -36,9 +36,10 @@ impl Ftl {
         req: RequestInfo,
         now: SimTime,
         interval: u64,
+        idle_before: u64,
         device: &mut Device,
     ) -> Result<SimTime> {
-        let action = self.scheduler.before_serve(&self.observation(req, now, interval));
+        let action = self.scheduler.before_serve(&self.observation(req, now, interval, idle_before));
         self.run_gc_action(action, now, device)
     }
 

@@ -70,6 +70,10 @@ pub struct GcObservation {
     pub total_blocks: u32,
     /// Arrival time of this request minus that of the previous one.
     pub interval_ns: u64,
+    /// Arrival time of this request minus the latest completion of the earlier ones (0 when
+    /// one was still outstanding; the arrival time for the first request). Arrival
+    /// observations only; 0 after serving.
+    pub idle_before_ns: u64,
     /// Valid pages left in the victim being emptied by partial steps (0 if none).
     pub victim_valid_left: u32,
     /// Pages per block (native mode), for schedulers that reason in blocks.

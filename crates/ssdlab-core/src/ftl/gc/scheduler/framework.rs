@@ -12,8 +12,9 @@
 //!   - in intensive mode nothing is decided (the step is fixed);
 //!   - if free blocks are above T_GC (or above T_GC^A with the aggressive triggering) GC is not
 //!     triggered (Alg. 1 line 1) and the learning chain is cut: the next decision starts fresh;
-//!   - if the inter-request interval is 0 (back-to-back arrivals) no decision is taken (lines
-//!     3-5), the chain is kept;
+//!   - if the inter-request interval is 0 no decision is taken (lines 3-5), the chain is kept;
+//!     "0" is `gc.rlgc.zero_interval`: no idle time since the earlier requests completed
+//!     (default) or the same arrival time as the previous request (the literal reading);
 //!   - otherwise the decider picks A_t in state S_t (line 2); with the aggressive triggering and
 //!     T_GC < free <= T_GC^A the action is capped (Sec. 5.3: 2 copies). The decision is kept
 //!     under the request's sequence number (requests overlap; completions come in any order).
@@ -29,6 +30,9 @@
 //!   policy's action).
 //!
 //! Deviations from the paper and our readings:
+//! * "Interval zero" (Alg. 1 line 3) is read as no idle gap by default (`zero_interval`):
+//!   the literal reading, equal arrival times, let steps land inside bursts
+//!   (docs/policies/gc.md has the run).
 //! * Base RLGC triggers on writes only (conventional GC; Sec. 5.3 presents read-initiated
 //!   triggering as the aggressive variant's addition). T_GC is `gc.trigger_free_blocks` and the
 //!   trigger is `free <= T_GC` (Alg. 1 line 1; the text says `<`).
@@ -48,7 +52,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::config::{GcConfig, RlgcConfig};
+use crate::config::{GcConfig, RlgcConfig, ZeroInterval};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::gc::scheduler::partial::IntensiveMode;
 use crate::ftl::gc::{GcAction, GcObservation, GcScheduler};
@@ -130,6 +134,8 @@ pub struct Trigger {
     pub aggressive: Option<Aggressive>,
     /// Reads may trigger GC too (Sec. 5.3).
     pub read_initiated: bool,
+    /// Which arrivals get no decision (Alg. 1 lines 3-5).
+    pub zero_interval: ZeroInterval,
 }
 
 impl Trigger {
@@ -144,6 +150,15 @@ impl Trigger {
                 min_invalid_fraction: r.aggressive_min_invalid_fraction,
             }),
             read_initiated: aggressive,
+            zero_interval: r.zero_interval,
+        }
+    }
+
+    /// Alg. 1 lines 3-5: no decision for a request with a zero inter-request interval.
+    fn zero_interval(&self, obs: &GcObservation) -> bool {
+        match self.zero_interval {
+            ZeroInterval::SameArrival => obs.interval_ns == 0,
+            ZeroInterval::NoIdleGap => obs.idle_before_ns == 0,
         }
     }
 
@@ -370,7 +385,7 @@ impl<D: Decider> GcScheduler for Driver<D> {
             self.push_action(0);
             return GcAction::Nothing;
         };
-        if obs.interval_ns == 0 {
+        if self.trigger.zero_interval(obs) {
             self.counters.skipped_zero_interval += 1;
             self.push_action(0);
             return GcAction::Nothing;
@@ -422,6 +437,7 @@ impl<D: Decider> GcScheduler for Driver<D> {
                 "min_invalid_fraction": a.min_invalid_fraction,
             })),
             "read_initiated": self.trigger.read_initiated,
+            "zero_interval": self.trigger.zero_interval,
             "max_copies": self.decider.max_copies(),
             "decisions": c.decisions,
             "action_histogram": c.action_histogram,
@@ -492,11 +508,37 @@ mod tests {
         d.before_serve(&r);
         assert_eq!(d.after_serve(&r, 10), GcAction::Nothing, "base RLGC: reads do not trigger");
         let mut w = obs(4, IoOp::Write, 5, 3);
-        w.interval_ns = 0;
+        w.idle_before_ns = 0;
         d.before_serve(&w);
-        assert_eq!(d.after_serve(&w, 10), GcAction::Nothing, "zero interval: skipped");
+        assert_eq!(d.after_serve(&w, 10), GcAction::Nothing, "no idle gap (zero interval): skipped");
         assert_eq!(d.counters.skipped_zero_interval, 1);
         assert_eq!(d.decisions(), 1);
+    }
+
+    #[test]
+    fn zero_interval_reads_as_same_arrival_or_as_no_idle_gap() {
+        // Arrived 1 ms after the previous request, which was still being served.
+        let mut busy = obs(1, IoOp::Write, 5, 3);
+        busy.idle_before_ns = 0;
+        // Arrived together with the previous request, after an idle gap (the device was idle).
+        let mut together = obs(2, IoOp::Write, 5, 3);
+        together.interval_ns = 0;
+        let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+        gc.rlgc.zero_interval = ZeroInterval::SameArrival;
+        let fixed = Fixed { copies: 3, next_state: 0, learned: Vec::new() };
+        let mut d = Driver::new("test", fixed, &gc, Trigger::new(&gc, false), Pcg64Mcg::seed_from_u64(1)).unwrap();
+        d.before_serve(&busy);
+        assert_eq!(d.after_serve(&busy, 10), partial(3, 0.0), "same_arrival: a busy device is no zero");
+        d.before_serve(&together);
+        assert_eq!(d.after_serve(&together, 10), GcAction::Nothing);
+
+        let mut d = driver(3, false);
+        assert_eq!(d.trigger.zero_interval, ZeroInterval::NoIdleGap, "the default");
+        d.before_serve(&busy);
+        assert_eq!(d.after_serve(&busy, 10), GcAction::Nothing, "no_idle_gap: skipped while busy");
+        d.before_serve(&together);
+        assert_eq!(d.after_serve(&together, 10), partial(3, 0.0), "no_idle_gap: the device was idle");
+        assert_eq!((d.counters.skipped_zero_interval, d.decisions()), (1, 1));
     }
 
     #[test]

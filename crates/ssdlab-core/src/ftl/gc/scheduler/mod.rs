@@ -104,6 +104,7 @@ pub(crate) mod test_support {
             host_free_blocks,
             total_blocks: 1000,
             interval_ns: 1_000_000,
+            idle_before_ns: 1_000_000,
             victim_valid_left: 0,
             pages_per_block: 384,
             gc_copies_total: 0,
