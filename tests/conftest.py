@@ -12,7 +12,7 @@ TRACES = REPO.parent / "shared" / "traces"
 SKIP_VARIABLE = "SSDLAB_SKIP_SHARED_TRACES"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def traces() -> Path:
     """The shared real traces. They sit beside every checkout (CI and every developer), so their
     absence fails the test: a test that quietly skips checks nothing. Whoever builds ssdlab away

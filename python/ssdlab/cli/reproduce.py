@@ -37,9 +37,15 @@ def reproduce() -> None:
 @click.option(
     "--all", "include_predictors", is_flag=True, help="Also the interval predictors of Tables 11-12."
 )
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="CI-sized: one trace and one synthetic workload, 256 blocks per plane, two drives written, two seeds.",
+)
+@click.option("--verify", is_flag=True, help="Check every mapping at the end of every run (slower).")
 @click.option("--jobs", "-j", type=int, default=None, help="Parallel processes (default: one per core).")
 @click.option("--out", "-o", type=click.Path(file_okay=False), default="results/rlgc", show_default=True)
-def rlgc(traces, traces_dir, presets, seeds, include_predictors, jobs, out) -> None:
+def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, jobs, out) -> None:
     """RLGC (Kang et al., TECS 2017) and its Q-table cache: Tables 5-10, Figs. 7 and 9."""
     from ssdlab.experiments import rlgc as rlgc_experiment
 
@@ -51,4 +57,6 @@ def rlgc(traces, traces_dir, presets, seeds, include_predictors, jobs, out) -> N
         presets=tuple(presets) or rlgc_experiment.PRESETS,
         processes=jobs,
         shared_traces=Path(traces_dir),
+        quick=quick,
+        verify=verify,
     )
