@@ -183,7 +183,6 @@ def plan(preset: str, workload: Workload, settings: Settings, probe: dict[str, A
     probe's one pass (sub-page writes program a whole page, so bytes would undercount)."""
     physical, addressable, _ = _drive(preset, settings)
     target = settings.drive_writes * physical
-    per_request = probe["host_programs"] / max(probe["requests"], 1)
     if workload.trace is not None:
         per_pass = max(1, probe["host_programs"])
         repeat = max(1, min(math.ceil(target / per_pass), MAX_REQUESTS // max(probe["requests"], 1)))
@@ -192,6 +191,7 @@ def plan(preset: str, workload: Workload, settings: Settings, probe: dict[str, A
         footprint = probe["write_footprint_pages"]
         sizing = (f"workload.repeat={repeat}", "workload.fold=compact")
     else:
+        per_request = probe["host_programs"] / max(probe["requests"], 1)
         repeat = 1
         requests = min(MAX_REQUESTS, math.ceil(target / max(per_request, 1e-9)))
         written = requests * per_request

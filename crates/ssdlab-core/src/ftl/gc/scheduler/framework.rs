@@ -155,7 +155,7 @@ impl Trigger {
     }
 
     /// Alg. 1 lines 3-5: no decision for a request with a zero inter-request interval.
-    fn zero_interval(&self, obs: &GcObservation) -> bool {
+    fn is_zero_interval(&self, obs: &GcObservation) -> bool {
         match self.zero_interval {
             ZeroInterval::SameArrival => obs.interval_ns == 0,
             ZeroInterval::NoIdleGap => obs.idle_before_ns == 0,
@@ -385,7 +385,7 @@ impl<D: Decider> GcScheduler for Driver<D> {
             self.push_action(0);
             return GcAction::Nothing;
         };
-        if self.trigger.zero_interval(obs) {
+        if self.trigger.is_zero_interval(obs) {
             self.counters.skipped_zero_interval += 1;
             self.push_action(0);
             return GcAction::Nothing;
@@ -486,7 +486,12 @@ mod tests {
     }
 
     fn driver(copies: u32, aggressive: bool) -> Driver<Fixed> {
-        let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+        driver_reading(copies, aggressive, ZeroInterval::default())
+    }
+
+    fn driver_reading(copies: u32, aggressive: bool, zero_interval: ZeroInterval) -> Driver<Fixed> {
+        let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+        gc.rlgc.zero_interval = zero_interval;
         let fixed = Fixed { copies, next_state: 0, learned: Vec::new() };
         Driver::new("test", fixed, &gc, Trigger::new(&gc, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
     }
@@ -523,10 +528,7 @@ mod tests {
         // Arrived together with the previous request, after an idle gap (the device was idle).
         let mut together = obs(2, IoOp::Write, 5, 3);
         together.interval_ns = 0;
-        let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
-        gc.rlgc.zero_interval = ZeroInterval::SameArrival;
-        let fixed = Fixed { copies: 3, next_state: 0, learned: Vec::new() };
-        let mut d = Driver::new("test", fixed, &gc, Trigger::new(&gc, false), Pcg64Mcg::seed_from_u64(1)).unwrap();
+        let mut d = driver_reading(3, false, ZeroInterval::SameArrival);
         d.before_serve(&busy);
         assert_eq!(d.after_serve(&busy, 10), partial(3, 0.0), "same_arrival: a busy device is no zero");
         d.before_serve(&together);
