@@ -67,9 +67,19 @@ fn main() {
             "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[ftl]\nmapping = \"dftl\"\n\
              [ftl.dftl]\ncmt_bytes = \"2m\"\n"
         }
+        "randread_aged" => "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\nrandom_writes = 1.0\n",
+        "randread_tpftl" => {
+            "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\nrandom_writes = 1.0\n\
+             [ftl]\nmapping = \"tpftl\"\n[ftl.tpftl]\ncmt_bytes = \"2m\"\n"
+        }
+        "randread_learned" => {
+            "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\nrandom_writes = 1.0\n\
+             [ftl]\nmapping = \"learned\"\n[ftl.learned]\ncmt_bytes = \"2m\"\n"
+        }
         other => {
             eprintln!(
-                "unknown scenario {other}: use randwrite_gc, randread, randwrite_buffer, randread_dftl, randwrite_dftl or \
+                "unknown scenario {other}: use randwrite_gc, randread, randwrite_buffer, randread_dftl, randwrite_dftl, \
+                 randread_aged, randread_tpftl, randread_learned or \
                  fill_512gib_dynamic / fill_512gib_static"
             );
             std::process::exit(2);

@@ -79,7 +79,7 @@ mod tests {
         assert_eq!(gc["victim"]["enum"], serde_json::json!(["greedy", "fifo", "cost_benefit"]));
         assert!(gc["scheduler"]["description"].as_str().unwrap().contains("`rlgc_qtc`: "));
         let ftl = &schema["definitions"]["FtlConfig"]["properties"];
-        assert_eq!(ftl["mapping"]["enum"], serde_json::json!(["page", "dftl"]));
+        assert_eq!(ftl["mapping"]["enum"], serde_json::json!(["page", "dftl", "tpftl", "learned"]));
         for (key, _) in crate::ftl::policy_catalog() {
             let mut s = schema.clone();
             assert!(property_mut(&mut s, key).is_some_and(|p| p.get("enum").is_some()), "{key}");

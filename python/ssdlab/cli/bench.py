@@ -25,6 +25,16 @@ SCENARIOS = {
     # DFTL with a 2 MiB CMT: nearly every random access misses it.
     "randread_dftl": [*_RANDREAD, *_DFTL],
     "randwrite_dftl": [*_RANDWRITE_GC, *_DFTL],
+    # Random reads of an aged drive (filled, then one drive of random writes: GC has run), the
+    # page mapping against TPFTL and LearnedFTL with a 2 MiB cache each.
+    "randread_aged": [*_RANDREAD, "warmup.random_writes=1.0"],
+    "randread_tpftl": [*_RANDREAD, "warmup.random_writes=1.0", "ftl.mapping=tpftl", "ftl.tpftl.cmt_bytes=2m"],
+    "randread_learned": [
+        *_RANDREAD,
+        "warmup.random_writes=1.0",
+        "ftl.mapping=learned",
+        "ftl.learned.cmt_bytes=2m",
+    ],
 }
 
 

@@ -220,15 +220,27 @@ pub enum UnwrittenReads {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct FtlConfig {
-    /// Where the logical-to-physical table lives: `page` (all of it in DRAM, the "ideal" FTL) or
-    /// `dftl` (translation pages on flash with a cached mapping table, `[ftl.dftl]`).
+    /// Where the logical-to-physical table lives: `page` (all of it in DRAM, the "ideal" FTL),
+    /// `dftl` (translation pages on flash with a cached mapping table, `[ftl.dftl]`), `tpftl`
+    /// (the same with TPFTL's two-level cache and prefetching, `[ftl.tpftl]`) or `learned`
+    /// (LearnedFTL: TPFTL's cache and a learned model per translation page, `[ftl.learned]`).
     pub mapping: String,
     /// Where a program unit goes: `dynamic` (least-busy plane), `static` (MQSim's
     /// channel-way-die-plane order computed from the LPN) or `wordline` (a multi-level wordline
     /// programmed one-shot with the next evicted pages of the write buffer).
     pub placement: String,
     pub unwritten_reads: UnwrittenReads,
+    /// Bytes of one entry inside a translation page (demand-based mappings): a translation page
+    /// of `page_bytes` holds `page_bytes / translation_entry_bytes` consecutive LPNs
+    /// (LearnedFTL Sec. 3.1: 8, so a 4 KiB page holds 512).
+    pub translation_entry_bytes: u32,
+    /// Give `dftl` and `tpftl` the DRAM LearnedFTL's models would take (translation pages x
+    /// `ftl.learned.model_bytes`) on top of their `cmt_bytes`: the equal DRAM budget of the
+    /// LearnedFTL paper's comparison (Sec. 4.1).
+    pub equal_dram: bool,
     pub dftl: DftlConfig,
+    pub tpftl: TpftlConfig,
+    pub learned: LearnedConfig,
 }
 
 impl Default for FtlConfig {
@@ -237,7 +249,11 @@ impl Default for FtlConfig {
             mapping: "page".into(),
             placement: "dynamic".into(),
             unwritten_reads: UnwrittenReads::default(),
+            translation_entry_bytes: 8,
+            equal_dram: false,
             dftl: DftlConfig::default(),
+            tpftl: TpftlConfig::default(),
+            learned: LearnedConfig::default(),
         }
     }
 }
@@ -253,15 +269,72 @@ pub struct DftlConfig {
     pub cmt_bytes: ByteSize,
     /// DRAM bytes one cached entry costs (LPN + PPN + list links; 8 as in the FEMU artifact).
     pub entry_bytes: u32,
-    /// Bytes of one entry inside a translation page: a translation page of `page_bytes` holds
-    /// `page_bytes / translation_entry_bytes` consecutive LPNs (LearnedFTL Sec. 3.1: 8, so a
-    /// 4 KiB page holds 512).
-    pub translation_entry_bytes: u32,
 }
 
 impl Default for DftlConfig {
     fn default() -> Self {
-        DftlConfig { cmt_bytes: ByteSize(64 * 1024), entry_bytes: 8, translation_entry_bytes: 8 }
+        DftlConfig { cmt_bytes: ByteSize(64 * 1024), entry_bytes: 8 }
+    }
+}
+
+/// `[ftl.tpftl]`: TPFTL (Zhou et al., EuroSys 2015) as the LearnedFTL paper compares against it
+/// (Sec. 2.2): a two-level cache of translation-page nodes holding compact entries, clean-first
+/// replacement in the coldest node, request-level and selective prefetching.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct TpftlConfig {
+    /// DRAM for the two-level cache, in bytes: every cached node costs `node_bytes`, every
+    /// cached entry `entry_bytes` (64 KiB as DFTL's default).
+    pub cmt_bytes: ByteSize,
+    /// DRAM bytes one translation-page node costs (its translation page number and entry count).
+    pub node_bytes: u32,
+    /// DRAM bytes one entry costs inside a node: the LPN's offset in its translation page
+    /// (2 bytes) and the PPN (4), the compression TPFTL gets from its two levels.
+    pub entry_bytes: u32,
+    /// Request-level prefetch: a miss loads the rest of the request's range in the same
+    /// translation page with the same translation read.
+    pub request_prefetch: bool,
+    /// Selective prefetch: a miss also loads as many following entries as the missed LPN has
+    /// cached predecessors, while it is switched on.
+    pub selective_prefetch: bool,
+    /// Selective prefetch switches off once this many more nodes were created than evicted
+    /// (the cache fills with new pages: little spatial locality), and on again once this many
+    /// more were evicted than created.
+    pub selective_threshold: u32,
+}
+
+/// `[ftl.learned]`: LearnedFTL (Wang et al., HPCA 2024): TPFTL's two-level cache (`[ftl.tpftl]`
+/// for everything but its size) in front of a model layer in the GTD: per translation page a
+/// piecewise linear model over (LPN, virtual PPN) and a bitmap of the LPNs it predicts exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct LearnedConfig {
+    /// DRAM for LearnedFTL's cached mapping table, in bytes (its models come on top).
+    pub cmt_bytes: ByteSize,
+    /// Most linear segments per model (Sec. 3.2: N, 8 by default).
+    pub max_segments: u32,
+    /// DRAM bytes one model takes; 0 derives it as Sec. 4.1 does: an 8-byte start PPN, 3 bytes
+    /// per segment and one bit per entry of the translation page (96 for 8 segments and 512
+    /// entries).
+    pub model_bytes: u32,
+}
+
+impl Default for LearnedConfig {
+    fn default() -> Self {
+        LearnedConfig { cmt_bytes: ByteSize(64 * 1024), max_segments: 8, model_bytes: 0 }
+    }
+}
+
+impl Default for TpftlConfig {
+    fn default() -> Self {
+        TpftlConfig {
+            cmt_bytes: ByteSize(64 * 1024),
+            node_bytes: 8,
+            entry_bytes: 6,
+            request_prefetch: true,
+            selective_prefetch: true,
+            selective_threshold: 3,
+        }
     }
 }
 

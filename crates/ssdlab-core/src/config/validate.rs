@@ -123,7 +123,7 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
     copies(p, "gc.predictor.max_copies", pr.max_copies);
 }
 
-/// `[cache]`, `[slc]` and `[ftl.dftl]` on their own (the policy ids are checked with the
+/// `[cache]`, `[slc]` and `[ftl.dftl]`, `[ftl.tpftl]`, `[ftl.learned]` on their own (the policy ids are checked with the
 /// registries, `ftl::check_config`).
 fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks: u64) {
     let c = &config.cache;
@@ -156,13 +156,23 @@ fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks:
     }
     let d = &config.ftl.dftl;
     p.check(d.entry_bytes >= 1, "ftl.dftl.entry_bytes", || "must be at least 1".into());
-    p.check(
-        d.translation_entry_bytes >= 1 && config.device.page_bytes / d.translation_entry_bytes.max(1) as u64 >= 1,
-        "ftl.dftl.translation_entry_bytes",
-        || format!("must be between 1 and the page size ({} bytes)", config.device.page_bytes),
-    );
+    let te = config.ftl.translation_entry_bytes;
+    p.check(te >= 1 && config.device.page_bytes / te.max(1) as u64 >= 1, "ftl.translation_entry_bytes", || {
+        format!("must be between 1 and the page size ({} bytes)", config.device.page_bytes)
+    });
     p.check(d.cmt_bytes.0 >= d.entry_bytes as u64, "ftl.dftl.cmt_bytes", || {
         format!("must hold at least one entry ({} bytes)", d.entry_bytes)
+    });
+    let t = &config.ftl.tpftl;
+    p.check(t.entry_bytes >= 1, "ftl.tpftl.entry_bytes", || "must be at least 1".into());
+    p.check(t.cmt_bytes.0 >= (t.node_bytes + t.entry_bytes) as u64, "ftl.tpftl.cmt_bytes", || {
+        format!("must hold at least one node with one entry ({} bytes)", t.node_bytes + t.entry_bytes)
+    });
+    p.check(t.selective_threshold >= 1, "ftl.tpftl.selective_threshold", || "must be at least 1".into());
+    let l = &config.ftl.learned;
+    p.check((1..=64).contains(&l.max_segments), "ftl.learned.max_segments", || "must be between 1 and 64".into());
+    p.check(l.cmt_bytes.0 >= (t.node_bytes + t.entry_bytes) as u64, "ftl.learned.cmt_bytes", || {
+        format!("must hold at least one node with one entry ({} bytes)", t.node_bytes + t.entry_bytes)
     });
 }
 

@@ -730,9 +730,9 @@ mod tests {
 
     #[test]
     fn unknown_policy_ids_name_the_key_and_the_known_ids() {
-        let p = problems(&["ftl.mapping=tpftl", "gc.victim=lru", "ftl.placement=random"]);
+        let p = problems(&["ftl.mapping=leaftl", "gc.victim=lru", "ftl.placement=random"]);
         assert_eq!(p.len(), 3, "{p:?}");
-        assert!(p[0].starts_with("ftl.mapping: unknown policy \"tpftl\"; expected one of page, dftl"), "{p:?}");
+        assert!(p[0].starts_with("ftl.mapping: unknown policy \"leaftl\"; expected one of page, dftl, tpftl"), "{p:?}");
         assert!(p.iter().any(|s| s.starts_with("gc.victim:") && s.contains("greedy, fifo, cost_benefit")), "{p:?}");
         assert!(problems(&[]).is_empty());
     }

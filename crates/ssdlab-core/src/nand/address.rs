@@ -2,7 +2,7 @@
 //!
 //! A PPN is a flat index: ((plane_global * blocks_per_plane) + block) * pages_per_block + page,
 //! where plane_global counts channel-major (channel, chip, die, plane). Virtual PPNs in
-//! allocation order (LearnedFTL) are a mapping layer's business and live there.
+//! allocation order (LearnedFTL, Sec. 3.3.2) are in `vppn.rs`.
 
 use crate::nand::geometry::Geometry;
 use crate::units::Ppn;

@@ -5,6 +5,7 @@ pub mod address;
 pub mod cell;
 pub mod geometry;
 pub mod timing;
+pub mod vppn;
 
 pub use address::PageAddress;
 pub use cell::{BlockMode, CellType};

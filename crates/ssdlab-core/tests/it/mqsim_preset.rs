@@ -81,8 +81,8 @@ fn preset_holds_mqsims_default_device() {
     let ppn_bits = (physical as f64).log2();
     let sectors = (d.page_bytes / 512) as f64;
     assert_eq!(dftl.entry_bytes, ((2.0 * ppn_bits + sectors) / 8.0).ceil() as u32);
-    assert_eq!(dftl.translation_entry_bytes, ((ppn_bits + sectors) / 8.0).ceil() as u32);
-    assert_eq!((dftl.entry_bytes, dftl.translation_entry_bytes), (9, 6));
+    assert_eq!(cfg.ftl.translation_entry_bytes, ((ppn_bits + sectors) / 8.0).ceil() as u32);
+    assert_eq!((dftl.entry_bytes, cfg.ftl.translation_entry_bytes), (9, 6));
 
     // Data_Cache_Capacity 256 MiB as a write cache evicting LRU when full; DRAM at 100 MT/s with
     // 1-byte bursts: MQSim moves size / burst / 2 bursts of 1e9 / (100e6) ns each.

@@ -191,8 +191,8 @@ fn a_dftl_read_miss_reads_the_translation_page_first() {
     use IoOp::{Read, Write};
     // Two planes; static placement puts LPN l on plane l mod 2 (1 channel, chip and die).
     // A CMT of 2 entries; a translation page of 4096 / 1024 = 4 entries (tpage = lpn / 4).
-    let dftl = "[ftl]\nmapping = \"dftl\"\nplacement = \"static\"\nunwritten_reads = \"free\"\n\
-                [ftl.dftl]\ncmt_bytes = 16\nentry_bytes = 8\ntranslation_entry_bytes = 1024\n\
+    let dftl = "[ftl]\nmapping = \"dftl\"\nplacement = \"static\"\nunwritten_reads = \"free\"\ntranslation_entry_bytes = 1024\n\
+                [ftl.dftl]\ncmt_bytes = 16\nentry_bytes = 8\n\
                 [gc]\nscope = \"plane\"\n";
     let t = run_timeline(
         &[&device(2), dftl],
@@ -243,7 +243,7 @@ fn a_dftl_read_miss_reads_the_translation_page_first() {
 fn a_dftl_miss_on_data_that_predates_the_run_reads_its_translation_page() {
     use IoOp::{Read, Write};
     // One plane; 4 entries per translation page (tpage = lpn / 4); a CMT far larger than needed.
-    let dftl = "[ftl]\nmapping = \"dftl\"\n[ftl.dftl]\ntranslation_entry_bytes = 1024\n";
+    let dftl = "[ftl]\nmapping = \"dftl\"\ntranslation_entry_bytes = 1024\n";
     let t = run_timeline(
         &[&device(1), dftl],
         vec![
@@ -288,8 +288,8 @@ fn a_dirty_cmt_eviction_rewrites_its_translation_page_and_cleans_its_siblings() 
     // first translation write opens block 1 (the map stream's). A CMT of 3 entries, 4 entries
     // per translation page (tpage = lpn / 4). An empty drive (`unwritten_reads = "free"`): a
     // translation page never written holds nothing and is not read.
-    let dftl = "[ftl]\nmapping = \"dftl\"\nunwritten_reads = \"free\"\n\
-                [ftl.dftl]\ncmt_bytes = 24\nentry_bytes = 8\ntranslation_entry_bytes = 1024\n";
+    let dftl = "[ftl]\nmapping = \"dftl\"\nunwritten_reads = \"free\"\ntranslation_entry_bytes = 1024\n\
+                [ftl.dftl]\ncmt_bytes = 24\nentry_bytes = 8\n";
     let lpns = [0u64, 4, 8, 12, 1, 2, 3, 16, 20, 24, 28];
     let t = run_timeline(
         &[&device(1), dftl],
@@ -339,6 +339,164 @@ fn a_dirty_cmt_eviction_rewrites_its_translation_page_and_cleans_its_siblings() 
     assert_eq!((dftl_report["evictions"].as_u64(), dftl_report["dirty_evictions"].as_u64()), (Some(8), Some(6)));
     assert_eq!((t.report.mapping.translation_reads, t.report.mapping.translation_writes), (4, 6));
     assert!(t.report.verify.final_scan_passed);
+}
+
+/// TPFTL's prefetching (`[ftl.tpftl]`): a read request's sub-range in one translation page is
+/// loaded with one translation read (request-level prefetch), and a miss after cached
+/// predecessors loads as many following entries (selective prefetch), so later reads hit.
+#[test]
+fn tpftl_prefetch_loads_a_sub_range_and_a_run_ahead_with_one_translation_read() {
+    use IoOp::Read;
+    // One plane; 8 entries per translation page (tpage = lpn / 8); data that predates the run
+    // (`map_on_read`): translation page 1 is placed at its first use at map block 0, page 0
+    // (type 0), and each page's data is premapped at its first read on the host stream's block
+    // 1 in read order: 8, 9, 10, 11, 12, 14, 15 -> pages 0..6.
+    let tpftl = "[ftl]\nmapping = \"tpftl\"\ntranslation_entry_bytes = 512\n";
+    let t = run_timeline(
+        &[&device(1), tpftl],
+        vec![
+            // 8 misses: one translation read loads 8, 9 and 10 (request-level prefetch).
+            at(1, Read, 8, 3),
+            // 11 misses; its predecessors 10, 9, 8 are cached and the coldest node holds 3
+            // entries: the same read also loads 12, 13 and 14 (selective prefetch).
+            at(2, Read, 11, 1),
+            // Prefetched: hits, no translation read.
+            at(3, Read, 12, 1),
+            at(4, Read, 14, 1),
+            // 15 was not prefetched: a miss.
+            at(5, Read, 15, 1),
+        ],
+    );
+    assert_eq!(
+        (where_is(&t, 8), where_is(&t, 11), where_is(&t, 12), where_is(&t, 14)),
+        ((0, 1, 0), (0, 1, 3), (0, 1, 4), (0, 1, 5))
+    );
+    assert_eq!(mapping_ops(&t, 5), [(1, 0), (1, 0), (0, 0), (0, 0), (1, 0)]);
+    // A miss waits for the translation read (map page 0, type 0), then reads its data; a hit
+    // reads only its data.
+    assert_eq!(t.latencies[1..4], [read(0) + read(3), read(0), read(1)]);
+    let m = &t.report.policies.mapping_report;
+    assert_eq!((m["request_prefetched"].as_u64(), m["selective_prefetched"].as_u64()), (Some(2), Some(3)));
+    assert_eq!((m["cmt_hits"].as_u64(), m["double_reads"].as_u64()), (Some(2), Some(3)));
+    assert_eq!(t.report.mapping.translation_reads, 3);
+    assert!(t.report.verify.final_scan_passed);
+}
+
+/// TPFTL's replacement: the victim node is the one whose entries were used longest ago on
+/// average (not the least recently used node), and within it a clean entry leaves before a
+/// dirty one. Capacity is counted in bytes: a node costs 8, an entry 6.
+#[test]
+fn tpftl_evicts_from_the_coldest_node_clean_entries_first() {
+    use IoOp::{Read, Write};
+    // 8 entries per translation page; an empty drive: reads of unwritten pages and translation
+    // pages never written cost no flash operation, so only the cache's choices are observed.
+    let base = "[ftl]\nmapping = \"tpftl\"\nunwritten_reads = \"free\"\ntranslation_entry_bytes = 512\n\
+                [ftl.tpftl]\nselective_prefetch = false\n";
+    // Two nodes and four entries: 2 x 8 + 4 x 6 = 40 bytes.
+    let hot = format!("{base}cmt_bytes = 40\n");
+    let lpns = [0u64, 1, 2, 8, 2, 16, 2, 8, 0];
+    let t = run_timeline(
+        &[&device(1), &hot],
+        lpns.iter().enumerate().map(|(k, &l)| at(k as u64 + 1, Read, l, 1)).collect(),
+    );
+    // Access ticks 1, 2, 3 (node 0), 4 (node 1), 5 (2 again): node 0's mean is 8/3, node 1's 4,
+    // although node 0 was used last. 16 needs a node and an entry (14 bytes): entries 0 and 1
+    // of node 0 go, then node 0 (now only 2, tick 5) is hotter than node 1, whose entry 8 goes.
+    // Then 2 hits; 8 evicts node 2 (16, tick 6) before node 0 (2, tick 7); 0 misses. A
+    // least-recently-used order of nodes would have dropped node 1 first and kept 0: 3 hits.
+    let m = &t.report.policies.mapping_report;
+    assert_eq!(
+        (m["cmt_hits"].as_u64(), m["evictions"].as_u64(), m["nodes_dropped"].as_u64()),
+        (Some(2), Some(4), Some(2))
+    );
+
+    // One node of three entries: 8 + 3 x 6 = 26 bytes. Clean entries leave first; once only
+    // dirty ones are left, the least recent goes and its translation page is written (never
+    // written before: a program, no read), which cleans its siblings.
+    let one = format!("{base}cmt_bytes = 26\n");
+    let ops = [
+        (Write, 0u64),
+        (Read, 1),
+        (Read, 2),
+        (Read, 3),
+        (Write, 4),
+        (Read, 5),
+        (Write, 6),
+        (Read, 7),
+        (Read, 1),
+        (Read, 2),
+    ];
+    let t = run_timeline(
+        &[&device(1), &one],
+        ops.iter().enumerate().map(|(k, &(op, l))| at(k as u64 + 1, op, l, 1)).collect(),
+    );
+    // 3 evicts 1, 4 evicts 2, 5 evicts 3, 6 evicts 5 (clean, all); 7 finds 6, 4, 0 dirty: 0 goes
+    // with a write-back; 1 evicts 4 and 2 evicts 6, clean since the write-back. Translation
+    // page 0 is on flash now: the misses on 1 and 2 read it.
+    assert_eq!(
+        mapping_ops(&t, ops.len()),
+        [(0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 1), (1, 0), (1, 0)]
+    );
+    let m = &t.report.policies.mapping_report;
+    assert_eq!((m["evictions"].as_u64(), m["dirty_evictions"].as_u64()), (Some(7), Some(1)));
+    assert_eq!((t.report.mapping.translation_reads, t.report.mapping.translation_writes), (2, 1));
+    assert!(t.report.verify.final_scan_passed);
+}
+
+/// LearnedFTL: a CMT miss whose bit is set is served by the model without a translation read;
+/// a miss without one costs what a TPFTL (or DFTL) miss costs; an overwrite clears the bit.
+#[test]
+fn a_learnedftl_model_hit_costs_no_translation_read_and_an_overwrite_clears_its_bit() {
+    use IoOp::{Read, Write};
+    // One plane: a PPN's virtual PPN is the PPN itself, so a block written in order gives
+    // consecutive VPPNs. 8 entries per translation page; a cache of one node with three
+    // entries (8 + 3 x 6 bytes); data that predates the run (`map_on_read`).
+    let layers = |mapping: &str| {
+        format!(
+            "[ftl]\nmapping = \"{mapping}\"\ntranslation_entry_bytes = 512\n\
+             [ftl.tpftl]\ncmt_bytes = 26\nselective_prefetch = false\n[ftl.learned]\ncmt_bytes = 26\n"
+        )
+    };
+    let script = || {
+        vec![
+            // Host data fills block 0 from page 0 (each page allocated before its mapping update);
+            // translation page 1 is placed on the map stream's block 1 at its first use (page 0,
+            // type 0) and rewritten when 11 evicts the dirty 8 (page 1, type 1). 8..11 land on
+            // VPPNs 0..3: sequential initialisation sets the model y = x and their bits.
+            at(1, Write, 8, 4),
+            // 12 continues the run (VPPN 4): its bit is set too; its miss evicts 9 (clean).
+            at(2, Write, 12, 1),
+            // 9: not cached, bit set: the model gives block 0, page 1 (type 1). No translation read.
+            at(3, Read, 9, 1),
+            // 13 predates the run: no bit; a translation read of page 1 (type 1), then its data,
+            // premapped at block 0, page 5 (type 1).
+            at(4, Read, 13, 1),
+            // 9 is overwritten (block 0, page 6): its bit is cleared. 14 and 15 then push 9 out.
+            at(5, Write, 9, 1),
+            at(6, Read, 14, 1),
+            at(7, Read, 15, 1),
+            at(8, Read, 13, 1),
+            // 9 again: not cached, and no bit any more: a translation read.
+            at(9, Read, 9, 1),
+        ]
+    };
+    let t = run_timeline(&[&device(1), &layers("learned")], script());
+    assert_eq!(
+        (where_is(&t, 8), where_is(&t, 12), where_is(&t, 13), where_is(&t, 9)),
+        ((0, 0, 0), (0, 0, 4), (0, 0, 5), (0, 0, 6))
+    );
+    let ops = mapping_ops(&t, 9);
+    assert_eq!((ops[2], ops[3], ops[8]), ((0, 0), (1, 0), (1, 0)));
+    assert_eq!(t.latencies[2..4], [read(1), read(1) + read(1)]);
+    let m = &t.report.policies.mapping_report;
+    assert_eq!((m["model_hits"].as_u64(), m["bits_cleared"].as_u64()), (Some(1), Some(1)));
+    assert_eq!((m["bits_set_by_initialisation"].as_u64(), m["initialised_entries"].as_u64()), (Some(5), Some(1)));
+    assert!(t.report.verify.final_scan_passed);
+
+    // TPFTL with the same cache: the read of 9 is a miss, with the same cost as 13's.
+    let t = run_timeline(&[&device(1), &layers("tpftl")], script());
+    assert_eq!(mapping_ops(&t, 9)[2], (1, 0));
+    assert_eq!(t.latencies[2], read(1) + read(1));
 }
 
 #[test]

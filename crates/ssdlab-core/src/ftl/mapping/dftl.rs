@@ -35,6 +35,7 @@ use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::{Owner, INVALID};
 use crate::ftl::lru::{Linked, Links, LruList, NONE};
+use crate::ftl::mapping::directory::Directory;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn, SimTime};
 
@@ -66,9 +67,6 @@ pub struct DftlStats {
     /// Translation pages rewritten for evictions and for GC moves of uncached entries.
     pub eviction_writebacks: u64,
     pub gc_writebacks: u64,
-    /// Translation pages of data that predates the run, placed on flash at their first use
-    /// (no program: they were written before the run).
-    pub installed_translation_pages: u64,
     /// Read misses served by a translation read another page of the same request issued.
     pub shared_translation_reads: u64,
 }
@@ -76,9 +74,7 @@ pub struct DftlStats {
 pub struct Dftl {
     /// The table as stored in the translation pages (authoritative).
     table: Vec<u32>,
-    /// GTD: where each translation page is (INVALID: never written).
-    gtd: Vec<u32>,
-    entries_per_page: u32,
+    gtd: Directory,
     /// CMT slot of each LPN (NONE if not cached).
     slot_of: Vec<u32>,
     slots: Vec<Cached>,
@@ -88,28 +84,25 @@ pub struct Dftl {
     /// Head of the cached-entry list of each translation page.
     page_head: Vec<u32>,
     cmt_bytes: u64,
-    /// Logical pages the run has not written hold data that predates it (`ftl.unwritten_reads
-    /// = "map_on_read"`), so every translation page is on flash from the start: a miss on a
-    /// page the run has not written yet costs a translation read like any other.
-    predated: bool,
     stats: DftlStats,
 }
 
 pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
     let d = &ctx.cfg.ftl.dftl;
-    let entries_per_page = (ctx.cfg.device.page_bytes / d.translation_entry_bytes as u64).max(1) as u32;
-    let capacity = (d.cmt_bytes.0 / d.entry_bytes as u64).clamp(1, u32::MAX as u64 - 1) as u32;
+    let entries_per_page = ctx.entries_per_translation_page();
+    let cmt_bytes = d.cmt_bytes.0 + ctx.equal_dram_bytes();
+    let capacity = (cmt_bytes / d.entry_bytes as u64).clamp(1, u32::MAX as u64 - 1) as u32;
     let predated = ctx.cfg.ftl.unwritten_reads == UnwrittenReads::MapOnRead;
-    Ok(Box::new(Dftl::new(ctx.logical_pages, entries_per_page, capacity, d.cmt_bytes.0, predated)))
+    Ok(Box::new(Dftl::new(ctx.logical_pages, entries_per_page, capacity, cmt_bytes, predated)))
 }
 
 impl Dftl {
     pub fn new(logical_pages: u32, entries_per_page: u32, capacity: u32, cmt_bytes: u64, predated: bool) -> Dftl {
-        let pages = logical_pages.div_ceil(entries_per_page) as usize;
+        let gtd = Directory::new(logical_pages, entries_per_page, predated);
+        let pages = gtd.pages() as usize;
         Dftl {
             table: vec![INVALID; logical_pages as usize],
-            gtd: vec![INVALID; pages],
-            entries_per_page,
+            gtd,
             slot_of: vec![NONE; logical_pages as usize],
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -117,7 +110,6 @@ impl Dftl {
             lru: LruList::default(),
             page_head: vec![NONE; pages],
             cmt_bytes,
-            predated,
             stats: DftlStats::default(),
         }
     }
@@ -127,7 +119,7 @@ impl Dftl {
     }
 
     fn tpage(&self, lpn: u32) -> u32 {
-        lpn / self.entries_per_page
+        self.gtd.tpage(lpn)
     }
 
     /// Move a cached entry to the head; returns whether it was cached.
@@ -143,36 +135,13 @@ impl Dftl {
     /// Write back translation page `tp` (read the stored copy, program a new one) at `ready`;
     /// every cached entry of it becomes clean. Returns when the program ends.
     fn write_back(&mut self, tp: u32, ready: SimTime, ctx: &mut MapCtx) -> Result<SimTime> {
-        let old_ppn = self.stored(tp, ctx)?;
-        let mut at = ready;
-        if let Some(p) = old_ppn {
-            at = ctx.read_translation(p, ready);
-        }
-        let (new, end) = ctx.write_translation(tp, old_ppn, at)?;
-        self.gtd[tp as usize] = new.0;
+        let end = self.gtd.write_back(tp, ready, ctx)?;
         let mut i = self.page_head[tp as usize];
         while i != NONE {
             self.slots[i as usize].dirty = false;
             i = self.slots[i as usize].page_next;
         }
         Ok(end)
-    }
-
-    /// Where translation page `tp` is stored: None if it never was (no data of it predates the
-    /// run and none was written back yet); with data that predates the run, placed on flash on
-    /// its first use.
-    fn stored(&mut self, tp: u32, ctx: &mut MapCtx) -> Result<Option<Ppn>> {
-        let stored = self.gtd[tp as usize];
-        if stored != INVALID {
-            return Ok(Some(Ppn(stored)));
-        }
-        if !self.predated {
-            return Ok(None);
-        }
-        let ppn = ctx.install_translation(tp)?;
-        self.gtd[tp as usize] = ppn.0;
-        self.stats.installed_translation_pages += 1;
-        Ok(Some(ppn))
     }
 
     /// Make room for one entry (evicting the LRU one, writing it back if dirty).
@@ -227,10 +196,7 @@ impl Dftl {
                 self.stats.shared_translation_reads += 1;
                 t
             }
-            None => match self.stored(tp, ctx)? {
-                Some(p) => ctx.read_translation(p, ctx.now),
-                None => ctx.now,
-            },
+            None => self.gtd.read(tp, ctx.now, ctx)?,
         };
         let head = self.page_head[tp as usize];
         let entry = Cached { lpn, dirty, links: Links::UNLINKED, page_next: head, page_prev: NONE };
@@ -311,12 +277,7 @@ impl Mapping for Dftl {
     }
 
     fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()> {
-        for m in moves {
-            if let Owner::Map(tp) = m.owner {
-                debug_assert_eq!(self.gtd[tp as usize], m.from.0, "moved translation page not where the GTD says");
-                self.gtd[tp as usize] = m.to.0;
-            }
-        }
+        self.gtd.relocated(moves);
         // Translation pages to rewrite for uncached entries: sorted and deduplicated, so the
         // order of the write-backs is deterministic.
         let mut pages: Vec<u32> = Vec::new();
@@ -355,7 +316,7 @@ impl Mapping for Dftl {
     }
 
     fn translation_page(&self, tpage: u32) -> Option<Ppn> {
-        self.gtd.get(tpage as usize).copied().and_then(entry)
+        self.gtd.location(tpage)
     }
 
     fn touch(&self, lpn: Lpn) {
@@ -370,11 +331,12 @@ impl Mapping for Dftl {
 
     fn reset_stats(&mut self) {
         self.stats = DftlStats::default();
+        self.gtd.installed = 0;
     }
 
     /// The CMT budget plus the GTD (one 4-byte location per translation page).
     fn dram_bytes(&self) -> u64 {
-        self.cmt_bytes + self.gtd.len() as u64 * 4
+        self.cmt_bytes + self.gtd.dram_bytes()
     }
 
     fn report(&self) -> serde_json::Value {
@@ -382,8 +344,8 @@ impl Mapping for Dftl {
         let lookups = s.cmt_hits + s.cmt_misses;
         json!({
             "cmt_entries": self.capacity,
-            "entries_per_translation_page": self.entries_per_page,
-            "translation_pages": self.gtd.len(),
+            "entries_per_translation_page": self.gtd.entries_per_page(),
+            "translation_pages": self.gtd.pages(),
             "cmt_hits": s.cmt_hits,
             "cmt_misses": s.cmt_misses,
             "cmt_hit_ratio": if lookups == 0 { 0.0 } else { s.cmt_hits as f64 / lookups as f64 },
@@ -391,7 +353,7 @@ impl Mapping for Dftl {
             "dirty_evictions": s.dirty_evictions,
             "eviction_writebacks": s.eviction_writebacks,
             "gc_writebacks": s.gc_writebacks,
-            "installed_translation_pages": s.installed_translation_pages,
+            "installed_translation_pages": self.gtd.installed,
             "shared_translation_reads": s.shared_translation_reads,
         })
     }

@@ -17,7 +17,10 @@
 //! per-victim state (LearnedFTL trains its models there).
 
 pub mod dftl;
+pub mod directory;
+pub mod learned;
 pub mod page;
+pub mod tpftl;
 
 use serde_json::Value;
 
@@ -185,10 +188,47 @@ pub struct BuildCtx<'a> {
     pub logical_pages: u32,
 }
 
+impl BuildCtx<'_> {
+    /// Consecutive LPNs one translation page holds (`page_bytes / ftl.translation_entry_bytes`).
+    pub fn entries_per_translation_page(&self) -> u32 {
+        (self.cfg.device.page_bytes / self.cfg.ftl.translation_entry_bytes as u64).clamp(1, u32::MAX as u64) as u32
+    }
+
+    /// Translation pages the table spans.
+    pub fn translation_pages(&self) -> u64 {
+        self.logical_pages.div_ceil(self.entries_per_translation_page()) as u64
+    }
+
+    /// DRAM one LearnedFTL model takes (`ftl.learned.model_bytes`, or derived as Sec. 4.1 does).
+    pub fn model_bytes(&self) -> u64 {
+        learned::model_bytes(&self.cfg.ftl.learned, self.entries_per_translation_page())
+    }
+
+    /// DRAM the CMT of `dftl` and `tpftl` gets on top of its `cmt_bytes` (`ftl.equal_dram`):
+    /// what LearnedFTL's models take.
+    pub fn equal_dram_bytes(&self) -> u64 {
+        if self.cfg.ftl.equal_dram {
+            self.translation_pages() * self.model_bytes()
+        } else {
+            0
+        }
+    }
+}
+
 pub type BuildMapping = fn(&BuildCtx) -> Result<Box<dyn Mapping>>;
 
 /// `ftl.mapping`: every mapping scheme, one line each.
 pub const REGISTRY: &[Entry<BuildMapping>] = &[
     Entry { id: "page", summary: "the whole table in DRAM (the ideal FTL)", build: page::build },
     Entry { id: "dftl", summary: "DFTL: translation pages on flash, an LRU cached mapping table", build: dftl::build },
+    Entry {
+        id: "tpftl",
+        summary: "TPFTL: translation-page nodes of compact entries, clean-first replacement, prefetching",
+        build: tpftl::build,
+    },
+    Entry {
+        id: "learned",
+        summary: "LearnedFTL: TPFTL's cache and a learned model per translation page (bitmap-filtered)",
+        build: learned::build,
+    },
 ];

@@ -1,0 +1,633 @@
+//! Layer: ftl. TPFTL (Zhou, Wu, Huang, Li, Wang, Zhang; EuroSys 2015) as the LearnedFTL paper
+//! compares against it (Wang et al., HPCA 2024, Sec. 2.2): the table lives in translation pages
+//! on flash behind a GTD (`directory.rs`), like DFTL, but the cached mapping table is two-level.
+//!
+//! * **Two levels.** A node per cached translation page, holding that page's cached entries in
+//!   LRU order. An entry stores only the LPN's offset in its page and the PPN, so it costs
+//!   `entry_bytes` (6) instead of DFTL's 8, and each node costs `node_bytes`; the capacity is
+//!   counted in bytes (`cmt_bytes`), which is where TPFTL's compression shows.
+//! * **Node hotness** (TPFTL Sec. 3.2): the mean of the last-access times of the node's entries;
+//!   the coldest node is the replacement victim.
+//! * **Clean-first replacement**: in the coldest node, the least recently used clean entry leaves,
+//!   else the least recently used dirty one; a dirty one is written back by a read-modify-write
+//!   of its translation page and every dirty entry of that node becomes clean with it (batch
+//!   update). A node left empty is dropped.
+//! * **Request-level prefetch**: a read request is split at translation-page boundaries; the
+//!   first page of a sub-range that misses loads every uncached entry from it to the end of the
+//!   sub-range with one translation read.
+//! * **Selective prefetch**: while switched on, a miss also loads as many entries after the
+//!   loaded range (within its translation page) as the missed LPN has consecutively cached
+//!   predecessors, at most as many as the coldest node holds. It switches off once
+//!   `selective_threshold` more nodes were created than dropped (new pages keep arriving: little
+//!   spatial locality) and on again once that many more were dropped than created.
+//!
+//! Deviations and choices: a write request reaches the mapping page by page, so its request-level
+//! prefetch is modelled as the pages of one write request in one translation page sharing the
+//! first miss's translation read (DFTL charges each); entries loaded by prefetch are clean and
+//! count as accessed when loaded; capacity in bytes as the WiscSim re-implementation does (the
+//! LearnedFTL artifact counts entries, hiding the compression); node hotness as WiscSim's
+//! reading of the paper (the artifact orders nodes by plain LRU). GC as DFTL: moved entries
+//! become dirty if cached, else their translation pages are rewritten once per batch.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use crate::config::UnwrittenReads;
+use crate::error::Result;
+use crate::ftl::blocks::{Owner, INVALID};
+use crate::ftl::lru::{Linked, Links, LruList, NONE};
+use crate::ftl::mapping::directory::Directory;
+use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
+use crate::units::{Lpn, Ppn, SimTime};
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    lpn: u32,
+    dirty: bool,
+    /// Access tick of the last use (node hotness is the mean over its entries).
+    access: u64,
+    /// Place in its node's LRU order.
+    links: Links,
+}
+
+impl Linked for Entry {
+    fn links(&mut self) -> &mut Links {
+        &mut self.links
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    tp: u32,
+    lru: LruList,
+    entries: u32,
+    access_sum: u64,
+}
+
+impl Node {
+    /// The node's place in the hotness order: mean access tick, then translation page.
+    fn key(&self) -> (u64, u32) {
+        (self.access_sum / self.entries.max(1) as u64, self.tp)
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct TpftlStats {
+    /// Lookups of reads, writes and trims that found the entry cached, and that did not.
+    pub cmt_hits: u64,
+    pub cmt_misses: u64,
+    /// Pages host reads looked up, and those the cache served.
+    pub read_pages: u64,
+    pub read_cmt_hits: u64,
+    /// Translation reads host reads issued (each makes a double read).
+    pub double_reads: u64,
+    /// Entries loaded beyond the missed one: request-level and selective prefetch.
+    pub request_prefetched: u64,
+    pub selective_prefetched: u64,
+    pub evictions: u64,
+    pub dirty_evictions: u64,
+    /// Translation pages rewritten for evictions and for GC moves of uncached entries.
+    pub eviction_writebacks: u64,
+    pub gc_writebacks: u64,
+    pub nodes_created: u64,
+    pub nodes_dropped: u64,
+    pub selective_switches: u64,
+}
+
+/// The knobs of `[ftl.tpftl]` in the units the cache uses.
+#[derive(Debug, Clone, Copy)]
+pub struct TpftlParams {
+    pub cmt_bytes: u64,
+    pub node_bytes: u64,
+    pub entry_bytes: u64,
+    pub request_prefetch: bool,
+    pub selective_prefetch: bool,
+    pub selective_threshold: i64,
+}
+
+pub struct Tpftl {
+    /// The table as stored in the translation pages (authoritative).
+    table: Vec<u32>,
+    gtd: Directory,
+    params: TpftlParams,
+    /// Cache slot of each LPN (NONE: not cached).
+    slot_of: Vec<u32>,
+    entries: Vec<Entry>,
+    free_entries: Vec<u32>,
+    /// Node slot of each translation page (NONE: not cached).
+    node_of: Vec<u32>,
+    nodes: Vec<Node>,
+    free_nodes: Vec<u32>,
+    /// Nodes by hotness, coldest first.
+    hotness: BTreeSet<(u64, u32)>,
+    cached_entries: u64,
+    cached_nodes: u64,
+    tick: u64,
+    selective_on: bool,
+    /// Nodes created minus nodes dropped since selective prefetch last switched.
+    node_balance: i64,
+    /// The translation read a write request's earlier page issued: (page, request time, done).
+    last_write_read: Option<(u32, SimTime, SimTime)>,
+    /// Scratch: the LPNs one lookup's translation read loaded.
+    loaded: Vec<u32>,
+    stats: TpftlStats,
+}
+
+pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
+    Ok(Box::new(Tpftl::from_config(ctx, ctx.cfg.ftl.tpftl.cmt_bytes.0 + ctx.equal_dram_bytes())))
+}
+
+impl Tpftl {
+    /// A TPFTL cache of `cmt_bytes` with the rest of `[ftl.tpftl]` from the config.
+    pub fn from_config(ctx: &BuildCtx, cmt_bytes: u64) -> Tpftl {
+        let t = &ctx.cfg.ftl.tpftl;
+        let params = TpftlParams {
+            cmt_bytes,
+            node_bytes: t.node_bytes as u64,
+            entry_bytes: t.entry_bytes as u64,
+            request_prefetch: t.request_prefetch,
+            selective_prefetch: t.selective_prefetch,
+            selective_threshold: t.selective_threshold as i64,
+        };
+        let predated = ctx.cfg.ftl.unwritten_reads == UnwrittenReads::MapOnRead;
+        Tpftl::new(ctx.logical_pages, ctx.entries_per_translation_page(), params, predated)
+    }
+
+    pub fn new(logical_pages: u32, entries_per_page: u32, params: TpftlParams, predated: bool) -> Tpftl {
+        let gtd = Directory::new(logical_pages, entries_per_page, predated);
+        let pages = gtd.pages() as usize;
+        Tpftl {
+            table: vec![INVALID; logical_pages as usize],
+            gtd,
+            params,
+            slot_of: vec![NONE; logical_pages as usize],
+            entries: Vec::new(),
+            free_entries: Vec::new(),
+            node_of: vec![NONE; pages],
+            nodes: Vec::new(),
+            free_nodes: Vec::new(),
+            hotness: BTreeSet::new(),
+            cached_entries: 0,
+            cached_nodes: 0,
+            tick: 0,
+            selective_on: true,
+            node_balance: 0,
+            last_write_read: None,
+            loaded: Vec::new(),
+            stats: TpftlStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> TpftlStats {
+        self.stats
+    }
+
+    pub(crate) fn directory(&self) -> &Directory {
+        &self.gtd
+    }
+
+    /// The authoritative table (the content of the translation pages).
+    pub(crate) fn table(&self) -> &[u32] {
+        &self.table
+    }
+
+    pub fn cached_entries(&self) -> u64 {
+        self.cached_entries
+    }
+
+    fn used_bytes(&self) -> u64 {
+        self.cached_nodes * self.params.node_bytes + self.cached_entries * self.params.entry_bytes
+    }
+
+    /// Whether `lpn`'s entry is cached (no side effect).
+    pub fn is_cached(&self, lpn: u32) -> bool {
+        self.slot_of[lpn as usize] != NONE
+    }
+
+    /// Use `lpn`'s entry if cached: it and its node become more recent. Returns whether it was.
+    fn hit(&mut self, lpn: u32) -> bool {
+        let i = self.slot_of[lpn as usize];
+        if i == NONE {
+            return false;
+        }
+        self.tick += 1;
+        let n = self.node_of[self.gtd.tpage(lpn) as usize];
+        let old = self.entries[i as usize].access;
+        self.entries[i as usize].access = self.tick;
+        let gain = self.tick - old;
+        self.reheat(n, |node| node.access_sum += gain);
+        let node = &mut self.nodes[n as usize];
+        node.lru.make_most_recent(&mut self.entries, i);
+        true
+    }
+
+    /// Change node `n`'s access sum and keep the hotness order.
+    fn reheat(&mut self, n: u32, change: impl FnOnce(&mut Node)) {
+        let node = &mut self.nodes[n as usize];
+        self.hotness.remove(&node.key());
+        change(node);
+        if node.entries > 0 {
+            self.hotness.insert(node.key());
+        }
+    }
+
+    /// Cache `lpn`'s entry (not cached), making room first.
+    fn insert(&mut self, lpn: u32, dirty: bool, ctx: &mut MapCtx) -> Result<()> {
+        let tp = self.gtd.tpage(lpn);
+        let needs_node = self.node_of[tp as usize] == NONE;
+        let need = self.params.entry_bytes + if needs_node { self.params.node_bytes } else { 0 };
+        while self.used_bytes() + need > self.params.cmt_bytes && self.cached_entries > 0 {
+            self.evict_one(ctx)?;
+        }
+        // Eviction may have dropped this page's node.
+        let mut n = self.node_of[tp as usize];
+        if n == NONE {
+            n = self.new_node(tp);
+        }
+        self.tick += 1;
+        let entry = Entry { lpn, dirty, access: self.tick, links: Links::UNLINKED };
+        let i = match self.free_entries.pop() {
+            Some(i) => {
+                self.entries[i as usize] = entry;
+                i
+            }
+            None => {
+                self.entries.push(entry);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.slot_of[lpn as usize] = i;
+        self.cached_entries += 1;
+        let tick = self.tick;
+        self.reheat(n, |node| {
+            node.entries += 1;
+            node.access_sum += tick;
+        });
+        self.nodes[n as usize].lru.push_head(&mut self.entries, i);
+        Ok(())
+    }
+
+    fn new_node(&mut self, tp: u32) -> u32 {
+        let node = Node { tp, lru: LruList::default(), entries: 0, access_sum: 0 };
+        let n = match self.free_nodes.pop() {
+            Some(n) => {
+                self.nodes[n as usize] = node;
+                n
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        self.node_of[tp as usize] = n;
+        self.cached_nodes += 1;
+        self.stats.nodes_created += 1;
+        self.count_node(1);
+        n
+    }
+
+    /// Selective prefetch's switch: +1 per node created, -1 per node dropped.
+    fn count_node(&mut self, delta: i64) {
+        self.node_balance += delta;
+        let t = self.params.selective_threshold;
+        let switch = if self.selective_on { self.node_balance >= t } else { self.node_balance <= -t };
+        if switch {
+            self.selective_on = !self.selective_on;
+            self.node_balance = 0;
+            self.stats.selective_switches += 1;
+        } else if self.node_balance.abs() >= t {
+            // Already in the state the counter points to: start counting again.
+            self.node_balance = 0;
+        }
+    }
+
+    /// Evict one entry: the least recently used clean entry of the coldest node, else its least
+    /// recently used dirty one (written back with every dirty entry of its page).
+    fn evict_one(&mut self, ctx: &mut MapCtx) -> Result<()> {
+        let &(_, tp) = self.hotness.first().expect("a cache with entries has a node");
+        let n = self.node_of[tp as usize];
+        let tail = self.nodes[n as usize].lru.tail();
+        let mut victim = tail;
+        while victim != NONE && self.entries[victim as usize].dirty {
+            victim = self.entries[victim as usize].links.newer;
+        }
+        self.stats.evictions += 1;
+        if victim == NONE {
+            victim = tail;
+            self.stats.dirty_evictions += 1;
+            self.stats.eviction_writebacks += 1;
+            let now = ctx.now;
+            self.write_back(tp, now, ctx)?;
+        }
+        self.remove(n, victim);
+        Ok(())
+    }
+
+    fn remove(&mut self, n: u32, i: u32) {
+        let Entry { lpn, access, .. } = self.entries[i as usize];
+        self.nodes[n as usize].lru.unlink(&mut self.entries, i);
+        self.slot_of[lpn as usize] = NONE;
+        self.free_entries.push(i);
+        self.cached_entries -= 1;
+        self.reheat(n, |node| {
+            node.entries -= 1;
+            node.access_sum -= access;
+        });
+        if self.nodes[n as usize].entries == 0 {
+            let tp = self.nodes[n as usize].tp;
+            self.node_of[tp as usize] = NONE;
+            self.free_nodes.push(n);
+            self.cached_nodes -= 1;
+            self.stats.nodes_dropped += 1;
+            self.count_node(-1);
+        }
+    }
+
+    /// Rewrite translation page `tp` at `ready`; its cached entries become clean.
+    fn write_back(&mut self, tp: u32, ready: SimTime, ctx: &mut MapCtx) -> Result<SimTime> {
+        let end = self.gtd.write_back(tp, ready, ctx)?;
+        let n = self.node_of[tp as usize];
+        if n != NONE {
+            let mut i = self.nodes[n as usize].lru.tail();
+            while i != NONE {
+                self.entries[i as usize].dirty = false;
+                i = self.entries[i as usize].links.newer;
+            }
+        }
+        Ok(end)
+    }
+
+    /// Cached predecessors of `lpn` in its translation page, consecutively from `lpn - 1` down.
+    fn cached_run_before(&self, lpn: u32) -> u32 {
+        let first = self.gtd.tpage(lpn) * self.gtd.entries_per_page();
+        (first..lpn).rev().take_while(|&l| self.is_cached(l)).count() as u32
+    }
+
+    /// A miss on `lpn`, whose request continues to `last`: one translation read of its page,
+    /// then `lpn`'s entry and the prefetched ones are cached (`loaded`, if given, receives the
+    /// LPNs inserted, ascending). Returns when the read delivers.
+    fn load(
+        &mut self,
+        lpn: u32,
+        last: u32,
+        dirty: bool,
+        mut loaded: Option<&mut Vec<u32>>,
+        ctx: &mut MapCtx,
+    ) -> Result<SimTime> {
+        let tp = self.gtd.tpage(lpn);
+        let page_end = (tp + 1) * self.gtd.entries_per_page() - 1;
+        let page_end = page_end.min(self.table.len() as u32 - 1);
+        // Decided on the cache as the miss found it.
+        let selective = if self.params.selective_prefetch && self.selective_on {
+            let coldest =
+                self.hotness.first().map_or(u32::MAX, |&(_, t)| self.nodes[self.node_of[t as usize] as usize].entries);
+            self.cached_run_before(lpn).min(coldest)
+        } else {
+            0
+        };
+        let done = self.gtd.read(tp, ctx.now, ctx)?;
+        self.insert(lpn, dirty, ctx)?;
+        if let Some(l) = loaded.as_deref_mut() {
+            l.push(lpn);
+        }
+        let request_end = if self.params.request_prefetch { last.min(page_end) } else { lpn };
+        for l in lpn + 1..=request_end {
+            if !self.is_cached(l) {
+                self.insert(l, false, ctx)?;
+                self.stats.request_prefetched += 1;
+                if let Some(v) = loaded.as_deref_mut() {
+                    v.push(l);
+                }
+            }
+        }
+        let selective_end = (request_end as u64 + selective as u64).min(page_end as u64) as u32;
+        for l in request_end + 1..=selective_end {
+            if !self.is_cached(l) {
+                self.insert(l, false, ctx)?;
+                self.stats.selective_prefetched += 1;
+            }
+        }
+        Ok(done)
+    }
+
+    /// GC or migration moved `moves`: follow them in the table and the GTD; a moved entry that
+    /// is cached becomes dirty, and each distinct translation page of the uncached ones (of all
+    /// moved ones with `rewrite_all`) is rewritten once, in page order. `pages` receives the
+    /// translation pages rewritten.
+    pub(crate) fn relocate(
+        &mut self,
+        moves: &[Relocation],
+        rewrite_all: bool,
+        pages: &mut Vec<u32>,
+        ctx: &mut MapCtx,
+    ) -> Result<()> {
+        self.gtd.relocated(moves);
+        pages.clear();
+        for m in moves {
+            if let Owner::Data(lpn) = m.owner {
+                debug_assert_eq!(self.table[lpn.index()], m.from.0, "relocating a page the table does not point at");
+                self.table[lpn.index()] = m.to.0;
+                let i = self.slot_of[lpn.index()];
+                if i != NONE {
+                    self.entries[i as usize].dirty = true;
+                }
+                if i == NONE || rewrite_all {
+                    pages.push(self.gtd.tpage(lpn.0));
+                }
+            }
+        }
+        pages.sort_unstable();
+        pages.dedup();
+        for &tp in pages.iter() {
+            self.stats.gc_writebacks += 1;
+            let now = ctx.now;
+            self.write_back(tp, now, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// Host read of `lpns`, with `predicted(lpn)` answering for a page that misses the cache
+    /// whether another index (LearnedFTL's models) knows its location without a translation
+    /// read. Appends one `Translation` per page.
+    pub(crate) fn lookup_with(
+        &mut self,
+        lpns: &[Lpn],
+        out: &mut Vec<Translation>,
+        ctx: &mut MapCtx,
+        predicted: &mut dyn FnMut(u32) -> bool,
+    ) -> Result<()> {
+        let mut i = 0;
+        while i < lpns.len() {
+            // The sub-range: consecutive LPNs in one translation page.
+            let tp = self.gtd.tpage(lpns[i].0);
+            let mut j = i + 1;
+            while j < lpns.len() && lpns[j].0 == lpns[j - 1].0.wrapping_add(1) && self.gtd.tpage(lpns[j].0) == tp {
+                j += 1;
+            }
+            let last = lpns[j - 1].0;
+            // The translation read of this sub-range's first miss, and the pages it loaded up
+            // to `last` (ascending): those wait for it, pages cached before it do not.
+            let mut read: Option<SimTime> = None;
+            let mut loaded = std::mem::take(&mut self.loaded);
+            loaded.clear();
+            let mut next_loaded = 0;
+            self.stats.read_pages += (j - i) as u64;
+            for lpn in &lpns[i..j] {
+                let lpn = lpn.0;
+                let was_loaded = loaded.get(next_loaded) == Some(&lpn);
+                if was_loaded {
+                    next_loaded += 1;
+                }
+                let cached = self.hit(lpn);
+                let start = match read {
+                    Some(done) if was_loaded || !cached => {
+                        // Its entry came with the sub-range's read (a page evicted again by
+                        // that load's own insertions still came with it).
+                        self.stats.cmt_misses += 1;
+                        done
+                    }
+                    _ if cached => {
+                        self.stats.cmt_hits += 1;
+                        self.stats.read_cmt_hits += 1;
+                        ctx.now
+                    }
+                    _ if predicted(lpn) => ctx.now,
+                    _ => {
+                        self.stats.cmt_misses += 1;
+                        self.stats.double_reads += 1;
+                        let done = self.load(lpn, last, false, Some(&mut loaded), ctx)?;
+                        read = Some(done);
+                        next_loaded = 1;
+                        done
+                    }
+                };
+                out.push(Translation { ppn: entry(self.table[lpn as usize]), start });
+            }
+            self.loaded = loaded;
+            i = j;
+        }
+        Ok(())
+    }
+
+    /// The entry of `lpn` changes: dirty in the cache (loaded first on a miss). Returns when it
+    /// is in DRAM.
+    fn touch_dirty(&mut self, lpn: u32, ctx: &mut MapCtx) -> Result<SimTime> {
+        if self.hit(lpn) {
+            self.stats.cmt_hits += 1;
+            self.entries[self.slot_of[lpn as usize] as usize].dirty = true;
+            return Ok(ctx.now);
+        }
+        self.stats.cmt_misses += 1;
+        let tp = self.gtd.tpage(lpn);
+        if let Some((t, at, done)) = self.last_write_read {
+            if t == tp && at == ctx.now {
+                // The request's earlier page in this translation page read it already.
+                self.insert(lpn, true, ctx)?;
+                return Ok(done);
+            }
+        }
+        let done = self.load(lpn, lpn, true, None, ctx)?;
+        self.last_write_read = Some((tp, ctx.now, done));
+        Ok(done)
+    }
+}
+
+fn entry(v: u32) -> Option<Ppn> {
+    (v != INVALID).then_some(Ppn(v))
+}
+
+impl Mapping for Tpftl {
+    fn id(&self) -> &'static str {
+        "tpftl"
+    }
+
+    fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
+        self.lookup_with(lpns, out, ctx, &mut |_| false)
+    }
+
+    fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, SimTime)> {
+        let done = self.touch_dirty(lpn.0, ctx)?;
+        let old = std::mem::replace(&mut self.table[lpn.index()], ppn.0);
+        Ok((entry(old), done))
+    }
+
+    fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.table[lpn.index()] = ppn.0;
+    }
+
+    fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()> {
+        let mut pages = Vec::new();
+        self.relocate(moves, false, &mut pages, ctx)
+    }
+
+    fn unmap(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> Result<Option<Ppn>> {
+        if self.table[lpn.index()] == INVALID {
+            return Ok(None);
+        }
+        self.touch_dirty(lpn.0, ctx)?;
+        Ok(entry(std::mem::replace(&mut self.table[lpn.index()], INVALID)))
+    }
+
+    fn peek(&self, lpn: Lpn) -> Option<Ppn> {
+        entry(self.table[lpn.index()])
+    }
+
+    fn translation_page(&self, tpage: u32) -> Option<Ppn> {
+        self.gtd.location(tpage)
+    }
+
+    fn touch(&self, lpn: Lpn) {
+        if let Some(v) = self.slot_of.get(lpn.index()) {
+            crate::units::prefetch(v);
+        }
+    }
+
+    fn logical_pages(&self) -> u32 {
+        self.table.len() as u32
+    }
+
+    fn reset_stats(&mut self) {
+        self.stats = TpftlStats::default();
+        self.gtd.installed = 0;
+    }
+
+    /// The cache budget plus the GTD.
+    fn dram_bytes(&self) -> u64 {
+        self.params.cmt_bytes + self.gtd.dram_bytes()
+    }
+
+    fn report(&self) -> serde_json::Value {
+        let s = self.stats;
+        let lookups = s.cmt_hits + s.cmt_misses;
+        json!({
+            "cmt_bytes": self.params.cmt_bytes,
+            "cmt_entries_cached": self.cached_entries,
+            "cmt_nodes_cached": self.cached_nodes,
+            "entries_per_translation_page": self.gtd.entries_per_page(),
+            "translation_pages": self.gtd.pages(),
+            "cmt_hits": s.cmt_hits,
+            "cmt_misses": s.cmt_misses,
+            "cmt_hit_ratio": if lookups == 0 { 0.0 } else { s.cmt_hits as f64 / lookups as f64 },
+            "read_pages": s.read_pages,
+            "read_cmt_hits": s.read_cmt_hits,
+            "read_cmt_hit_ratio": if s.read_pages == 0 { 0.0 } else { s.read_cmt_hits as f64 / s.read_pages as f64 },
+            "double_reads": s.double_reads,
+            "request_prefetched": s.request_prefetched,
+            "selective_prefetched": s.selective_prefetched,
+            "selective_prefetch_on": self.selective_on,
+            "selective_switches": s.selective_switches,
+            "evictions": s.evictions,
+            "dirty_evictions": s.dirty_evictions,
+            "eviction_writebacks": s.eviction_writebacks,
+            "gc_writebacks": s.gc_writebacks,
+            "nodes_created": s.nodes_created,
+            "nodes_dropped": s.nodes_dropped,
+            "installed_translation_pages": self.gtd.installed,
+        })
+    }
+
+    fn corrupt(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.table[lpn.index()] = ppn.0;
+    }
+}
