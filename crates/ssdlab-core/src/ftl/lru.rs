@@ -17,6 +17,21 @@ impl Links {
     pub const UNLINKED: Links = Links { newer: NONE, older: NONE };
 }
 
+/// Put `value` in a free slot of `slots` (one `free` lists) or a new one; returns its index. The
+/// slot tables of the write buffer and the mapping caches reuse slots this way.
+pub fn place_slot<T>(slots: &mut Vec<T>, free: &mut Vec<u32>, value: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            slots[i as usize] = value;
+            i
+        }
+        None => {
+            slots.push(value);
+            (slots.len() - 1) as u32
+        }
+    }
+}
+
 /// A slot that carries `Links`.
 pub trait Linked {
     fn links(&mut self) -> &mut Links;

@@ -31,7 +31,7 @@ use serde_json::Value;
 
 use crate::config::ValidatedConfig;
 use crate::error::Result;
-use crate::ftl::lru::{Linked, Links, LruList, NONE};
+use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
 use crate::ftl::registry::Entry;
 use crate::units::{Lpn, SimTime};
 
@@ -252,16 +252,7 @@ impl WriteBuffer {
             return true;
         }
         let slot = Slot { lpn, dirty, request_pages, version, links: Links::UNLINKED };
-        let i = match self.free_slots.pop() {
-            Some(i) => {
-                self.slots[i as usize] = slot;
-                i
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        };
+        let i = place_slot(&mut self.slots, &mut self.free_slots, slot);
         self.index.insert(lpn, i);
         self.lru.push_head(&mut self.slots, i);
         if dirty {

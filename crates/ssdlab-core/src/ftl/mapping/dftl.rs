@@ -33,9 +33,10 @@ use serde_json::json;
 
 use crate::config::UnwrittenReads;
 use crate::error::Result;
-use crate::ftl::blocks::{Owner, INVALID};
-use crate::ftl::lru::{Linked, Links, LruList, NONE};
+use crate::ftl::blocks::Owner;
+use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
 use crate::ftl::mapping::directory::Directory;
+use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn, SimTime};
 
@@ -73,7 +74,7 @@ pub struct DftlStats {
 
 pub struct Dftl {
     /// The table as stored in the translation pages (authoritative).
-    table: Vec<u32>,
+    table: Table,
     gtd: Directory,
     /// CMT slot of each LPN (NONE if not cached).
     slot_of: Vec<u32>,
@@ -101,7 +102,7 @@ impl Dftl {
         let gtd = Directory::new(logical_pages, entries_per_page, predated);
         let pages = gtd.pages() as usize;
         Dftl {
-            table: vec![INVALID; logical_pages as usize],
+            table: Table::new(logical_pages),
             gtd,
             slot_of: vec![NONE; logical_pages as usize],
             slots: Vec::new(),
@@ -200,16 +201,7 @@ impl Dftl {
         };
         let head = self.page_head[tp as usize];
         let entry = Cached { lpn, dirty, links: Links::UNLINKED, page_next: head, page_prev: NONE };
-        let i = match self.free_slots.pop() {
-            Some(i) => {
-                self.slots[i as usize] = entry;
-                i
-            }
-            None => {
-                self.slots.push(entry);
-                (self.slots.len() - 1) as u32
-            }
-        };
+        let i = place_slot(&mut self.slots, &mut self.free_slots, entry);
         if head != NONE {
             self.slots[head as usize].page_prev = i;
         }
@@ -230,10 +222,6 @@ impl Dftl {
             None => self.load(lpn, true, ctx),
         }
     }
-}
-
-fn entry(v: u32) -> Option<Ppn> {
-    (v != INVALID).then_some(Ppn(v))
 }
 
 impl Mapping for Dftl {
@@ -261,19 +249,18 @@ impl Mapping for Dftl {
                     at
                 }
             };
-            out.push(Translation { ppn: entry(self.table[lpn.index()]), start });
+            out.push(Translation { ppn: self.table.get(*lpn), start });
         }
         Ok(())
     }
 
     fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, SimTime)> {
         let done = self.touch_dirty(lpn.0, ctx)?;
-        let old = std::mem::replace(&mut self.table[lpn.index()], ppn.0);
-        Ok((entry(old), done))
+        Ok((self.table.set(lpn, ppn), done))
     }
 
     fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table[lpn.index()] = ppn.0;
+        self.table.set(lpn, ppn);
     }
 
     fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()> {
@@ -281,10 +268,9 @@ impl Mapping for Dftl {
         // Translation pages to rewrite for uncached entries: sorted and deduplicated, so the
         // order of the write-backs is deterministic.
         let mut pages: Vec<u32> = Vec::new();
+        self.table.relocated(moves);
         for m in moves {
             if let Owner::Data(lpn) = m.owner {
-                debug_assert_eq!(self.table[lpn.index()], m.from.0, "relocating a page the table does not point at");
-                self.table[lpn.index()] = m.to.0;
                 let i = self.slot_of[lpn.index()];
                 if i != NONE {
                     self.slots[i as usize].dirty = true;
@@ -304,15 +290,15 @@ impl Mapping for Dftl {
     }
 
     fn unmap(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> Result<Option<Ppn>> {
-        if self.table[lpn.index()] == INVALID {
+        if self.table.get(lpn).is_none() {
             return Ok(None);
         }
         self.touch_dirty(lpn.0, ctx)?;
-        Ok(entry(std::mem::replace(&mut self.table[lpn.index()], INVALID)))
+        Ok(self.table.clear(lpn))
     }
 
     fn peek(&self, lpn: Lpn) -> Option<Ppn> {
-        entry(self.table[lpn.index()])
+        self.table.get(lpn)
     }
 
     fn translation_page(&self, tpage: u32) -> Option<Ppn> {
@@ -326,7 +312,7 @@ impl Mapping for Dftl {
     }
 
     fn logical_pages(&self) -> u32 {
-        self.table.len() as u32
+        self.table.logical_pages()
     }
 
     fn reset_stats(&mut self) {
@@ -359,6 +345,6 @@ impl Mapping for Dftl {
     }
 
     fn corrupt(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table[lpn.index()] = ppn.0;
+        self.table.set(lpn, ppn);
     }
 }

@@ -20,6 +20,7 @@ pub mod dftl;
 pub mod directory;
 pub mod learned;
 pub mod page;
+pub mod table;
 pub mod tpftl;
 
 use serde_json::Value;

@@ -3,12 +3,12 @@
 //! translation I/O.
 
 use crate::error::Result;
-use crate::ftl::blocks::{Owner, INVALID};
+use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn};
 
 pub struct PageMapping {
-    table: Vec<u32>,
+    table: Table,
 }
 
 pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
@@ -17,12 +17,8 @@ pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
 
 impl PageMapping {
     pub fn new(logical_pages: u32) -> PageMapping {
-        PageMapping { table: vec![INVALID; logical_pages as usize] }
+        PageMapping { table: Table::new(logical_pages) }
     }
-}
-
-fn entry(v: u32) -> Option<Ppn> {
-    (v != INVALID).then_some(Ppn(v))
 }
 
 impl Mapping for PageMapping {
@@ -30,43 +26,35 @@ impl Mapping for PageMapping {
         "page"
     }
     fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
-        out.extend(lpns.iter().map(|l| Translation { ppn: entry(self.table[l.index()]), start: ctx.now }));
+        out.extend(lpns.iter().map(|&l| Translation { ppn: self.table.get(l), start: ctx.now }));
         Ok(())
     }
     fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, u64)> {
-        let old = std::mem::replace(&mut self.table[lpn.index()], ppn.0);
-        Ok((entry(old), ctx.now))
+        Ok((self.table.set(lpn, ppn), ctx.now))
     }
     fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table[lpn.index()] = ppn.0;
+        self.table.set(lpn, ppn);
     }
     fn relocated(&mut self, moves: &[Relocation], _ctx: &mut MapCtx) -> Result<()> {
-        for m in moves {
-            if let Owner::Data(lpn) = m.owner {
-                debug_assert_eq!(self.table[lpn.index()], m.from.0, "relocating a page the table does not point at");
-                self.table[lpn.index()] = m.to.0;
-            }
-        }
+        self.table.relocated(moves);
         Ok(())
     }
     fn unmap(&mut self, lpn: Lpn, _ctx: &mut MapCtx) -> Result<Option<Ppn>> {
-        Ok(entry(std::mem::replace(&mut self.table[lpn.index()], INVALID)))
+        Ok(self.table.clear(lpn))
     }
     fn peek(&self, lpn: Lpn) -> Option<Ppn> {
-        entry(self.table[lpn.index()])
+        self.table.get(lpn)
     }
     fn touch(&self, lpn: Lpn) {
-        if let Some(v) = self.table.get(lpn.index()) {
-            crate::units::prefetch(v);
-        }
+        self.table.touch(lpn);
     }
     fn logical_pages(&self) -> u32 {
-        self.table.len() as u32
+        self.table.logical_pages()
     }
     fn dram_bytes(&self) -> u64 {
-        self.table.len() as u64 * 4
+        self.table.dram_bytes()
     }
     fn corrupt(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table[lpn.index()] = ppn.0;
+        self.table.set(lpn, ppn);
     }
 }

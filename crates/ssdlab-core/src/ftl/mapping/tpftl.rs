@@ -35,9 +35,10 @@ use serde_json::json;
 
 use crate::config::UnwrittenReads;
 use crate::error::Result;
-use crate::ftl::blocks::{Owner, INVALID};
-use crate::ftl::lru::{Linked, Links, LruList, NONE};
+use crate::ftl::blocks::Owner;
+use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
 use crate::ftl::mapping::directory::Directory;
+use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn, SimTime};
 
@@ -108,7 +109,7 @@ pub struct TpftlParams {
 
 pub struct Tpftl {
     /// The table as stored in the translation pages (authoritative).
-    table: Vec<u32>,
+    table: Table,
     gtd: Directory,
     params: TpftlParams,
     /// Cache slot of each LPN (NONE: not cached).
@@ -158,7 +159,7 @@ impl Tpftl {
         let gtd = Directory::new(logical_pages, entries_per_page, predated);
         let pages = gtd.pages() as usize;
         Tpftl {
-            table: vec![INVALID; logical_pages as usize],
+            table: Table::new(logical_pages),
             gtd,
             params,
             slot_of: vec![NONE; logical_pages as usize],
@@ -188,12 +189,8 @@ impl Tpftl {
     }
 
     /// The authoritative table (the content of the translation pages).
-    pub(crate) fn table(&self) -> &[u32] {
+    pub(crate) fn table(&self) -> &Table {
         &self.table
-    }
-
-    pub fn cached_entries(&self) -> u64 {
-        self.cached_entries
     }
 
     fn used_bytes(&self) -> u64 {
@@ -201,7 +198,7 @@ impl Tpftl {
     }
 
     /// Whether `lpn`'s entry is cached (no side effect).
-    pub fn is_cached(&self, lpn: u32) -> bool {
+    fn is_cached(&self, lpn: u32) -> bool {
         self.slot_of[lpn as usize] != NONE
     }
 
@@ -247,16 +244,7 @@ impl Tpftl {
         }
         self.tick += 1;
         let entry = Entry { lpn, dirty, access: self.tick, links: Links::UNLINKED };
-        let i = match self.free_entries.pop() {
-            Some(i) => {
-                self.entries[i as usize] = entry;
-                i
-            }
-            None => {
-                self.entries.push(entry);
-                (self.entries.len() - 1) as u32
-            }
-        };
+        let i = place_slot(&mut self.entries, &mut self.free_entries, entry);
         self.slot_of[lpn as usize] = i;
         self.cached_entries += 1;
         let tick = self.tick;
@@ -270,16 +258,7 @@ impl Tpftl {
 
     fn new_node(&mut self, tp: u32) -> u32 {
         let node = Node { tp, lru: LruList::default(), entries: 0, access_sum: 0 };
-        let n = match self.free_nodes.pop() {
-            Some(n) => {
-                self.nodes[n as usize] = node;
-                n
-            }
-            None => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            }
-        };
+        let n = place_slot(&mut self.nodes, &mut self.free_nodes, node);
         self.node_of[tp as usize] = n;
         self.cached_nodes += 1;
         self.stats.nodes_created += 1;
@@ -377,7 +356,7 @@ impl Tpftl {
     ) -> Result<SimTime> {
         let tp = self.gtd.tpage(lpn);
         let page_end = (tp + 1) * self.gtd.entries_per_page() - 1;
-        let page_end = page_end.min(self.table.len() as u32 - 1);
+        let page_end = page_end.min(self.table.logical_pages() - 1);
         // Decided on the cache as the miss found it.
         let selective = if self.params.selective_prefetch && self.selective_on {
             let coldest =
@@ -423,11 +402,10 @@ impl Tpftl {
         ctx: &mut MapCtx,
     ) -> Result<()> {
         self.gtd.relocated(moves);
+        self.table.relocated(moves);
         pages.clear();
         for m in moves {
             if let Owner::Data(lpn) = m.owner {
-                debug_assert_eq!(self.table[lpn.index()], m.from.0, "relocating a page the table does not point at");
-                self.table[lpn.index()] = m.to.0;
                 let i = self.slot_of[lpn.index()];
                 if i != NONE {
                     self.entries[i as usize].dirty = true;
@@ -502,7 +480,7 @@ impl Tpftl {
                         done
                     }
                 };
-                out.push(Translation { ppn: entry(self.table[lpn as usize]), start });
+                out.push(Translation { ppn: self.table.get(Lpn(lpn)), start });
             }
             self.loaded = loaded;
             i = j;
@@ -533,10 +511,6 @@ impl Tpftl {
     }
 }
 
-fn entry(v: u32) -> Option<Ppn> {
-    (v != INVALID).then_some(Ppn(v))
-}
-
 impl Mapping for Tpftl {
     fn id(&self) -> &'static str {
         "tpftl"
@@ -548,12 +522,11 @@ impl Mapping for Tpftl {
 
     fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, SimTime)> {
         let done = self.touch_dirty(lpn.0, ctx)?;
-        let old = std::mem::replace(&mut self.table[lpn.index()], ppn.0);
-        Ok((entry(old), done))
+        Ok((self.table.set(lpn, ppn), done))
     }
 
     fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table[lpn.index()] = ppn.0;
+        self.table.set(lpn, ppn);
     }
 
     fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()> {
@@ -562,15 +535,15 @@ impl Mapping for Tpftl {
     }
 
     fn unmap(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> Result<Option<Ppn>> {
-        if self.table[lpn.index()] == INVALID {
+        if self.table.get(lpn).is_none() {
             return Ok(None);
         }
         self.touch_dirty(lpn.0, ctx)?;
-        Ok(entry(std::mem::replace(&mut self.table[lpn.index()], INVALID)))
+        Ok(self.table.clear(lpn))
     }
 
     fn peek(&self, lpn: Lpn) -> Option<Ppn> {
-        entry(self.table[lpn.index()])
+        self.table.get(lpn)
     }
 
     fn translation_page(&self, tpage: u32) -> Option<Ppn> {
@@ -584,7 +557,7 @@ impl Mapping for Tpftl {
     }
 
     fn logical_pages(&self) -> u32 {
-        self.table.len() as u32
+        self.table.logical_pages()
     }
 
     fn reset_stats(&mut self) {
@@ -628,6 +601,6 @@ impl Mapping for Tpftl {
     }
 
     fn corrupt(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table[lpn.index()] = ppn.0;
+        self.table.set(lpn, ppn);
     }
 }

@@ -26,7 +26,8 @@
 //! Deviations and choices (see also the LearnedFTL artifact notes in docs/policies/mapping.md):
 //! * Predictions are filtered by the bitmap alone; the artifact also checks each prediction
 //!   against the true table (an oracle) and never clears bits on overwrite. Here a bit is
-//!   cleared on every overwrite, trim and relocation that does not retrain its entry, and every
+//!   cleared on every overwrite and trim, a relocation retrains (and so rebuilds the bits of)
+//!   every translation page it touches, and every
 //!   model hit is checked against the simulator's exact table: a wrong one is an invariant
 //!   error, never a silent fallback.
 //! * Training runs in every GC step that moves an entry's data (the paper trains in group GC);
@@ -41,7 +42,6 @@ use serde_json::json;
 
 use crate::config::LearnedConfig;
 use crate::error::{Error, Result};
-use crate::ftl::blocks::{Owner, INVALID};
 use crate::ftl::mapping::tpftl::Tpftl;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::nand::vppn::VirtualPages;
@@ -81,7 +81,8 @@ pub struct LearnedStats {
     /// Bits set by training (exact predictions) and by sequential initialisation.
     pub bits_set_by_training: u64,
     pub bits_set_by_initialisation: u64,
-    /// Bits cleared by overwrites, trims and relocations.
+    /// Bits cleared by overwrites and trims (a relocation retrains its page, which rebuilds
+    /// every bit of it).
     pub bits_cleared: u64,
     /// Entries whose start VPPN sequential initialisation set.
     pub initialised_entries: u64,
@@ -100,7 +101,7 @@ pub struct Learned {
     /// The last write: (LPN, VPPN), for sequential initialisation's runs.
     last_write: Option<(u32, i64)>,
     /// Scratch: a lookup's model predictions (LPN, PPN), checked against the table after it.
-    predictions: Vec<(u32, u32)>,
+    predictions: Vec<(u32, Option<Ppn>)>,
     /// Scratch for training.
     xs: Vec<u32>,
     ys: Vec<i64>,
@@ -188,16 +189,13 @@ impl Learned {
     fn train(&mut self, e: usize) {
         let per = self.tp.directory().entries_per_page();
         let first = e as u32 * per;
-        let end = (first + per).min(self.tp.table().len() as u32);
+        let end = (first + per).min(self.tp.table().logical_pages());
         self.xs.clear();
         self.ys.clear();
         let mut start = None;
         for lpn in first..end {
-            let ppn = self.tp.table()[lpn as usize];
-            if ppn == INVALID {
-                continue;
-            }
-            let v = self.vp.to_vppn(Ppn(ppn)) as i64;
+            let Some(ppn) = self.tp.table().get(Lpn(lpn)) else { continue };
+            let v = self.vp.to_vppn(ppn) as i64;
             let s = *start.get_or_insert(v);
             self.xs.push(lpn - first);
             self.ys.push(v - s);
@@ -215,10 +213,6 @@ impl Learned {
             }
         }
         self.models[e] = Model { dplr, start_vppn: start, initial: false };
-    }
-
-    pub fn stats(&self) -> LearnedStats {
-        self.stats
     }
 }
 
@@ -242,16 +236,17 @@ impl Mapping for Learned {
             let vppn = m.start_vppn.map(|s| s + m.dplr.predict(lpn % per));
             let ppn =
                 vppn.and_then(|v| u32::try_from(v).ok()).filter(|&v| (v as u64) < physical).map(|v| vp.to_ppn(v).0);
-            predictions.push((lpn, ppn.unwrap_or(INVALID)));
+            predictions.push((lpn, ppn.map(Ppn)));
             stats.model_hits += 1;
             true
         };
         self.tp.lookup_with(lpns, out, ctx, &mut by_model)?;
-        for &(lpn, ppn) in &predictions {
-            if self.tp.table()[lpn as usize] != ppn {
+        for &(lpn, predicted) in &predictions {
+            let actual = self.tp.table().get(Lpn(lpn));
+            if actual != predicted {
                 return Err(Error::invariant(format!(
-                    "LearnedFTL's model predicted PPN {ppn} for LPN {lpn}, which is at {}: a bitmap bit was left set",
-                    self.tp.table()[lpn as usize]
+                    "LearnedFTL's model predicted {predicted:?} for LPN {lpn}, which is at {actual:?}: a bitmap bit \
+                     was left set"
                 )));
             }
         }
@@ -273,12 +268,9 @@ impl Mapping for Learned {
 
     fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()> {
         let mut pages = std::mem::take(&mut self.pages);
+        // Every translation page with a moved data page is rewritten and retrained: training
+        // rebuilds all of its bits, the moved pages' included.
         self.tp.relocate(moves, true, &mut pages, ctx)?;
-        for m in moves {
-            if let Owner::Data(lpn) = m.owner {
-                self.clear_bit(lpn.0);
-            }
-        }
         for &tp in &pages {
             self.train(tp as usize);
         }
