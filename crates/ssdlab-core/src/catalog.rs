@@ -76,7 +76,7 @@ mod tests {
     fn policy_keys_list_their_registered_ids() {
         let schema = config_schema();
         let gc = &schema["definitions"]["GcConfig"]["properties"];
-        assert_eq!(gc["victim"]["enum"], serde_json::json!(["greedy", "fifo", "cost_benefit"]));
+        assert_eq!(gc["victim"]["enum"], serde_json::json!(["greedy", "fifo", "cost_benefit", "group"]));
         assert!(gc["scheduler"]["description"].as_str().unwrap().contains("`rlgc_qtc`: "));
         let ftl = &schema["definitions"]["FtlConfig"]["properties"];
         assert_eq!(ftl["mapping"]["enum"], serde_json::json!(["page", "dftl", "tpftl", "learned"]));

@@ -21,8 +21,9 @@ use crate::ftl::{Ftl, PageRequest, RequestInfo};
 use crate::nand::Timing;
 use crate::stats::report::*;
 use crate::stats::{LatencyHistogram, RequestLog, RequestRecord, TimeSeries};
+use crate::units::ByteSize;
 use crate::units::{Lpn, SimTime, NS_PER_S};
-use crate::workload::config::{Arrival, Replay, WorkloadKind};
+use crate::workload::config::{Arrival, Fold, Replay, RwMode, WorkloadConfig, WorkloadKind};
 use crate::workload::host::{Host, HostRequest};
 use crate::workload::request::RecordSource;
 use crate::workload::synthetic::SyntheticSource;
@@ -41,6 +42,8 @@ pub enum RngStream {
     Workload = 1,
     Warmup = 2,
     Policy = 3,
+    /// The timed random writes of the warm-up (`warmup.timed_random_writes_ns`).
+    TimedWarmup = 4,
 }
 
 pub fn rng_for(seed: u64, stream: RngStream) -> Pcg64Mcg {
@@ -230,8 +233,69 @@ impl Simulation {
         }
         self.warmup.erases = self.device.counters().erases;
         self.device.set_timed(true);
+        if wu.timed_random_writes_ns > 0 {
+            self.timed_warm_up(wu.timed_random_writes_ns, wu.timed_queue_depth)?;
+        }
         self.ftl.reset_stats();
         self.erase_base = self.ftl.blocks().erase_counts().to_vec();
+        Ok(())
+    }
+
+    /// The warm-up's timed random writes: closed-loop uniform random page writes for
+    /// `duration_ns` of simulated time, served like the measured run's requests (with the same
+    /// event loop; no request log), then the end-of-trace work (queued background work, the
+    /// write buffer's write-back). The drive then rests: every figure and the device's timing
+    /// start again from zero for the measured run, the FTL's state carries over.
+    fn timed_warm_up(&mut self, duration_ns: u64, depth: u32) -> Result<()> {
+        let page_bytes = self.cfg.device.page_bytes;
+        let used = self.cfg.used_logical_pages();
+        let depth = if depth > 0 { depth } else { self.cfg.workload.queue_depth() };
+        let writes = WorkloadConfig {
+            rw: RwMode::Randwrite,
+            bs: ByteSize(page_bytes),
+            iodepth: depth,
+            numjobs: 1,
+            arrival: Arrival::Closed,
+            ..WorkloadConfig::default()
+        };
+        let rng = rng_for(self.cfg.seed, RngStream::TimedWarmup);
+        let source = SyntheticSource::new(&writes, used as u64 * page_bytes, None, rng);
+        let host = Host::new(Box::new(source), page_bytes, used, Fold::Modulo, 1.0, false);
+        let measured_host = std::mem::replace(&mut self.host, host);
+        let closed_depth = self.closed_depth.replace(depth);
+        let stop_after_ns = self.stop_after_ns.replace(duration_ns);
+        let log = self.log.take();
+        let result = self.start_phase().and_then(|_| {
+            while !self.advance(1 << 20)? {}
+            self.device.drain();
+            self.ftl.on_end_of_trace(self.now, &mut self.device)
+        });
+        self.host = measured_host;
+        self.closed_depth = closed_depth;
+        self.stop_after_ns = stop_after_ns;
+        self.log = log;
+        result?;
+        let w = &mut self.warmup;
+        w.timed_requests = self.completed;
+        w.timed_span_ns = self.last_completion;
+        w.timed_programs = self.device.counters().programs;
+        w.erases += self.device.counters().erases;
+        self.device.set_timed(true);
+        self.queue.clear();
+        self.pending = None;
+        self.source_done = false;
+        (self.issued, self.completed, self.now, self.first_arrival, self.last_completion) = (0, 0, 0, None, 0);
+        self.lat_read = LatencyHistogram::default();
+        self.lat_write = LatencyHistogram::default();
+        self.lat_trim = LatencyHistogram::default();
+        self.summary = WorkloadSummary { trace: self.summary.trace.take(), ..WorkloadSummary::default() };
+        let series = || TimeSeries::new(self.cfg.report.sample_interval_ns, self.cfg.report.max_samples);
+        self.free_blocks = series();
+        if self.buffer_series.is_some() {
+            self.buffer_series = Some((series(), series()));
+        }
+        (self.idle_since, self.idle_wake, self.idle_counted) = (None, None, false);
+        self.idle = IdleSummary { gap_ns: self.cfg.idle.gap_ns, ..IdleSummary::default() };
         Ok(())
     }
 
@@ -239,8 +303,10 @@ impl Simulation {
         if self.source_done {
             return Ok(None);
         }
+        // A closed loop issues at the completion that frees a slot (`now`), an open loop at
+        // the arrival: either way, nothing is issued after `duration_ns`.
         match self.host.next_request()? {
-            Some(r) if self.stop_after_ns.is_none_or(|stop| r.arrival_ns <= stop) => Ok(Some(r)),
+            Some(r) if self.stop_after_ns.is_none_or(|stop| r.arrival_ns.max(self.now) <= stop) => Ok(Some(r)),
             _ => {
                 self.source_done = true;
                 Ok(None)
@@ -342,21 +408,38 @@ impl Simulation {
     pub fn step(&mut self, max_events: u64) -> Result<bool> {
         if !self.warmed {
             self.warm_up()?;
-            if let Some(depth) = self.closed_depth {
-                for _ in 0..depth {
-                    match self.fetch()? {
-                        Some(r) => self.issue(r, 0)?,
-                        None => break,
-                    }
-                }
-            } else {
-                self.pending = self.fetch()?;
-            }
+            self.start_phase()?;
         }
+        if self.advance(max_events)? {
+            self.finish()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// The first requests of the workload: the closed loop's queue depth issued at once, or
+    /// the open loop's first arrival.
+    fn start_phase(&mut self) -> Result<()> {
+        if let Some(depth) = self.closed_depth {
+            for _ in 0..depth {
+                match self.fetch()? {
+                    Some(r) => self.issue(r, self.now)?,
+                    None => break,
+                }
+            }
+        } else {
+            self.pending = self.fetch()?;
+        }
+        Ok(())
+    }
+
+    /// Process up to `max_events` events. Returns true once no arrival is pending and no
+    /// request outstanding (the workload has run out).
+    fn advance(&mut self, max_events: u64) -> Result<bool> {
         for _ in 0..max_events {
             let next_completion = self.queue.peek().map(|Reverse(c)| c.time);
             let arrival_first = match (self.pending, next_completion) {
-                (None, None) => return self.finish().map(|_| true),
+                (None, None) => return Ok(true),
                 (Some(req), Some(t)) => req.arrival_ns < t,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,

@@ -195,6 +195,22 @@ pub struct DeviceConfig {
     pub timing: TimingConfig,
 }
 
+impl DeviceConfig {
+    /// The device's shape (unvalidated: `ValidatedConfig::geometry` is the checked one).
+    pub fn geometry(&self) -> crate::nand::Geometry {
+        crate::nand::Geometry {
+            channels: self.channels,
+            chips_per_channel: self.chips_per_channel,
+            dies_per_chip: self.dies_per_chip,
+            planes_per_die: self.planes_per_die,
+            blocks_per_plane: self.blocks_per_plane,
+            pages_per_block: self.pages_per_block,
+            page_bytes: self.page_bytes,
+            cell: self.cell,
+        }
+    }
+}
+
 fn one() -> u32 {
     1
 }
@@ -226,8 +242,9 @@ pub struct FtlConfig {
     /// (LearnedFTL: TPFTL's cache and a learned model per translation page, `[ftl.learned]`).
     pub mapping: String,
     /// Where a program unit goes: `dynamic` (least-busy plane), `static` (MQSim's
-    /// channel-way-die-plane order computed from the LPN) or `wordline` (a multi-level wordline
-    /// programmed one-shot with the next evicted pages of the write buffer).
+    /// channel-way-die-plane order computed from the LPN), `wordline` (a multi-level wordline
+    /// programmed one-shot with the next evicted pages of the write buffer) or `group`
+    /// (LearnedFTL's group-based allocation on lines, `[ftl.group]`).
     pub placement: String,
     pub unwritten_reads: UnwrittenReads,
     /// Bytes of one entry inside a translation page (demand-based mappings): a translation page
@@ -241,6 +258,15 @@ pub struct FtlConfig {
     pub dftl: DftlConfig,
     pub tpftl: TpftlConfig,
     pub learned: LearnedConfig,
+    pub group: GroupConfig,
+}
+
+impl FtlConfig {
+    /// Consecutive LPNs one translation page of `page_bytes` holds (`page_bytes /
+    /// translation_entry_bytes`, at least 1).
+    pub fn entries_per_translation_page(&self, page_bytes: u64) -> u32 {
+        (page_bytes / self.translation_entry_bytes.max(1) as u64).clamp(1, u32::MAX as u64) as u32
+    }
 }
 
 impl Default for FtlConfig {
@@ -254,6 +280,7 @@ impl Default for FtlConfig {
             dftl: DftlConfig::default(),
             tpftl: TpftlConfig::default(),
             learned: LearnedConfig::default(),
+            group: GroupConfig::default(),
         }
     }
 }
@@ -317,6 +344,29 @@ pub struct LearnedConfig {
     /// per segment and one bit per entry of the translation page (96 for 8 segments and 512
     /// entries).
     pub model_bytes: u32,
+}
+
+/// `[ftl.group]`: LearnedFTL's group-based allocation (Wang et al., HPCA 2024, Sec. 3.3.1) with
+/// `ftl.placement = "group"`: consecutive GTD entries form a group whose data has write points of
+/// its own on lines (the same block on every plane), and GC collects a group's lines together
+/// (`gc.victim = "group"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct GroupConfig {
+    /// Consecutive GTD entries (translation pages) per group; 0 derives one line's worth of
+    /// pages: planes x pages per block / entries per translation page (64 on the paper's FEMU
+    /// device, Sec. 4.1), at least 1.
+    pub entries: u32,
+    /// A group that holds this many lines, its open one included, is collected by GC before it
+    /// opens another (Sec. 3.3.1's per-group threshold; 5 in the authors' code); 0: no limit,
+    /// only free space triggers GC.
+    pub max_lines: u32,
+}
+
+impl Default for GroupConfig {
+    fn default() -> Self {
+        GroupConfig { entries: 0, max_lines: 5 }
+    }
 }
 
 impl Default for LearnedConfig {
@@ -751,11 +801,21 @@ pub struct WarmupConfig {
     /// Then overwrite this many times the used space with uniform random page writes.
     #[serde(default)]
     pub random_writes: f64,
+    /// Then this much simulated time of closed-loop uniform random page writes, timed like the
+    /// measured run (GC waits, the write buffer, idle work), after which every figure and the
+    /// device's timing are reset as after the untimed steps: the LearnedFTL paper's "10 minutes
+    /// of FIO random writes" before its read benchmarks (Sec. 4.2). 0: none.
+    #[serde(default)]
+    pub timed_random_writes_ns: u64,
+    /// Requests kept outstanding during the timed random writes (fio's iodepth x numjobs); 0:
+    /// the workload's own (`workload.iodepth` x `workload.numjobs`).
+    #[serde(default)]
+    pub timed_queue_depth: u32,
 }
 
 impl Default for WarmupConfig {
     fn default() -> Self {
-        WarmupConfig { fill: false, random_writes: 0.0 }
+        WarmupConfig { fill: false, random_writes: 0.0, timed_random_writes_ns: 0, timed_queue_depth: 0 }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Layer: config. Built-in device presets and workload patterns, compiled into the binary.
 //! Each device preset cites its source table in its `source` key and header comment. A preset is
-//! added when the engine can simulate its device as described (the papers' QLC, hybrid SLC/QLC and
-//! demand-mapped FEMU devices arrive with the features they need).
+//! added when the engine can simulate its device as described (the papers' QLC and hybrid
+//! SLC/QLC devices arrive with the features they need).
 
 /// (name, TOML) of every device preset.
 const DEVICES: &[(&str, &str)] = &[
@@ -10,6 +10,7 @@ const DEVICES: &[(&str, &str)] = &[
     ("kang-3d-512gb", include_str!("presets/kang-3d-512gb.toml")),
     ("bench-16gib", include_str!("presets/bench-16gib.toml")),
     ("mqsim-default", include_str!("presets/mqsim-default.toml")),
+    ("femu-learnedftl", include_str!("presets/femu-learnedftl.toml")),
 ];
 
 /// (name, TOML) of every built-in workload pattern (`ssdlab run --workload NAME`).

@@ -394,17 +394,7 @@ impl ValidatedConfig {
     }
 
     pub fn geometry(&self) -> Geometry {
-        let d = &self.config.device;
-        Geometry {
-            channels: d.channels,
-            chips_per_channel: d.chips_per_channel,
-            dies_per_chip: d.dies_per_chip,
-            planes_per_die: d.planes_per_die,
-            blocks_per_plane: d.blocks_per_plane,
-            pages_per_block: d.pages_per_block,
-            page_bytes: d.page_bytes,
-            cell: d.cell,
-        }
+        self.config.device.geometry()
     }
 
     /// Logical capacity in pages: physical x (1 - overprovisioning).

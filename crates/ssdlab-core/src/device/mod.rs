@@ -463,7 +463,8 @@ impl Device {
     }
 
     /// Program one page (page-by-page programming) for `source`; returns when the program ends.
-    #[inline]
+    /// Always inlined: the write path's unit loop and GC's copies call it for every page.
+    #[inline(always)]
     pub fn program(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
         self.count_program(source);
         if !self.timed {

@@ -17,6 +17,13 @@
 //! * **GC domains.** Victim indexes are kept per domain: a region as a whole (device-wide GC, the
 //!   papers' simulators) or each plane of a region (MQSim's per-plane GC). Only sealed blocks are
 //!   candidates, never an open one.
+//! * **Lines.** A region in line mode (`RegionSpec::lines`, LearnedFTL's group-based allocation,
+//!   Wang et al. HPCA 2024 Sec. 3.3.1) opens blocks a *line* at a time: the same block index on
+//!   every plane, taken together for one stream when its previous line is used up. The blocks of
+//!   a line seal together when the last of them is full, and a stream's sealed lines are what a
+//!   line region's GC collects (`sealed_lines`), so lines stay whole: a line is free again once
+//!   every block of it is erased. Pages of a line allocated row by row in channel-first plane
+//!   order (`line_cursor`) get consecutive virtual PPNs (`nand::vppn`).
 
 use std::collections::VecDeque;
 
@@ -97,8 +104,11 @@ pub struct RegionSpec {
     pub mode: BlockMode,
     pub gc_scope: GcScope,
     /// Free blocks per plane that host writes leave for GC relocations within the region (0
-    /// for a region emptied by migration into another).
+    /// for a region emptied by migration into another). In line mode: free lines.
     pub gc_reserve: u32,
+    /// Line mode: every stream of the region opens a whole line at once (see the module
+    /// header).
+    pub lines: bool,
 }
 
 /// A write stream as the FTL declares it.
@@ -164,8 +174,32 @@ impl ValidBuckets {
     }
 }
 
+/// The free lines of a region in line mode.
+struct FreeLines {
+    /// Per block index: the planes where that block is a free block of the region.
+    planes_free: Vec<u32>,
+    /// Indices that became free on every plane, in that order (least recently freed first;
+    /// an entry no longer free is skipped when met).
+    queue: VecDeque<u32>,
+    /// Indices free on every plane.
+    count: u32,
+}
+
+/// A stream's line in a line-mode region.
+#[derive(Debug, Clone, Default)]
+struct StreamLine {
+    /// Block index of the open line (`INVALID`: none).
+    index: u32,
+    /// Blocks of the open line not yet full.
+    open_blocks: u32,
+    /// Block indices of the stream's sealed lines, in seal order.
+    sealed: Vec<u32>,
+}
+
 struct Region {
     spec: RegionSpec,
+    /// Line mode's free lines (None: the region opens blocks per plane).
+    lines: Option<FreeLines>,
     /// Pages a block of this region holds (its mode's).
     block_pages: u32,
     /// First domain of this region (one, or one per plane).
@@ -215,14 +249,25 @@ pub struct BlockManager {
     /// Sealed blocks in seal order, per domain.
     seal_order: Vec<VecDeque<(BlockId, u64)>>,
     planes: u32,
+    /// Per stream: its line (line-mode regions only; default elsewhere).
+    stream_lines: Vec<StreamLine>,
+    /// Some region is in line mode.
+    any_lines: bool,
+    /// Planes in channel-first order (line mode's row order).
+    rank_order: Vec<PlaneId>,
 }
 
 impl BlockManager {
     /// One native region holding every block, device-wide GC, and the `host` and `gc` streams
     /// (ids 0 and 1): today's single-region FTL.
     pub fn new(geometry: Geometry, gc_reserve: u32) -> BlockManager {
-        let region =
-            RegionSpec { name: "native".into(), mode: BlockMode::Native, gc_scope: GcScope::Region, gc_reserve };
+        let region = RegionSpec {
+            name: "native".into(),
+            mode: BlockMode::Native,
+            gc_scope: GcScope::Region,
+            gc_reserve,
+            lines: false,
+        };
         let streams = vec![
             StreamSpec { name: "host".into(), region: RegionId(0) },
             StreamSpec { name: "gc".into(), region: RegionId(0) },
@@ -246,7 +291,20 @@ impl BlockManager {
                 GcScope::Plane => planes,
             };
             let block_pages = geometry.pages_in_mode(spec.mode);
-            regions.push(Region { spec, block_pages, first_domain, free_total: 0, host_free_total: 0, blocks: 0 });
+            let lines = spec.lines.then(|| FreeLines {
+                planes_free: vec![0; geometry.blocks_per_plane as usize],
+                queue: VecDeque::new(),
+                count: 0,
+            });
+            regions.push(Region {
+                spec,
+                lines,
+                block_pages,
+                first_domain,
+                free_total: 0,
+                host_free_total: 0,
+                blocks: 0,
+            });
         }
         let mut free = vec![VecDeque::new(); regions.len() * planes as usize];
         for p in 0..planes {
@@ -270,6 +328,12 @@ impl BlockManager {
         regions[0].free_total = blocks as u32;
         regions[0].blocks = blocks as u32;
         regions[0].host_free_total = planes * geometry.blocks_per_plane.saturating_sub(regions[0].spec.gc_reserve);
+        if let Some(lines) = &mut regions[0].lines {
+            lines.planes_free.fill(planes);
+            lines.queue = (0..geometry.blocks_per_plane).collect();
+            lines.count = geometry.blocks_per_plane;
+        }
+        let any_lines = regions.iter().any(|r| r.lines.is_some());
         BlockManager {
             meta,
             erase_count: vec![0; blocks],
@@ -280,6 +344,9 @@ impl BlockManager {
             free,
             free_total: blocks as u32,
             open: vec![INVALID; planes as usize * streams.len()],
+            stream_lines: vec![StreamLine { index: INVALID, ..StreamLine::default() }; streams.len()],
+            any_lines,
+            rank_order: geometry.channel_first_order(),
             streams,
             buckets: ValidBuckets::new(blocks, geometry.pages_per_block as usize, domains as usize),
             skipped_pages: 0,
@@ -427,6 +494,17 @@ impl BlockManager {
     /// so the region's block size is theirs. On every unit's path: a few loads, no setup.
     #[inline]
     pub fn room_for(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
+        if self.any_lines && self.is_line_stream(stream) {
+            self.room_for_line(stream, plane, pages, reserve)
+        } else {
+            self.room_for_blocks(stream, plane, pages, reserve)
+        }
+    }
+
+    /// `room_for` of a stream outside line mode (the caller knows: the placement's hot path
+    /// asks once per unit, not once per plane).
+    #[inline]
+    pub(crate) fn room_for_blocks(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
         let region = self.stream_region(stream);
         let open = self.open[self.open_slot(stream, plane)];
         if open != INVALID
@@ -435,6 +513,18 @@ impl BlockManager {
             return true;
         }
         self.free[self.pool(region, plane)].len() as u32 > reserve
+    }
+
+    /// `room_for` of a stream in line mode: its open line's block on `plane`, or a new line
+    /// once the open one is used up on every plane (`reserve` counts lines).
+    pub(crate) fn room_for_line(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
+        let region = &self.regions[self.stream_region(stream).0 as usize];
+        let open = self.open[self.open_slot(stream, plane)];
+        if open != INVALID && region.block_pages - self.meta[open as usize].written >= pages.max(1) {
+            return true;
+        }
+        let lines = region.lines.as_ref().map_or(0, |l| l.count);
+        self.stream_lines[stream.0 as usize].open_blocks == 0 && lines > reserve
     }
 
     /// Pages `stream`'s open block in `plane` can still take (0 if none is open).
@@ -467,9 +557,185 @@ impl BlockManager {
         if page + 1 == self.geometry.pages_in_mode(self.meta[b.index()].mode) {
             let slot = self.open_slot(stream, plane);
             self.open[slot] = INVALID;
-            self.seal(b, now);
+            if self.any_lines && self.stream_lines[stream.0 as usize].index != INVALID {
+                self.line_block_full(stream, now);
+            } else {
+                self.seal(b, now);
+            }
         }
         Some(self.geometry.ppn(b, page))
+    }
+
+    /// One block of `stream`'s open line is full: once all are, the line seals (every block of
+    /// it at `now`) and joins the stream's sealed lines.
+    #[cold]
+    fn line_block_full(&mut self, stream: StreamId, now: SimTime) {
+        let line = &mut self.stream_lines[stream.0 as usize];
+        line.open_blocks -= 1;
+        if line.open_blocks > 0 {
+            return;
+        }
+        let index = line.index;
+        line.index = INVALID;
+        line.sealed.push(index);
+        for b in self.line_blocks(index).collect::<Vec<_>>() {
+            self.seal(b, now);
+        }
+    }
+
+    /// The blocks of line `index` (block `index` of every plane), in plane order.
+    pub fn line_blocks(&self, index: u32) -> impl Iterator<Item = BlockId> + '_ {
+        (0..self.planes).map(move |p| BlockId(self.geometry.first_block_of(PlaneId(p)).0 + index))
+    }
+
+    /// Whether region `r` opens blocks a line at a time.
+    pub fn is_line_region(&self, r: RegionId) -> bool {
+        self.regions[r.0 as usize].lines.is_some()
+    }
+
+    /// Whether `stream` writes to a line-mode region.
+    #[inline]
+    pub fn is_line_stream(&self, stream: StreamId) -> bool {
+        self.any_lines && self.is_line_region(self.stream_region(stream))
+    }
+
+    /// Lines of region `r` free on every plane (0 outside line mode).
+    pub fn free_lines(&self, r: RegionId) -> u32 {
+        self.regions[r.0 as usize].lines.as_ref().map_or(0, |l| l.count)
+    }
+
+    /// Pages allocated in `stream`'s open line (0 when it has none), for a stream written row
+    /// by row (page k of the line on the plane at position k mod planes in channel-first
+    /// order): its blocks then hold w pages up to some position and w - 1 after it.
+    pub fn line_cursor(&self, stream: StreamId) -> u32 {
+        let index = self.stream_lines[stream.0 as usize].index;
+        if index == INVALID {
+            return 0;
+        }
+        let written =
+            |rank: usize| self.meta[(self.geometry.first_block_of(self.rank_order[rank]).0 + index) as usize].written;
+        let w = written(0);
+        if w == 0 {
+            return 0;
+        }
+        // The first position holding fewer than w pages (binary search: w, ..., w, w - 1, ...).
+        let (mut lo, mut hi) = (1, self.rank_order.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if written(mid) == w {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (w - 1) * self.rank_order.len() as u32 + lo as u32
+    }
+
+    /// Whether `stream` has an open line (its next page does not open one).
+    #[inline]
+    pub fn has_open_line(&self, stream: StreamId) -> bool {
+        self.stream_lines[stream.0 as usize].index != INVALID
+    }
+
+    /// Pages `stream`'s open line can still take (0 when it has none).
+    pub fn line_room(&self, stream: StreamId) -> u32 {
+        let line = &self.stream_lines[stream.0 as usize];
+        if line.index == INVALID {
+            return 0;
+        }
+        self.line_blocks(line.index)
+            .map(|b| self.regions[self.meta[b.index()].region.0 as usize].block_pages - self.meta[b.index()].written)
+            .sum()
+    }
+
+    /// Block indices of `stream`'s sealed lines, in seal order.
+    pub fn sealed_lines(&self, stream: StreamId) -> &[u32] {
+        &self.stream_lines[stream.0 as usize].sealed
+    }
+
+    /// Valid pages and capacity of line `index`.
+    pub fn line_census(&self, index: u32) -> (u32, u32) {
+        self.line_blocks(index).fold((0, 0), |(v, c), b| (v + self.valid(b), c + self.capacity(b)))
+    }
+
+    /// Take sealed line `index` of `stream` for GC: its blocks become victims (no longer
+    /// candidates of the block indexes) and it leaves the stream's sealed lines.
+    pub fn take_sealed_line(&mut self, stream: StreamId, index: u32) {
+        let sealed = &mut self.stream_lines[stream.0 as usize].sealed;
+        let at = sealed.iter().position(|&i| i == index).expect("a sealed line of the stream");
+        sealed.remove(at);
+        for b in self.line_blocks(index).collect::<Vec<_>>() {
+            self.mark_victim(b);
+        }
+    }
+
+    /// Open a whole line of free blocks for `stream` in its line-mode region: the least
+    /// recently freed index free on every plane. None while its open line is not used up on
+    /// every plane, or if no line is free.
+    #[cold]
+    fn open_line(&mut self, stream: StreamId) -> Option<()> {
+        let r = self.stream_region(stream);
+        if self.stream_lines[stream.0 as usize].open_blocks > 0 {
+            return None;
+        }
+        let planes = self.planes;
+        let index = {
+            let lines = self.regions[r.0 as usize].lines.as_mut().expect("a line-mode region");
+            loop {
+                let i = lines.queue.pop_front()?;
+                if lines.planes_free[i as usize] == planes {
+                    lines.planes_free[i as usize] = 0;
+                    lines.count -= 1;
+                    break i;
+                }
+            }
+        };
+        for p in 0..planes {
+            let plane = PlaneId(p);
+            let b = BlockId(self.geometry.first_block_of(plane).0 + index);
+            let pool = self.pool(r, plane);
+            let at = self.free[pool].iter().position(|&f| f == b).expect("a free line's block is in its pool");
+            self.free[pool].remove(at);
+            self.took_free_block(r, pool);
+            self.meta[b.index()].state = BlockState::Open;
+            self.meta[b.index()].mode = self.regions[r.0 as usize].spec.mode;
+            let slot = self.open_slot(stream, plane);
+            self.open[slot] = b.0;
+        }
+        let line = &mut self.stream_lines[stream.0 as usize];
+        (line.index, line.open_blocks) = (index, planes);
+        Some(())
+    }
+
+    /// Counters after a block left region `r`'s free pool `pool` (which now holds the rest).
+    fn took_free_block(&mut self, r: RegionId, pool: usize) {
+        self.free_total -= 1;
+        let region = &mut self.regions[r.0 as usize];
+        region.free_total -= 1;
+        if self.free[pool].len() as u32 >= region.spec.gc_reserve {
+            region.host_free_total -= 1;
+        }
+    }
+
+    /// Line mode: block `b` of region `r` became free (`true`) or stopped being free.
+    fn line_free_changed(&mut self, r: RegionId, b: BlockId, free: bool) {
+        let planes = self.planes;
+        let index = self.geometry.block_in_plane(b);
+        if let Some(lines) = &mut self.regions[r.0 as usize].lines {
+            let n = &mut lines.planes_free[index as usize];
+            if free {
+                *n += 1;
+                if *n == planes {
+                    lines.queue.push_back(index);
+                    lines.count += 1;
+                }
+            } else {
+                if *n == planes {
+                    lines.count -= 1;
+                }
+                *n -= 1;
+            }
+        }
     }
 
     /// Open a free block of `stream`'s region in `plane` (least recently erased first) as the
@@ -478,14 +744,14 @@ impl BlockManager {
     #[cold]
     fn open_block(&mut self, stream: StreamId, plane: PlaneId) -> Option<u32> {
         let r = self.stream_region(stream);
+        if self.regions[r.0 as usize].lines.is_some() {
+            self.open_line(stream)?;
+            return Some(self.open[self.open_slot(stream, plane)]);
+        }
         let pool = self.pool(r, plane);
         let b = self.free[pool].pop_front()?;
-        self.free_total -= 1;
-        let region = &mut self.regions[r.0 as usize];
-        region.free_total -= 1;
-        if self.free[pool].len() as u32 >= region.spec.gc_reserve {
-            region.host_free_total -= 1;
-        }
+        self.took_free_block(r, pool);
+        let region = &self.regions[r.0 as usize];
         self.meta[b.index()].state = BlockState::Open;
         self.meta[b.index()].mode = region.spec.mode;
         let slot = self.open_slot(stream, plane);
@@ -666,6 +932,7 @@ impl BlockManager {
         if self.free[pool].len() as u32 > region.spec.gc_reserve {
             region.host_free_total += 1;
         }
+        self.line_free_changed(r, b, true);
     }
 
     /// Move one free block of `plane` from region `from` to region `to` (taking it from the
@@ -675,6 +942,7 @@ impl BlockManager {
         let src = self.pool(from, plane);
         let before = self.free[src].len() as u32;
         let b = self.free[src].pop_back()?;
+        self.line_free_changed(from, b, false);
         if before > self.gc_reserve(from) {
             self.regions[from.0 as usize].host_free_total -= 1;
         }
@@ -692,6 +960,7 @@ impl BlockManager {
         self.meta[b.index()].region = to;
         self.meta[b.index()].mode = t.spec.mode;
         self.meta[b.index()].domain = self.domain_of(to, plane).0;
+        self.line_free_changed(to, b, true);
         Some(b)
     }
 
@@ -931,6 +1200,116 @@ mod tests {
         assert_eq!(bm.page_census(), (21, 2, 1));
         assert_eq!(bm.next_valid_page(BlockId(1), 0), Some((g.ppn(BlockId(1), 1), Owner::Data(Lpn(4)))));
         assert_eq!(bm.next_valid_page(BlockId(1), 2), None);
+    }
+
+    /// 2 planes x 4 blocks x 2 pages in line mode (GC reserve: one line); streams host and gc.
+    fn line_manager() -> BlockManager {
+        let region = RegionSpec {
+            name: "native".into(),
+            mode: BlockMode::Native,
+            gc_scope: GcScope::Region,
+            gc_reserve: 1,
+            lines: true,
+        };
+        let streams = ["host", "gc"].map(|n| StreamSpec { name: n.into(), region: RegionId(0) }).to_vec();
+        BlockManager::with_layout(geometry(2, 4, 2), vec![region], streams)
+    }
+
+    #[test]
+    fn a_line_region_opens_the_same_block_on_every_plane_and_seals_it_whole() {
+        let mut bm = line_manager();
+        let g = bm.geometry().clone();
+        assert_eq!((bm.free_lines(RegionId(0)), bm.line_cursor(HOST)), (4, 0));
+        // Row by row: page 0 on plane 0 then plane 1, then page 1. The first allocation takes
+        // line 0 (blocks 0 and 4) as a whole.
+        assert_eq!(bm.allocate(HOST, P0, 0), Some(g.ppn(BlockId(0), 0)));
+        assert_eq!((bm.state(BlockId(4)), bm.free_lines(RegionId(0)), bm.free_blocks()), (BlockState::Open, 3, 6));
+        assert_eq!(bm.allocate(HOST, P1, 0), Some(g.ppn(BlockId(4), 0)));
+        assert_eq!(bm.allocate(HOST, P0, 0), Some(g.ppn(BlockId(0), 1)));
+        assert_eq!(bm.line_cursor(HOST), 3);
+        // Block 0 is full but line 0 is not: plane 0 has no room for the stream until the line
+        // is used up, and block 0 is not yet a GC candidate.
+        assert!(!bm.has_room(HOST, P0, 1));
+        assert!(bm.has_room(HOST, P1, 1));
+        assert_eq!((bm.state(BlockId(0)), bm.min_valid_sealed(DomainId(0))), (BlockState::Open, None));
+        // GC's stream takes its own line (1, the next free one).
+        assert_eq!(bm.allocate(GC, P0, 5), Some(g.ppn(BlockId(1), 0)));
+        assert_eq!(bm.free_lines(RegionId(0)), 2);
+        assert_eq!(bm.allocate(HOST, P1, 7), Some(g.ppn(BlockId(4), 1)));
+        for b in [0, 4] {
+            assert_eq!((bm.state(BlockId(b)), bm.sealed_at(BlockId(b))), (BlockState::Sealed, 7), "block {b}");
+        }
+        assert_eq!((bm.sealed_lines(HOST), bm.line_cursor(HOST), bm.line_room(HOST)), (&[0u32][..], 0, 0));
+        assert_eq!((bm.line_room(GC), bm.line_cursor(GC)), (3, 1));
+        // Free lines 2 and 3: one beyond the host's reserve of one line.
+        assert!(bm.has_room(HOST, P0, 1));
+        assert_eq!(bm.allocate(HOST, P0, 8), Some(g.ppn(BlockId(2), 0)));
+        assert_eq!(bm.free_lines(RegionId(0)), 1);
+        assert_eq!(bm.host_free_blocks(), 0, "each plane is down to its reserved block");
+    }
+
+    #[test]
+    fn a_collected_line_is_free_again_once_every_block_of_it_is_erased() {
+        let mut bm = line_manager();
+        // Fill line 0 (lpns 0-3), then take it whole as a victim.
+        for (k, plane) in [P0, P1, P0, P1].into_iter().enumerate() {
+            let ppn = bm.allocate(HOST, plane, 0).unwrap();
+            bm.set_owner(ppn, Owner::Data(Lpn(k as u32)));
+        }
+        assert_eq!(bm.line_census(0), (4, 4));
+        bm.invalidate(bm.geometry().ppn(BlockId(4), 0));
+        assert_eq!(bm.line_census(0), (3, 4));
+        bm.take_sealed_line(HOST, 0);
+        assert!(bm.sealed_lines(HOST).is_empty());
+        assert_eq!(bm.state(BlockId(0)), BlockState::Victim);
+        for b in [BlockId(0), BlockId(4)] {
+            for page in 0..2 {
+                let ppn = bm.geometry().ppn(b, page);
+                if bm.owner(ppn).is_some() {
+                    bm.invalidate(ppn);
+                }
+            }
+        }
+        bm.erase(BlockId(0));
+        assert_eq!(bm.free_lines(RegionId(0)), 3, "half a line is not a free line");
+        bm.erase(BlockId(4));
+        assert_eq!(bm.free_lines(RegionId(0)), 4);
+        // Lines are handed out least recently freed first: 1, 2, 3, then 0.
+        let opened: Vec<u32> = (0..4)
+            .map(|_| {
+                let ppn = bm.allocate(GC, P0, 0).unwrap();
+                let b = bm.geometry().block_of(ppn);
+                for plane in [P0, P1] {
+                    while bm.has_room(GC, plane, 0) && bm.line_cursor(GC) > 0 {
+                        bm.allocate(GC, plane, 0).unwrap();
+                    }
+                }
+                b.0
+            })
+            .collect();
+        assert_eq!(opened, [1, 2, 3, 0]);
+    }
+
+    #[test]
+    fn moving_a_free_block_out_of_a_line_region_breaks_its_line() {
+        let slc = RegionSpec {
+            name: "slc".into(),
+            mode: BlockMode::Slc,
+            gc_scope: GcScope::Region,
+            gc_reserve: 0,
+            lines: false,
+        };
+        let mut bm = line_manager();
+        let streams = vec![StreamSpec { name: "host".into(), region: RegionId(0) }];
+        let mut regions = vec![bm.regions[0].spec.clone(), slc];
+        regions[0].gc_reserve = 0;
+        bm = BlockManager::with_layout(bm.geometry().clone(), regions, streams);
+        assert_eq!(bm.free_lines(RegionId(0)), 4);
+        // The most recently erased block of plane 1 (its last, block 7 = line 3) leaves.
+        assert_eq!(bm.move_free_block(RegionId(0), RegionId(1), P1), Some(BlockId(7)));
+        assert_eq!(bm.free_lines(RegionId(0)), 3);
+        assert_eq!(bm.move_free_block(RegionId(1), RegionId(0), P1), Some(BlockId(7)));
+        assert_eq!(bm.free_lines(RegionId(0)), 4, "whole again");
     }
 
     #[test]

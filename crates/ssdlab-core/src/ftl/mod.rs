@@ -121,6 +121,12 @@ pub struct Ftl {
     placement: Box<dyn Placement>,
     /// `placement.tracks_programs()`, asked once.
     placement_tracks_programs: bool,
+    /// The placement's own streams (`PlacementLayout::streams`; empty for most), which it
+    /// chooses for data bound for the native region (`Placement::stream_for`).
+    placement_streams: std::ops::Range<u16>,
+    /// `PlacementLayout::max_lines`: a placement stream holding this many lines is collected
+    /// before it opens another.
+    max_lines: Option<u32>,
     regions: Box<dyn RegionPolicy>,
     buffer: Option<WriteBuffer>,
     streams: Streams,
@@ -154,6 +160,9 @@ pub struct Ftl {
     /// request arriving before it found the device still busy with an earlier one.
     busy_until: SimTime,
     // Scratch buffers reused across requests.
+    /// Line mode: the sealed lines a victim policy chooses among, and a collection's pages.
+    line_census: Vec<gc::LineCensus>,
+    collected: Vec<(Owner, Ppn)>,
     translations: Vec<Translation>,
     unit: Vec<Lpn>,
     versions: Vec<u32>,
@@ -234,6 +243,60 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             format!("wordline placement fills wordlines from the write buffer: give it at least {bits} pages"),
         );
     }
+    let group_placement = cfg.ftl.placement == "group";
+    let line_placement = group_placement || cfg.ftl.placement == "line";
+    check(
+        group_placement == (g.victim == "group"),
+        if group_placement { "gc.victim" } else { "ftl.placement" },
+        "group placement and group GC go together (LearnedFTL Sec. 3.3.1): a group's data lives on lines of its \
+         own, which only gc.victim = \"group\" collects; set both ftl.placement and gc.victim to \"group\", or neither"
+            .into(),
+    );
+    if cfg.ftl.placement == "line" {
+        check(
+            g.victim == "greedy",
+            "gc.victim",
+            "line placement's GC collects lines: gc.victim = \"greedy\" (the line with the fewest valid pages)".into(),
+        );
+    }
+    if line_placement {
+        check(
+            g.scope == GcScopeKind::Region,
+            "gc.scope",
+            "line placement allocates lines across every plane: GC must run region-wide (gc.scope = \"region\")".into(),
+        );
+        check(
+            g.scheduler == "greedy" && g.background == crate::config::GcBackground::Off,
+            "gc.scheduler",
+            format!(
+                "GC collects whole lines on line and group placement; partial or idle-time steps are not supported: \
+                 use gc.scheduler = \"greedy\" with gc.background = \"off\" (not {:?})",
+                g.scheduler
+            ),
+        );
+    }
+    if group_placement {
+        let d = &cfg.device;
+        let geometry = d.geometry();
+        let per_page = cfg.ftl.entries_per_translation_page(d.page_bytes) as u64;
+        let entries = placement::group_entries(cfg.ftl.group.entries, &geometry, per_page as u32) as u64;
+        let groups = Capacity::of(cfg).used_pages.div_ceil((entries * per_page).max(1));
+        check(
+            groups + 3 <= d.blocks_per_plane as u64,
+            "ftl.group.entries",
+            format!(
+                "{groups} groups of {entries} translation pages need a line (a block on every plane) each, plus one \
+                 for translation pages, one GC reserve and one to collect into: more than the {} lines of the device; \
+                 raise ftl.group.entries or device.blocks_per_plane",
+                d.blocks_per_plane
+            ),
+        );
+        check(
+            cfg.ftl.group.max_lines != 1,
+            "ftl.group.max_lines",
+            "must be 0 (no limit) or at least 2: a group holding one line (its open one) has nothing to collect".into(),
+        );
+    }
     if cfg.slc.policy == "none" {
         check(cfg.slc.blocks == 0, "slc.blocks", "SLC blocks need an SLC policy (slc.policy = \"static\")".into());
     } else {
@@ -266,11 +329,14 @@ impl Ftl {
             GcScopeKind::Region => GcScope::Region,
             GcScopeKind::Plane => GcScope::Plane,
         };
+        let mut placement = (registry::find(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(cfg)?;
+        let placement_layout = placement.layout();
         let mut specs = vec![RegionSpec {
             name: "native".into(),
             mode: crate::nand::BlockMode::Native,
             gc_scope: scope,
             gc_reserve: GC_RESERVE_BLOCKS,
+            lines: placement_layout.lines,
         }];
         let layout = regions.layout();
         specs.extend(layout.iter().map(|l| l.spec.clone()));
@@ -291,6 +357,23 @@ impl Ftl {
             gc_streams.push(add(format!("{}.gc", spec.name), r));
             migration.push(add(format!("{}.migration", spec.name), r));
         }
+        // The FTL's own: host, gc, map and migration per region (4 + 3 per extra region).
+        let own_streams = 4 + 3 * (specs.len() - 1);
+        if own_streams + placement_layout.streams as usize > u16::MAX as usize {
+            return Err(Error::config(
+                "ftl.placement",
+                format!("{} placement streams are too many (at most {})", placement_layout.streams, u16::MAX),
+            ));
+        }
+        let mut placement_streams = 0..0;
+        for k in 0..placement_layout.streams {
+            let id = add(format!("{}.{k}", placement.id()), NATIVE).0;
+            if k == 0 {
+                placement_streams.start = id;
+            }
+            placement_streams.end = id + 1;
+        }
+        placement.bind_streams(StreamId(placement_streams.start));
         let mut blocks = BlockManager::with_layout(geometry.clone(), specs, stream_specs);
         for (i, l) in layout.iter().enumerate() {
             let r = RegionId(i as u8 + 1);
@@ -307,7 +390,6 @@ impl Ftl {
             }
         }
         let native_domain = blocks.domain_of(NATIVE, crate::units::PlaneId(0));
-        let placement = (registry::find(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(cfg)?;
         let unit_pages = (0..blocks.regions())
             .map(|r| {
                 let bits = match blocks.region_spec(RegionId(r as u8)).mode {
@@ -329,6 +411,16 @@ impl Ftl {
             ));
         }
         let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)(cfg)?;
+        if placement_layout.lines && !victim.selects_lines() {
+            return Err(Error::config(
+                "gc.victim",
+                format!(
+                    "{} placement allocates lines and GC must collect lines: the {} victim policy picks only blocks",
+                    placement.id(),
+                    victim.id()
+                ),
+            ));
+        }
         let buffer = if cfg.cache.capacity.0 > 0 {
             let eviction = (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(cfg)?;
             let pages = (cfg.cache.capacity.0 / geometry.page_bytes).min(u32::MAX as u64) as u32;
@@ -349,6 +441,8 @@ impl Ftl {
             victim,
             scheduler,
             placement_tracks_programs: placement.tracks_programs(),
+            placement_streams,
+            max_lines: placement_layout.max_lines,
             placement,
             regions,
             buffer,
@@ -366,6 +460,8 @@ impl Ftl {
             partial: None,
             last_arrival: None,
             busy_until: 0,
+            line_census: Vec::new(),
+            collected: Vec::new(),
             translations: Vec::new(),
             unit: Vec::new(),
             versions: Vec::new(),
@@ -419,6 +515,23 @@ impl Ftl {
         if let Some(b) = &mut self.buffer {
             b.stats = cache::CacheStats { capacity_pages: b.capacity_pages(), ..Default::default() };
         }
+    }
+
+    /// The stream host data of `lpn` bound for `region` goes to: the placement's own, if it
+    /// chooses one (native region), else the region's host stream.
+    #[inline]
+    fn host_stream(&self, region: RegionId, lpn: Lpn) -> StreamId {
+        if region == NATIVE && !self.placement_streams.is_empty() {
+            if let Some(s) = self.placement.stream_for(lpn) {
+                return s;
+            }
+        }
+        self.streams.host[region.0 as usize]
+    }
+
+    /// Whether `stream` is one of the placement's own.
+    fn is_placement_stream(&self, stream: StreamId) -> bool {
+        self.placement_streams.contains(&stream.0)
     }
 
     /// The mapping's context for an operation at `now`.
@@ -630,7 +743,7 @@ impl Ftl {
     /// Place data that predates the run for `lpn`: a page on the native host stream, untimed
     /// and not counted as a program.
     fn premap(&mut self, lpn: Lpn, now: SimTime, device: &mut Device) -> Result<Ppn> {
-        let stream = self.streams.host[NATIVE.0 as usize];
+        let stream = self.host_stream(NATIVE, lpn);
         self.unit.clear();
         let ppn = self.allocate_unit_page(&[lpn], stream, NATIVE, now, device)?;
         self.mapping.premap(lpn, ppn);
@@ -798,6 +911,7 @@ mod allocation_tests {
             mode: BlockMode::Native,
             gc_scope: scope,
             gc_reserve: GC_RESERVE_BLOCKS,
+            lines: false,
         };
         let streams = ["host", "gc", "map", "migration"]
             .iter()
@@ -809,6 +923,8 @@ mod allocation_tests {
             victim,
             scheduler: Box::new(NoGc),
             placement_tracks_programs: placement.tracks_programs(),
+            placement_streams: 0..0,
+            max_lines: None,
             placement,
             regions: Box::new(region::NoRegions),
             buffer: None,
@@ -837,6 +953,8 @@ mod allocation_tests {
             partial: None,
             last_arrival: None,
             busy_until: 0,
+            line_census: Vec::new(),
+            collected: Vec::new(),
             translations: Vec::new(),
             unit: Vec::new(),
             versions: Vec::new(),

@@ -6,8 +6,9 @@
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
 use crate::ftl::blocks::{BlockState, DomainId, GcScope, Owner, RegionId, StreamId};
-use crate::ftl::gc::{GcAction, IdleObservation, VictimView};
+use crate::ftl::gc::{GcAction, IdleObservation, LineCensus, LineVictim, LineVictimView, VictimView};
 use crate::ftl::mapping::Relocation;
+use crate::ftl::placement::PlacementView;
 use crate::ftl::region::{RegionAction, RegionView, NATIVE};
 use crate::ftl::{Ftl, RequestInfo};
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
@@ -170,7 +171,8 @@ impl Ftl {
         Ok(end)
     }
 
-    /// Empty and erase the next GC victim of `domain`; when that ends, or None if there is no
+    /// Empty and erase the next GC victim of `domain` (in a line-mode region: collect the
+    /// lines of the stream the victim policy picks); when that ends, or None if there is no
     /// victim.
     fn reclaim_one(
         &mut self,
@@ -179,8 +181,149 @@ impl Ftl {
         now: SimTime,
         device: &mut Device,
     ) -> Result<Option<SimTime>> {
+        if self.blocks.is_line_region(region) {
+            return self.collect_next_lines(region, now, device);
+        }
         let Some(victim) = self.next_gc_victim(region, domain, now)? else { return Ok(None) };
         Ok(Some(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1))
+    }
+
+    /// Line mode: what the victim policy picks among the region's sealed lines, collected.
+    fn collect_next_lines(&mut self, region: RegionId, now: SimTime, device: &mut Device) -> Result<Option<SimTime>> {
+        let mut census = std::mem::take(&mut self.line_census);
+        census.clear();
+        for s in 0..self.blocks.streams().len() as u16 {
+            let stream = StreamId(s);
+            if self.blocks.stream_region(stream) != region || self.blocks.sealed_lines(stream).is_empty() {
+                continue;
+            }
+            let room = self.collect_room(self.gc_destination(stream));
+            for &index in self.blocks.sealed_lines(stream) {
+                let (valid, capacity) = self.blocks.line_census(index);
+                let collectable = valid < capacity && valid as u64 <= room;
+                census.push(LineCensus { index, stream, valid_pages: valid, capacity_pages: capacity, collectable });
+            }
+        }
+        let choice = self.victim.select_lines(&LineVictimView { lines: &census, now });
+        let target = match choice {
+            Some(LineVictim::Stream(stream)) => Some((stream, None)),
+            Some(LineVictim::Line(index)) => census.iter().find(|l| l.index == index).map(|l| (l.stream, Some(index))),
+            None => None,
+        };
+        self.line_census = census;
+        match target {
+            Some((stream, only)) => self.collect_lines(stream, only, now, device),
+            None => Ok(None),
+        }
+    }
+
+    /// The stream GC writes the valid pages of `stream`'s lines to (line mode): a placement
+    /// stream's data back to itself (LearnedFTL's groups), translation pages to the
+    /// translation stream, any other data to its region's GC stream.
+    fn gc_destination(&self, stream: StreamId) -> StreamId {
+        if stream == self.streams.map || self.is_placement_stream(stream) {
+            stream
+        } else {
+            self.streams.gc[self.blocks.stream_region(stream).0 as usize]
+        }
+    }
+
+    /// Pages GC can write into `stream` now: its open line's room and every free line of its
+    /// region (GC may take the reserve).
+    fn collect_room(&self, stream: StreamId) -> u64 {
+        let region = self.blocks.stream_region(stream);
+        let g = self.blocks.geometry();
+        let line_pages = g.planes() as u64 * g.pages_in_mode(self.blocks.region_spec(region).mode) as u64;
+        self.blocks.line_room(stream) as u64 + self.blocks.free_lines(region) as u64 * line_pages
+    }
+
+    /// Collect sealed lines of `stream` together: line `only`, or (LearnedFTL's group GC, Sec.
+    /// 3.3.3) the stream's lines with the most invalid pages first, as many as the room GC has
+    /// can take the valid pages of (a line without an invalid page gains nothing and stays).
+    /// Every valid page is read, the pages sorted by owner (LPN; translation pages by number)
+    /// and written back in that order (row by row on a line stream, so consecutive LPNs of a
+    /// group get consecutive virtual PPNs), the lines erased, and the moves handed to the
+    /// mapping as one batch (LearnedFTL retrains each translation page it touches once).
+    /// Returns when the last operation ends, or None if no line could be taken.
+    pub(super) fn collect_lines(
+        &mut self,
+        stream: StreamId,
+        only: Option<u32>,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<Option<SimTime>> {
+        let mut lines: Vec<(u32, u32)> = match only {
+            Some(index) => vec![(self.blocks.line_census(index).0, index)],
+            None => self.blocks.sealed_lines(stream).iter().map(|&i| (self.blocks.line_census(i).0, i)).collect(),
+        };
+        lines.sort_unstable();
+        let mut room = self.collect_room(self.gc_destination(stream));
+        let mut taken = Vec::new();
+        for (valid, index) in lines {
+            let (_, capacity) = self.blocks.line_census(index);
+            if valid >= capacity || valid as u64 > room {
+                break;
+            }
+            room -= valid as u64;
+            taken.push(index);
+        }
+        if taken.is_empty() {
+            return Ok(None);
+        }
+        let g = self.blocks.geometry().clone();
+        let mut pages = std::mem::take(&mut self.collected);
+        pages.clear();
+        let mut victims = Vec::with_capacity(taken.len() * g.planes() as usize);
+        for &index in &taken {
+            self.blocks.take_sealed_line(stream, index);
+            for b in self.blocks.line_blocks(index) {
+                victims.push(b);
+                let mut from = 0;
+                while let Some((ppn, owner)) = self.blocks.next_valid_page(b, from) {
+                    pages.push((owner, ppn));
+                    from = g.page_in_block(ppn) + 1;
+                }
+            }
+        }
+        self.gc_stats.victims_chosen += victims.len() as u64;
+        self.gc_stats.victim_valid_pages_at_choice += pages.len() as u64;
+        self.gc_stats.line_collections += 1;
+        self.gc_stats.lines_collected += taken.len() as u64;
+        pages.sort_unstable();
+        // When each victim block's last page was read: its erase follows.
+        let mut read_end = vec![now; victims.len()];
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        let region = self.blocks.stream_region(stream);
+        let planes = g.planes() as usize;
+        for &(owner, old) in &pages {
+            // `victims` holds the taken lines' blocks line by line, in plane order.
+            let b = g.block_of(old);
+            let line = taken.iter().position(|&i| i == g.block_in_plane(b)).expect("a page of a taken line");
+            let k = line * planes + g.plane_of_block(b).index();
+            let victim = (g.plane_of_block(b), self.blocks.mode(b));
+            let dest = self.move_dest(owner, Move::Gc, region);
+            let (new, t) = self.move_page(old, owner, victim, dest, Move::Gc, now, device)?;
+            moves.push(Relocation { owner, from: old, to: new });
+            read_end[k] = read_end[k].max(t);
+        }
+        // The lines are erased before the mapping writes its translation pages back: a
+        // write-back that used the last free line gets it back first.
+        let mut end = now;
+        for (k, &b) in victims.iter().enumerate() {
+            let mode = self.blocks.mode(b);
+            end = end.max(device.erase(b, mode, read_end[k], Source::Gc));
+            self.blocks.erase(b);
+            self.gc_stats.victims_reclaimed += 1;
+            self.placement.on_room(g.plane_of_block(b));
+        }
+        if !moves.is_empty() {
+            let mut ctx = Self::map_ctx(device, &mut self.blocks, &mut self.stats.translation, self.streams.map, now);
+            self.mapping.relocated(&moves, &mut ctx)?;
+        }
+        self.moves = moves;
+        self.collected = pages;
+        Ok(Some(end))
     }
 
     /// Reclaim toward `target` free blocks when a trigger fired but space is not yet short:
@@ -309,13 +452,94 @@ impl Ftl {
     }
 
     /// The stream a moved page goes to: translation pages to the translation stream, data to
-    /// the GC stream of its region or the migration stream of the target region.
+    /// the placement's own stream for it (native region), else the GC stream of its region or
+    /// the migration stream of the target region.
+    #[inline]
     fn move_stream(&self, owner: Owner, why: Move, victim_region: RegionId) -> StreamId {
-        match (owner, why) {
-            (Owner::Map(_), _) => self.streams.map,
-            (Owner::Data(_), Move::Gc) => self.streams.gc[victim_region.0 as usize],
-            (Owner::Data(_), Move::Migration { to }) => self.streams.migration[to.0 as usize],
+        let lpn = match owner {
+            Owner::Map(_) => return self.streams.map,
+            Owner::Data(lpn) => lpn,
+        };
+        let to = match why {
+            Move::Gc => victim_region,
+            Move::Migration { to } => to,
+        };
+        if to == NATIVE && !self.placement_streams.is_empty() {
+            if let Some(s) = self.placement.stream_for(lpn) {
+                return s;
+            }
         }
+        match why {
+            Move::Gc => self.streams.gc[victim_region.0 as usize],
+            Move::Migration { to } => self.streams.migration[to.0 as usize],
+        }
+    }
+
+    /// Move one valid page `old` (holding `owner`, in a block of mode `victim_mode`) to
+    /// `stream`: on the victim's plane while it has room, else the first plane with room in
+    /// channel-first order, the GC reserve included; with `row_by_row` (see `move_dest`) on the
+    /// placement's plane. The copy (read, then program) is booked at `now`; the old page becomes
+    /// invalid, the new one `owner`'s. Returns the new page and when the copy ends.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn move_page(
+        &mut self,
+        old: Ppn,
+        owner: Owner,
+        (victim_plane, victim_mode): (PlaneId, crate::nand::BlockMode),
+        (stream, row_by_row): (StreamId, bool),
+        why: Move,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<(Ppn, SimTime)> {
+        let new = if row_by_row {
+            self.allocate_line_move(stream, owner, now, device)?
+        } else {
+            match self.blocks.allocate(stream, victim_plane, now) {
+                Some(p) => p,
+                None => self.allocate_elsewhere(stream, now)?,
+            }
+        };
+        let mode = self.blocks.mode(self.blocks.geometry().block_of(new));
+        let end = device.copy(old, victim_mode, new, mode, now, why.source());
+        self.blocks.invalidate(old);
+        self.blocks.set_owner(new, owner);
+        if let Some(v) = &mut self.verify {
+            v.on_copy(old, new);
+        }
+        match why {
+            Move::Gc => {
+                self.stats.gc_reads += 1;
+                self.stats.gc_programs += 1;
+                self.gc_stats.pages_copied += 1;
+            }
+            Move::Migration { .. } => {
+                self.stats.migration_reads += 1;
+                self.stats.migration_programs += 1;
+            }
+        }
+        Ok((new, end))
+    }
+
+    /// The stream a moved page goes to (`move_stream`), and whether it is written row by row:
+    /// data streams of a line-mode region are; translation pages go to any plane with room in
+    /// their line, as `MapCtx` writes them.
+    #[inline]
+    fn move_dest(&self, owner: Owner, why: Move, victim_region: RegionId) -> (StreamId, bool) {
+        let stream = self.move_stream(owner, why, victim_region);
+        (stream, stream != self.streams.map && self.blocks.is_line_stream(stream))
+    }
+
+    /// A page of line-mode `stream` for a moved page: on the placement's plane.
+    #[cold]
+    fn allocate_line_move(&mut self, stream: StreamId, owner: Owner, now: SimTime, device: &Device) -> Result<Ppn> {
+        let lpns = [owner.lpn().unwrap_or(crate::units::Lpn(0))];
+        let view = PlacementView::new(device, &self.blocks, stream, 0);
+        let plane = self
+            .placement
+            .plane(&lpns, &view)
+            .ok_or_else(|| Error::DeviceFull { reason: "GC found no free line for relocation".into() })?;
+        self.blocks.allocate(stream, plane, now).ok_or_else(|| Error::invariant("plane with room gave no page"))
     }
 
     /// Copy up to `copies` valid pages of victim `b` from page `from`; if it then holds no
@@ -351,37 +575,20 @@ impl Ftl {
         }
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
-        let data_stream = self.move_stream(Owner::Data(crate::units::Lpn(0)), why, victim_region);
+        // Every data page of the victim goes to one stream, unless the placement chooses
+        // streams by LPN.
+        let per_page = !self.placement_streams.is_empty();
+        let data_dest = self.move_dest(Owner::Data(crate::units::Lpn(0)), why, victim_region);
         let mut done = 0u32;
         while done < copies {
             let Some((old, owner)) = self.blocks.next_valid_page(b, from) else { break };
-            let stream = match owner {
-                Owner::Data(_) => data_stream,
-                Owner::Map(_) => self.streams.map,
+            let dest = match owner {
+                Owner::Data(_) if !per_page => data_dest,
+                _ => self.move_dest(owner, why, victim_region),
             };
-            let new = match self.blocks.allocate(stream, victim_plane, now) {
-                Some(p) => p,
-                None => self.allocate_elsewhere(stream, now)?,
-            };
-            let mode = self.blocks.mode(g.block_of(new));
-            end = end.max(device.copy(old, victim_mode, new, mode, now, source));
-            self.blocks.invalidate(old);
-            self.blocks.set_owner(new, owner);
-            if let Some(v) = &mut self.verify {
-                v.on_copy(old, new);
-            }
+            let (new, t) = self.move_page(old, owner, (victim_plane, victim_mode), dest, why, now, device)?;
+            end = end.max(t);
             moves.push(Relocation { owner, from: old, to: new });
-            match why {
-                Move::Gc => {
-                    self.stats.gc_reads += 1;
-                    self.stats.gc_programs += 1;
-                    self.gc_stats.pages_copied += 1;
-                }
-                Move::Migration { .. } => {
-                    self.stats.migration_reads += 1;
-                    self.stats.migration_programs += 1;
-                }
-            }
             from = g.page_in_block(old) + 1;
             done += 1;
         }

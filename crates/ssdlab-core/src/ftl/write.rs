@@ -231,11 +231,11 @@ impl Ftl {
         now: SimTime,
         device: &mut Device,
     ) -> Result<SimTime> {
-        let stream = self.streams.host[region.0 as usize];
         let unit = std::mem::take(&mut self.unit);
         let versions = std::mem::take(&mut self.versions);
         let result = (|| {
-            let (first, gc_end, region) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
+            let stream = self.host_stream(region, unit[0]);
+            let (first, gc_end, _, stream) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
             ready = ready.max(gc_end);
             let block = self.blocks.geometry().block_of(first);
             let mode = self.blocks.mode(block);
@@ -266,7 +266,7 @@ impl Ftl {
                     done = done.max(device.program(Ppn(first.0 + k), mode, ready, source));
                 }
             }
-            self.note_programmed(region, block, device);
+            self.note_programmed(stream, block, device);
             Ok(done)
         })();
         self.unit = unit;
@@ -303,18 +303,18 @@ impl Ftl {
         Ok(updated)
     }
 
-    /// Tell a placement that tracks programs about `block`'s plane after a unit of `region`'s
-    /// host stream went there (timed units only: see `Placement::on_programmed`).
+    /// Tell a placement that tracks programs about `block`'s plane after a unit of host
+    /// `stream` went there (timed units only: see `Placement::on_programmed`).
     #[inline(always)]
-    fn note_programmed(&mut self, region: RegionId, block: crate::units::BlockId, device: &Device) {
+    fn note_programmed(&mut self, stream: StreamId, block: crate::units::BlockId, device: &Device) {
         if self.placement_tracks_programs && device.is_timed() {
-            self.report_programmed(region, block, device);
+            self.report_programmed(stream, block, device);
         }
     }
 
-    fn report_programmed(&mut self, region: RegionId, block: crate::units::BlockId, device: &Device) {
-        let stream = self.streams.host[region.0 as usize];
+    fn report_programmed(&mut self, stream: StreamId, block: crate::units::BlockId, device: &Device) {
         let plane = self.blocks.geometry().plane_of_block(block);
+        let region = self.blocks.stream_region(stream);
         // Room for one more page: a lower bound of room for any unit (a query for a larger
         // unit that finds none there corrects the bound itself).
         let room = self.blocks.has_room(stream, plane, self.blocks.gc_reserve(region));
@@ -326,23 +326,52 @@ impl Ftl {
     /// must reclaim first (an emergency: the scheduler did not keep up), one victim at a time,
     /// until a plane has room: a reclaimed block may land on a plane that holds only its GC
     /// reserve. Once a region has more free blocks than its planes' reserves, some plane has
-    /// one beyond its reserve, so this ends. Returns the first page and when per-plane GC (which
-    /// the unit waits for, as a write waits for blocking GC) ended.
-    #[inline]
+    /// one beyond its reserve, so this ends. A placement stream about to open a line while
+    /// holding `max_lines` - 1 sealed ones is collected first. Returns the first page, when
+    /// the GC the unit waits for (as a write waits for blocking GC) ended, and the region and
+    /// stream it went to.
+    #[inline(always)]
     fn allocate_unit(
         &mut self,
         lpns: &[Lpn],
         stream: StreamId,
         region: RegionId,
-        ready: SimTime,
+        mut ready: SimTime,
         now: SimTime,
         device: &mut Device,
-    ) -> Result<(Ppn, SimTime, RegionId)> {
+    ) -> Result<(Ppn, SimTime, RegionId, StreamId)> {
+        if self.max_lines.is_some() {
+            ready = ready.max(self.collect_at_threshold(stream, ready, device)?);
+        }
         let reserve = self.blocks.gc_reserve(region);
         let view = PlacementView::new(device, &self.blocks, stream, reserve);
-        match self.placement.plane(lpns, &view) {
+        let (first, gc_end, region) = match self.placement.plane(lpns, &view) {
             Some(plane) => self.allocate_on(plane, lpns, stream, region, ready, now, device),
-            None => self.allocate_unit_reclaiming(lpns, stream, region, ready, now, device),
+            None => return self.allocate_unit_reclaiming(lpns, stream, region, ready, now, device),
+        }?;
+        Ok((first, gc_end, region, stream))
+    }
+
+    /// The per-group line threshold (`PlacementLayout::max_lines`): a placement stream whose
+    /// next page opens a line while it holds `max_lines` - 1 sealed lines is collected first.
+    /// Returns when that collection ends (`ready` if none ran).
+    #[cold]
+    fn collect_at_threshold(&mut self, stream: StreamId, ready: SimTime, device: &mut Device) -> Result<SimTime> {
+        let Some(max) = self.max_lines else { return Ok(ready) };
+        if self.blocks.has_open_line(stream)
+            || !self.is_placement_stream(stream)
+            || (self.blocks.sealed_lines(stream).len() as u32) + 1 < max
+        {
+            return Ok(ready);
+        }
+        match self.collect_lines(stream, None, ready, device)? {
+            Some(end) => {
+                self.gc_stats.threshold_collections += 1;
+                self.gc_stats.foreground_invocations += 1;
+                self.gc_stats.foreground_wait_ns += end.saturating_sub(ready);
+                Ok(end.max(ready))
+            }
+            None => Ok(ready),
         }
     }
 
@@ -395,7 +424,7 @@ impl Ftl {
         ready: SimTime,
         now: SimTime,
         device: &mut Device,
-    ) -> Result<(Ppn, SimTime, RegionId)> {
+    ) -> Result<(Ppn, SimTime, RegionId, StreamId)> {
         let planes = self.blocks.geometry().planes();
         let reserve = self.blocks.gc_reserve(region);
         let mut reclaimed = false;
@@ -405,14 +434,16 @@ impl Ftl {
                 // its plane, with static placement; anywhere, if migration fell behind): the
                 // unit goes to the native region, as a drive writes past a full SLC cache.
                 self.stats.region_overflow_units += 1;
-                let native = self.streams.host[NATIVE.0 as usize];
+                let native = self.host_stream(NATIVE, lpns[0]);
                 return self.allocate_unit(lpns, native, NATIVE, ready, now, device);
             }
             let wanted = self.placement.wanted_plane(lpns, self.blocks.geometry());
             let domain = self.blocks.domain_of(region, wanted.unwrap_or(PlaneId(0)));
             // Free blocks beyond the reserve: device-wide, some plane then has room; on a
             // plane that is its own GC domain, that plane has.
-            let beyond_reserve = if self.blocks.domain_is_plane(region) {
+            let beyond_reserve = if self.blocks.is_line_region(region) {
+                self.blocks.free_lines(region) > reserve
+            } else if self.blocks.domain_is_plane(region) {
                 self.blocks.domain_free_blocks(region, domain) > reserve
             } else {
                 self.blocks.region_free_blocks(region) > planes * reserve
@@ -430,7 +461,8 @@ impl Ftl {
             self.reclaim_until(region, domain, target, ready, device)?;
             let view = PlacementView::new(device, &self.blocks, stream, reserve);
             if let Some(plane) = self.placement.plane(lpns, &view) {
-                return self.allocate_on(plane, lpns, stream, region, ready, now, device);
+                let (first, gc_end, region) = self.allocate_on(plane, lpns, stream, region, ready, now, device)?;
+                return Ok((first, gc_end, region, stream));
             }
         }
     }
@@ -456,12 +488,12 @@ impl Ftl {
             let domain = self.native_domain;
             self.reclaim_triggered(NATIVE, domain, self.trigger_free_blocks + 1, 0, device)?;
         }
-        let stream = self.streams.host[NATIVE.0 as usize];
-        let (ppn, _, region) = self.allocate_unit(std::slice::from_ref(&lpn), stream, NATIVE, 0, 0, device)?;
+        let stream = self.host_stream(NATIVE, lpn);
+        let (ppn, _, _, stream) = self.allocate_unit(std::slice::from_ref(&lpn), stream, NATIVE, 0, 0, device)?;
         self.commit_page(lpn, ppn, None, 0, device)?;
         let block = self.blocks.geometry().block_of(ppn);
         device.program(ppn, self.blocks.mode(block), 0, Source::Host);
-        self.note_programmed(region, block, device);
+        self.note_programmed(stream, block, device);
         Ok(())
     }
 }

@@ -82,6 +82,11 @@ impl Geometry {
     pub fn ppn(&self, block: BlockId, page: u32) -> Ppn {
         Ppn(block.0 * self.pages_per_block + page)
     }
+    /// A block's index inside its plane (the line it belongs to in line mode).
+    #[inline]
+    pub fn block_in_plane(&self, block: BlockId) -> u32 {
+        rem(block.0, self.blocks_per_plane)
+    }
     pub fn first_block_of(&self, plane: PlaneId) -> BlockId {
         BlockId(plane.0 * self.blocks_per_plane)
     }

@@ -151,8 +151,14 @@ pub struct IdleSummary {
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct WarmupSummary {
+    /// Pages the untimed fill and random writes wrote, and the erases of all the warm-up.
     pub pages_written: u64,
     pub erases: u64,
+    /// The timed random writes (`warmup.timed_random_writes_ns`): requests completed, the
+    /// simulated time they took until the last completed, and the flash programs they caused.
+    pub timed_requests: u64,
+    pub timed_span_ns: u64,
+    pub timed_programs: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

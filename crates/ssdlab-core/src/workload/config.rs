@@ -112,6 +112,11 @@ pub struct WorkloadConfig {
     pub iodepth: u32,
     /// Jobs; closed loop keeps `iodepth x numjobs` requests outstanding (fio's `numjobs`).
     pub numjobs: u32,
+    /// Sequential patterns: each job has a cursor of its own starting `offset_increment x job`
+    /// bytes into the working set (fio's `offset_increment`; 0: every job starts at the
+    /// beginning, fio's default for jobs on one device), and requests go to the jobs in turn.
+    /// Unset: the jobs share one sequential stream.
+    pub offset_increment: Option<ByteSize>,
     /// Fraction of the used logical space the job touches, in (0, 1].
     pub working_set: f64,
     /// How random offsets are drawn (fio's `random_distribution`).
@@ -160,6 +165,7 @@ impl Default for WorkloadConfig {
             rwmixread: 50,
             iodepth: 1,
             numjobs: 1,
+            offset_increment: None,
             working_set: 1.0,
             random_distribution: AddressDistribution::Uniform,
             zipf_theta: 1.2,

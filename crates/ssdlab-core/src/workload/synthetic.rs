@@ -26,7 +26,10 @@ pub struct SyntheticSource {
     on_ns: u64,
     off_ns: u64,
     clock_ns: f64,
-    cursor: u64,
+    /// Sequential cursors: one shared, or one per job (`offset_increment`).
+    cursors: Vec<u64>,
+    /// The job the next sequential request belongs to (jobs take turns).
+    job: usize,
     remaining: Option<u64>,
     rng: Pcg64Mcg,
 }
@@ -64,7 +67,11 @@ impl SyntheticSource {
             on_ns: cfg.on_ns,
             off_ns: cfg.off_ns,
             clock_ns: 0.0,
-            cursor: 0,
+            cursors: match cfg.offset_increment {
+                Some(inc) => (0..cfg.numjobs.max(1) as u64).map(|j| j * (inc.0 / bs) % slots).collect(),
+                None => vec![0],
+            },
+            job: 0,
             remaining: count,
             rng,
         }
@@ -86,8 +93,10 @@ impl SyntheticSource {
 
     fn slot(&mut self) -> u64 {
         if !self.rw.is_random() {
-            let s = self.cursor;
-            self.cursor = (self.cursor + 1) % self.slots;
+            let job = self.job;
+            self.job = (job + 1) % self.cursors.len();
+            let s = self.cursors[job];
+            self.cursors[job] = (s + 1) % self.slots;
             return s;
         }
         match self.distribution {
@@ -161,6 +170,25 @@ mod tests {
         assert_eq!(recs[1].offset_bytes, 4096);
         let reads = recs.iter().filter(|r| r.op == IoOp::Read).count() as f64 / 20_000.0;
         assert!((reads - 0.30).abs() < 0.02, "{reads}");
+    }
+
+    #[test]
+    fn sequential_jobs_take_turns_from_their_own_offsets() {
+        let offsets = |inc: Option<u64>| -> Vec<u64> {
+            let cfg = WorkloadConfig {
+                rw: RwMode::Read,
+                numjobs: 3,
+                offset_increment: inc.map(crate::units::ByteSize),
+                ..Default::default()
+            };
+            source(cfg).take(7).map(|r| r.offset_bytes / 4096).collect()
+        };
+        // One shared stream (unset), fio's default of every job from the start (0), and jobs
+        // 256 MiB apart (65536 pages), and 1.5 GiB apart, wrapping modulo the 1 GiB space.
+        assert_eq!(offsets(None), [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(offsets(Some(0)), [0, 0, 0, 1, 1, 1, 2]);
+        assert_eq!(offsets(Some(1 << 28)), [0, 65536, 131072, 1, 65537, 131073, 2]);
+        assert_eq!(offsets(Some(3 << 29)), [0, 131072, 0, 1, 131073, 1, 2]);
     }
 
     #[test]

@@ -499,6 +499,77 @@ fn a_learnedftl_model_hit_costs_no_translation_read_and_an_overwrite_clears_its_
     assert_eq!(t.latencies[2], read(1) + read(1));
 }
 
+/// Group GC (LearnedFTL Sec. 3.3): a group's line is collected when the group would open a
+/// line beyond its threshold; its valid pages are written back sorted by LPN, row by row across
+/// the planes, so they get consecutive virtual PPNs and every model predicts them exactly; the
+/// training's translation-page rewrites are charged as TPFTL charges the same relocations.
+#[test]
+fn group_gc_writes_a_group_back_sorted_and_its_training_is_charged_like_any_relocation() {
+    use IoOp::{Read, Trim, Write};
+    // Two planes x 10 blocks x 16 pages, half of it logical (160 pages); 8 entries per
+    // translation page, so a group (derived: a line of 32 pages / 8 = 4 translation pages) is
+    // LPNs 0-31. A group holding one sealed line is collected before it opens another
+    // (max_lines = 2). A one-node cache of three entries, no selective prefetch.
+    let layers = |mapping: &str| {
+        format!(
+            "[device]\nplanes_per_die = 2\nblocks_per_plane = 10\n\
+             [ftl]\nmapping = \"{mapping}\"\nplacement = \"group\"\ntranslation_entry_bytes = 512\n\
+             [ftl.group]\nmax_lines = 2\n[gc]\nvictim = \"group\"\n\
+             [ftl.tpftl]\ncmt_bytes = 26\nselective_prefetch = false\n[ftl.learned]\ncmt_bytes = 26\n"
+        )
+    };
+    let mut script = Vec::new();
+    // The group's first line (block 0 on both planes): LPN 31 down to 0, so no run is sequential.
+    for (k, lpn) in (0..32).rev().enumerate() {
+        script.push(at(k as u64 + 1, Write, lpn, 1));
+    }
+    // The odd LPNs are trimmed: the line keeps 16 valid pages, the even LPNs.
+    for (k, lpn) in (1..32).step_by(2).enumerate() {
+        script.push(at(33 + k as u64, Trim, lpn, 1));
+    }
+    // Request 49 rewrites LPN 0: the group must open a line, and holds one sealed: collected
+    // first. Then a read of 4 (moved by GC, not cached).
+    script.push(at(49, Write, 0, 1));
+    script.push(at(50, Read, 4, 1));
+    let t = run_timeline(&[&device(1), &layers("learned")], script.clone());
+
+    // The 16 even LPNs went to the group's new line (block 2: block 1 holds the translation
+    // pages), row by row: LPN 2k at position k, plane k mod 2, page k / 2. LPN 0's new copy
+    // follows at position 16.
+    let moved: Vec<(u32, u32, u32)> = (0..16).map(|k| where_is(&t, 2 * k)).collect();
+    let expected: Vec<(u32, u32, u32)> = (1..16).map(|k| (k % 2, 2, k / 2)).collect();
+    assert_eq!(moved[1..], expected[..]);
+    assert_eq!(where_is(&t, 0), (0, 2, 8));
+    let gc = t.ops(48, Source::Gc);
+    assert_eq!((gc.reads, gc.programs, gc.erases), (16, 16, 2), "16 copies, the line's 2 blocks erased");
+    let g = &t.report.gc;
+    assert_eq!((g.line_collections, g.lines_collected, g.threshold_collections, g.pages_copied), (1, 1, 1, 16));
+    let m = &t.report.policies.mapping_report;
+    let stat = |k: &str| m[k].as_u64().unwrap();
+    // Each of the group's 4 translation pages was rewritten once and retrained: every moved
+    // page is predicted exactly (offsets 0, 2, 4, 6 of a page on 4 consecutive VPPNs).
+    assert_eq!((stat("trainings"), stat("gc_writebacks"), stat("bits_set_by_training")), (4, 4, 16));
+    // LPN 4 is read by its model: no translation read, one data read (plane 0, page 1: type 1).
+    assert_eq!(mapping_ops(&t, 50)[49], (0, 0));
+    assert_eq!(t.latencies[49], read(1));
+    assert_eq!(stat("model_hits"), 1);
+    // LPN 0 was rewritten after training: its bit was cleared, the other 15 stay.
+    assert_eq!((stat("bits_cleared"), stat("bits_set")), (1, 15));
+    assert!(t.report.verify.final_scan_passed);
+
+    // TPFTL on the same groups: the same collection charges the same translation I/O (its
+    // moved entries are not cached, so it rewrites the same 4 pages), and LPN 4 then costs a
+    // translation read.
+    let tp = run_timeline(&[&device(1), &layers("tpftl")], script);
+    assert_eq!(tp.ops(48, Source::Mapping), t.ops(48, Source::Mapping));
+    assert_eq!(tp.ops(48, Source::Gc), t.ops(48, Source::Gc));
+    assert_eq!(tp.report.policies.mapping_report["gc_writebacks"].as_u64(), Some(4));
+    assert_eq!(mapping_ops(&tp, 50)[49], (1, 0));
+    let tpage = tp.sim.ftl().mapping().translation_page(0).expect("translation page 0 is on flash");
+    let tpage_type = tp.sim.ftl().blocks().geometry().page_in_block(tpage) as usize % 4;
+    assert_eq!(tp.latencies[49], read(tpage_type) + read(1));
+}
+
 #[test]
 fn migrating_k_valid_pages_costs_k_reads_k_programs_and_an_erase() {
     use IoOp::Write;
@@ -555,7 +626,13 @@ fn converting_blocks_to_slc_changes_capacity_exactly() {
         page_bytes: PAGE,
         cell: CellType::Qlc,
     };
-    let region = |name: &str, mode| RegionSpec { name: name.into(), mode, gc_scope: GcScope::Region, gc_reserve: 0 };
+    let region = |name: &str, mode| RegionSpec {
+        name: name.into(),
+        mode,
+        gc_scope: GcScope::Region,
+        gc_reserve: 0,
+        lines: false,
+    };
     let streams = vec![StreamSpec { name: "host".into(), region: RegionId(0) }];
     let mut bm = BlockManager::with_layout(
         g.clone(),

@@ -171,6 +171,11 @@ impl Combo {
             // Static placement writes each LPN to one plane: GC reclaims within planes.
             layers.push("[gc]\nscope = \"plane\"\n".into());
         }
+        if self.placement == "group" {
+            // Lines of 4 planes x 32 pages; groups of 4 translation pages of 32 entries (one
+            // line each, derived): 24 groups on 32 lines.
+            layers.push("[gc]\nvictim = \"group\"\n".into());
+        }
         if self.mapping == "tpftl" || self.mapping == "learned" {
             // 2 KiB: 341 entries of 6 B in one node, fewer across nodes of 8 B each.
             layers.push(
@@ -535,12 +540,12 @@ fn check_time(scheduler: &'static str, gc: &'static str) {
 }
 
 /// A demand-based mapping under both transaction schedulers, with the buffer off and on.
-fn check_mapping_schedulers(mapping: &'static str) {
+fn check_mapping_schedulers(mapping: &'static str, placement: &'static str) {
     for scheduler in ["fcfs", "priority"] {
         for buffer in [false, true] {
             for workload in WORKLOADS {
                 let time = Time { scheduler, gc: "greedy", flush: "none" };
-                check(Combo { buffer, placement: "dynamic", mapping, slc: false, workload, time });
+                check(Combo { buffer, placement, mapping, slc: false, workload, time });
             }
         }
     }
@@ -548,14 +553,35 @@ fn check_mapping_schedulers(mapping: &'static str) {
 
 #[test]
 fn tpftl_under_both_schedulers() {
-    check_mapping_schedulers("tpftl");
+    check_mapping_schedulers("tpftl", "dynamic");
 }
 
 /// Every model hit is checked against the exact table (a wrong one is an invariant error), so
 /// these runs also prove that no bit outlives an overwrite, trim or relocation.
 #[test]
 fn learned_under_both_schedulers() {
-    check_mapping_schedulers("learned");
+    check_mapping_schedulers("learned", "dynamic");
+}
+
+/// LearnedFTL as the paper builds it: group-based allocation on lines and group GC.
+#[test]
+fn learned_with_groups_under_both_schedulers() {
+    check_mapping_schedulers("learned", "group");
+}
+
+/// Group allocation and GC under the other mappings (an ablation the paper does not run).
+#[test]
+fn dftl_and_page_with_groups_under_both_schedulers() {
+    check_mapping_schedulers("dftl", "group");
+    check_mapping_schedulers("page", "group");
+}
+
+/// FEMU's line allocation and greedy line GC, on which the paper ran its baselines.
+#[test]
+fn lines_under_both_schedulers() {
+    for mapping in ["page", "dftl", "tpftl", "learned"] {
+        check_mapping_schedulers(mapping, "line");
+    }
 }
 
 macro_rules! time_matrix {

@@ -8,7 +8,7 @@ pub mod victim;
 
 use serde::Serialize;
 
-use crate::ftl::blocks::{BlockManager, DomainId};
+use crate::ftl::blocks::{BlockManager, DomainId, StreamId};
 use crate::units::{BlockId, SimTime};
 use crate::workload::IoOp;
 
@@ -46,11 +46,68 @@ impl VictimView<'_> {
     }
 }
 
+/// One sealed line of a line-mode region, as a line victim policy sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineCensus {
+    /// Its block index (the same on every plane).
+    pub index: u32,
+    /// The stream that wrote it.
+    pub stream: StreamId,
+    pub valid_pages: u32,
+    pub capacity_pages: u32,
+    /// GC can write its valid pages back now: they fit the open line of the stream they go to
+    /// and the region's free lines.
+    pub collectable: bool,
+}
+
+impl LineCensus {
+    pub fn invalid_pages(&self) -> u32 {
+        self.capacity_pages - self.valid_pages
+    }
+}
+
+/// What a line victim policy sees: every sealed line of one line-mode region, grouped by
+/// stream in stream order, each stream's in seal order.
+pub struct LineVictimView<'a> {
+    pub(crate) lines: &'a [LineCensus],
+    pub now: SimTime,
+}
+
+impl LineVictimView<'_> {
+    pub fn lines(&self) -> &[LineCensus] {
+        self.lines
+    }
+    /// The sealed lines of each stream that has any: (stream, its lines).
+    pub fn streams(&self) -> impl Iterator<Item = (StreamId, &[LineCensus])> + '_ {
+        self.lines.chunk_by(|a, b| a.stream == b.stream).map(|c| (c[0].stream, c))
+    }
+}
+
+/// What GC collects next in a line-mode region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineVictim {
+    /// One sealed line (FEMU's greedy line GC).
+    Line(u32),
+    /// A stream's sealed lines together, the most invalid first, as many as their write-back
+    /// fits (LearnedFTL's group GC).
+    Stream(StreamId),
+}
+
 /// Chooses the block GC empties next. Only sealed blocks are candidates (never an open one).
 pub trait VictimPolicy: Send {
     fn id(&self) -> &'static str;
     /// A victim with at least `min_invalid_fraction` invalid pages, or None.
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId>;
+    /// In a line-mode region (`ftl.placement = "line"` or `"group"`): the line, or the
+    /// stream's lines, GC collects next, or None. Policies that pick only blocks leave it None
+    /// and say so in `selects_lines` (a line-mode region refuses them).
+    fn select_lines(&mut self, _view: &LineVictimView) -> Option<LineVictim> {
+        None
+    }
+    /// Whether `select_lines` is implemented (line-mode regions need it).
+    fn selects_lines(&self) -> bool {
+        false
+    }
 }
 
 /// What a GC scheduler observes at a decision point.
@@ -154,6 +211,11 @@ pub struct GcStats {
     /// Victims chosen, and their valid pages summed at the moment of choice.
     pub victims_chosen: u64,
     pub victim_valid_pages_at_choice: u64,
+    /// Line-mode regions: collections (one line, or a LearnedFTL group's lines together), the
+    /// lines they took, and the collections the per-group line threshold forced.
+    pub line_collections: u64,
+    pub lines_collected: u64,
+    pub threshold_collections: u64,
     /// Victims chosen by partial steps that asked for a minimum invalid fraction (> 0), e.g.
     /// RLGC's aggressive early GC, and the smallest invalid fraction among them at choice
     /// (1.0 when there were none).
@@ -177,6 +239,9 @@ impl Default for GcStats {
             foreground_wait_ns: 0,
             victims_chosen: 0,
             victim_valid_pages_at_choice: 0,
+            line_collections: 0,
+            lines_collected: 0,
+            threshold_collections: 0,
             filtered_victims_chosen: 0,
             filtered_victims_min_invalid_fraction: 1.0,
             idle_steps: 0,

@@ -192,7 +192,7 @@ pub struct BuildCtx<'a> {
 impl BuildCtx<'_> {
     /// Consecutive LPNs one translation page holds (`page_bytes / ftl.translation_entry_bytes`).
     pub fn entries_per_translation_page(&self) -> u32 {
-        (self.cfg.device.page_bytes / self.cfg.ftl.translation_entry_bytes as u64).clamp(1, u32::MAX as u64) as u32
+        self.cfg.ftl.entries_per_translation_page(self.cfg.device.page_bytes)
     }
 
     /// Translation pages the table spans.

@@ -12,12 +12,22 @@
 //! | `dynamic` | `dynamic.rs` | the plane whose array unit frees earliest (ties: cyclic order after the last used) |
 //! | `static` | `static_cwdp.rs` | MQSim's channel-way-die-plane order computed from the LPN |
 //! | `wordline` | `wordline.rs` | `dynamic`, with units of one whole wordline programmed one-shot |
+//! | `line` | `line.rs` | FEMU's write pointer: pages striped row by row over every plane, a line at a time |
+//! | `group` | `group.rs` | LearnedFTL's group-based allocation: a write stream per group of GTD entries, on lines |
+//!
+//! A placement may also declare write streams of its own and line-mode allocation of the native
+//! region (`layout`), and then chooses the stream of every page of data bound there
+//! (`stream_for`): host writes, GC's relocations and migrations into the native region alike.
 
 mod dynamic;
+mod group;
+mod line;
 mod static_cwdp;
 mod wordline;
 
 pub use dynamic::DynamicPlacement;
+pub use group::{group_entries, GroupPlacement};
+pub use line::LinePlacement;
 pub use static_cwdp::{cwdp_plane, StaticPlacement};
 pub use wordline::WordlinePlacement;
 
@@ -35,6 +45,8 @@ pub struct PlacementView<'a> {
     blocks: &'a BlockManager,
     stream: StreamId,
     reserve: u32,
+    /// The stream is in a line-mode region (asked once per unit, not per plane).
+    line: bool,
 }
 
 impl<'a> PlacementView<'a> {
@@ -42,7 +54,7 @@ impl<'a> PlacementView<'a> {
     /// reserve of host data).
     #[inline]
     pub(crate) fn new(device: &'a Device, blocks: &'a BlockManager, stream: StreamId, reserve: u32) -> Self {
-        PlacementView { device, blocks, stream, reserve }
+        PlacementView { device, blocks, stream, reserve, line: blocks.is_line_stream(stream) }
     }
     /// The write stream the unit is for.
     pub fn stream(&self) -> StreamId {
@@ -55,13 +67,43 @@ impl<'a> PlacementView<'a> {
     /// open block, or can open a free block.
     #[inline]
     pub fn has_room(&self, plane: PlaneId, pages: u32) -> bool {
-        self.blocks.room_for(self.stream, plane, pages, self.reserve)
+        if self.line {
+            self.blocks.room_for_line(self.stream, plane, pages, self.reserve)
+        } else {
+            self.blocks.room_for_blocks(self.stream, plane, pages, self.reserve)
+        }
     }
     /// When the array unit holding `plane` becomes free.
     #[inline]
     pub fn free_at(&self, plane: PlaneId) -> SimTime {
         self.device.plane_free_at(plane)
     }
+    /// Line mode: pages allocated in the stream's open line (0 without one); the next page
+    /// written row by row goes to the plane at this position modulo the planes, in
+    /// channel-first order.
+    #[inline]
+    pub fn line_cursor(&self) -> u32 {
+        self.blocks.line_cursor(self.stream)
+    }
+    /// Whether the unit's stream writes to a line-mode region.
+    #[inline]
+    pub fn is_line_stream(&self) -> bool {
+        self.line
+    }
+}
+
+/// What a placement declares when it is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PlacementLayout {
+    /// Write streams of its own in the native region (LearnedFTL's groups), registered after
+    /// the FTL's; `Placement::bind_streams` gets the first one's id.
+    pub streams: u32,
+    /// The native region opens blocks a line at a time (the same block on every plane,
+    /// `ftl/blocks.rs`), and its GC collects lines (`VictimPolicy::select_lines`).
+    pub lines: bool,
+    /// One of the placement's streams holding this many lines, its open one included, is
+    /// collected before it opens another (LearnedFTL's per-group GC threshold); None: no limit.
+    pub max_lines: Option<u32>,
 }
 
 /// Chooses where program units go. One file per policy; `REGISTRY` names them.
@@ -92,6 +134,18 @@ pub trait Placement: Send {
     /// Only timed programs are reported: warm-up programs take no time (and placements treat
     /// every plane as idle while the device is untimed).
     fn on_programmed(&mut self, _stream: StreamId, _plane: PlaneId, _free_at: SimTime, _has_room: bool) {}
+    /// Its streams and the native region's allocation (see `PlacementLayout`).
+    fn layout(&self) -> PlacementLayout {
+        PlacementLayout::default()
+    }
+    /// The id of the first of the `layout().streams` streams the FTL registered for it (the
+    /// others follow in order).
+    fn bind_streams(&mut self, _first: StreamId) {}
+    /// The stream a page of `lpn`'s data bound for the native region goes to, if one of its own
+    /// (None: the FTL's stream for the purpose: host, GC or migration).
+    fn stream_for(&self, _lpn: Lpn) -> Option<StreamId> {
+        None
+    }
 }
 
 /// A placement policy from the run's config (the geometry; its own table, if it has settings:
@@ -110,5 +164,15 @@ pub const REGISTRY: &[Entry<BuildPlacement>] = &[
         id: "wordline",
         summary: "a whole wordline one-shot, least-busy plane",
         build: |c| Ok(Box::new(WordlinePlacement::new(&c.geometry()))),
+    },
+    Entry {
+        id: "line",
+        summary: "FEMU's write pointer: striped row by row over every plane, a line at a time",
+        build: |c| Ok(Box::new(LinePlacement::new(&c.geometry()))),
+    },
+    Entry {
+        id: "group",
+        summary: "LearnedFTL's group-based allocation: per-group write points on lines",
+        build: |c| Ok(Box::new(GroupPlacement::from_config(c))),
     },
 ];

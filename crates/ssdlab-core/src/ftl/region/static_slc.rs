@@ -50,7 +50,13 @@ impl RegionPolicy for StaticSlc {
     }
     fn layout(&self) -> Vec<RegionLayout> {
         vec![RegionLayout {
-            spec: RegionSpec { name: "slc".into(), mode: BlockMode::Slc, gc_scope: GcScope::Region, gc_reserve: 0 },
+            spec: RegionSpec {
+                name: "slc".into(),
+                mode: BlockMode::Slc,
+                gc_scope: GcScope::Region,
+                gc_reserve: 0,
+                lines: false,
+            },
             initial_blocks: self.blocks,
         }]
     }

@@ -4,10 +4,12 @@
 mod cost_benefit;
 mod fifo;
 mod greedy;
+mod group;
 
 pub use cost_benefit::CostBenefitVictim;
 pub use fifo::FifoVictim;
 pub use greedy::GreedyVictim;
+pub use group::GroupVictim;
 
 use crate::config::ValidatedConfig;
 use crate::error::Result;
@@ -24,6 +26,11 @@ pub const REGISTRY: &[Entry<BuildVictim>] = &[
         id: "cost_benefit",
         summary: "max (1 - u) x age / 2u (Kawaguchi et al.)",
         build: |_| Ok(Box::new(CostBenefitVictim)),
+    },
+    Entry {
+        id: "group",
+        summary: "LearnedFTL's group GC: the group (stream) whose sealed lines hold the most invalid pages",
+        build: |_| Ok(Box::new(GroupVictim)),
     },
 ];
 
