@@ -9,22 +9,48 @@ import click
 SHARED_TRACES = Path(__file__).resolve().parents[3].parent / "shared" / "traces"
 
 
+def _traces_options(what: str):
+    """--trace/-t (repeatable) and --traces-dir, alike in every reproduction."""
+
+    def apply(command):
+        command = click.option(
+            "--traces-dir",
+            type=click.Path(file_okay=False),
+            default=str(SHARED_TRACES),
+            show_default="../shared/traces beside the repository",
+            help=f"Where the default {what} are.",
+        )(command)
+        return click.option(
+            "--trace", "-t", "traces", multiple=True, type=click.Path(dir_okay=False), help="Trace(s) to use."
+        )(command)
+
+    return apply
+
+
+def _run_options(out: str):
+    """--verify, --jobs/-j and --out/-o, alike in every reproduction."""
+
+    def apply(command):
+        command = click.option(
+            "--out", "-o", type=click.Path(file_okay=False), default=out, show_default=True
+        )(command)
+        command = click.option(
+            "--jobs", "-j", type=int, default=None, help="Parallel processes (default: one per core)."
+        )(command)
+        return click.option(
+            "--verify", is_flag=True, help="Check every mapping at the end of every run (slower)."
+        )(command)
+
+    return apply
+
+
 @click.group()
 def reproduce() -> None:
     """Reproduce a paper's tables and figures."""
 
 
 @reproduce.command()
-@click.option(
-    "--trace", "-t", "traces", multiple=True, type=click.Path(dir_okay=False), help="Trace(s) to use."
-)
-@click.option(
-    "--traces-dir",
-    type=click.Path(file_okay=False),
-    default=str(SHARED_TRACES),
-    show_default="../shared/traces beside the repository",
-    help="Where the default write-heavy real traces are.",
-)
+@_traces_options("write-heavy real traces")
 @click.option(
     "--preset", "presets", multiple=True, help="Preset(s) (default: kang-3d-128gb and kang-3d-512gb)."
 )
@@ -42,9 +68,7 @@ def reproduce() -> None:
     is_flag=True,
     help="CI-sized: one trace and one synthetic workload, 256 blocks per plane, two drives written, two seeds.",
 )
-@click.option("--verify", is_flag=True, help="Check every mapping at the end of every run (slower).")
-@click.option("--jobs", "-j", type=int, default=None, help="Parallel processes (default: one per core).")
-@click.option("--out", "-o", type=click.Path(file_okay=False), default="results/rlgc", show_default=True)
+@_run_options("results/rlgc")
 def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, jobs, out) -> None:
     """RLGC (Kang et al., TECS 2017) and its Q-table cache: Tables 5-10, Figs. 7 and 9."""
     from ssdlab.experiments import rlgc as rlgc_experiment
@@ -55,6 +79,30 @@ def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, 
         seeds=seeds,
         include_predictors=include_predictors,
         presets=tuple(presets) or rlgc_experiment.PRESETS,
+        processes=jobs,
+        shared_traces=Path(traces_dir),
+        quick=quick,
+        verify=verify,
+    )
+
+
+@reproduce.command()
+@_traces_options("real traces of Fig. 20")
+@click.option("--seeds", default=1, show_default=True, help="Repeated seeds per configuration.")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="CI-sized: a 2 GiB drive, 60 s warm-up, 100k reads, 20 s writes, one trace.",
+)
+@_run_options("results/learnedftl")
+def learnedftl(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
+    """LearnedFTL (Wang et al., HPCA 2024) against DFTL, TPFTL and ideal: Figs. 3c, 14, 15, 20."""
+    from ssdlab.experiments import learnedftl as experiment
+
+    experiment.reproduce(
+        [Path(t) for t in traces] or None,
+        Path(out),
+        seeds=seeds,
         processes=jobs,
         shared_traces=Path(traces_dir),
         quick=quick,

@@ -10,9 +10,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ssdlab._console import progress_bar
+from ssdlab._console import console, progress_bar
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ssdlab.report import Report
 
 
@@ -69,3 +71,16 @@ def run_jobs(jobs: Sequence[Job], worker: Callable[[Job], dict[str, Any]], proce
                         future.cancel()
                     raise
     return [r for r in results if r is not None]
+
+
+def verified(jobs: Sequence[Job]) -> list[Job]:
+    """The jobs with verify mode on: every mapping checked at the end of each run, which fails
+    on a lost page."""
+    return [Job(j.labels, j.preset, j.trace, j.workload, (*j.overrides, "verify=true")) for j in jobs]
+
+
+def print_frame(title: str, frame: pd.DataFrame) -> None:
+    """A result table on the console, rounded to 3 places."""
+    console.print(f"\n[bold]{title}[/]")
+    # soft_wrap: a wide frame is printed whole, not folded at the terminal's (or a log's) 80 columns.
+    console.print(frame.round(3).to_string(), highlight=False, markup=False, soft_wrap=True)

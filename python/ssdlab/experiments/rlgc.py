@@ -40,7 +40,7 @@ import pandas as pd
 import ssdlab
 from ssdlab import _core
 from ssdlab._console import console
-from ssdlab.experiments.common import Job, run_jobs
+from ssdlab.experiments.common import Job, print_frame, run_jobs, verified
 
 SCHEDULERS: dict[str, tuple[str, ...]] = {
     # Page-level GC triggers when free blocks fall below "5% of the total number of blocks"
@@ -411,12 +411,6 @@ def plots(results: list[dict[str, Any]], out: Path) -> None:
         plt.close(fig)
 
 
-def _print_frame(title: str, frame: pd.DataFrame) -> None:
-    console.print(f"\n[bold]{title}[/]")
-    # soft_wrap: a wide frame is printed whole, not folded at the terminal's (or a log's) 80 columns.
-    console.print(frame.round(3).to_string(), highlight=False, markup=False, soft_wrap=True)
-
-
 def reproduce(
     traces: list[Path] | None,
     out: Path,
@@ -446,11 +440,11 @@ def reproduce(
     probes = probe(loads, presets, settings, processes)
     jobs, plans = build_jobs(loads, presets, schedulers, settings, probes)
     if verify:
-        jobs = [Job(j.labels, j.preset, j.trace, None, (*j.overrides, "verify=true")) for j in jobs]
+        jobs = verified(jobs)
     verdicts = probes[["preset", "workload", "no_gc_write_p99_99_us", "probe_erases", "sustainable"]]
     setup = pd.DataFrame(plans).drop(columns=["_overrides"]).merge(verdicts, on=["preset", "workload"])
     sustainable = {(r.preset, r.workload) for r in setup.itertuples() if r.sustainable}
-    _print_frame(
+    print_frame(
         "Set-up per workload (empty start; every request measured)", setup.set_index(["preset", "workload"])
     )
     setup.to_csv(out / "setup.csv", index=False)
@@ -469,6 +463,6 @@ def reproduce(
             f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
     plots(results, out)
     for title, table in result_tables.items():
-        _print_frame(title, table)
+        print_frame(title, table)
     console.print(f"\nresults: {out}/ (setup.csv, runs.csv, tables.md, fig7_fig9_*.png)")
     return result_tables

@@ -18,55 +18,92 @@
 //! simulator has dies between chips and planes and places them there, as
 //! `channel_first_order()` does.
 
+use strength_reduce::StrengthReducedU32 as Divisor;
+
 use crate::nand::geometry::Geometry;
 use crate::units::{BlockId, PlaneId, Ppn};
 
 /// PPN <-> VPPN translation for one geometry. Copies the few counts it needs, so it is `Copy` and
-/// can sit beside the mapping without borrowing the geometry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// can sit beside the mapping without borrowing the geometry. The counts are kept as
+/// strength-reduced divisors: LearnedFTL translates every page of a translation page at each
+/// training, and a hardware division per digit dominated that loop.
+#[derive(Debug, Clone, Copy)]
 pub struct VirtualPages {
-    channels: u32,
-    chips_per_channel: u32,
-    dies_per_chip: u32,
-    planes_per_die: u32,
-    blocks_per_plane: u32,
-    pages_per_block: u32,
+    channels: Divisor,
+    chips_per_channel: Divisor,
+    dies_per_chip: Divisor,
+    planes_per_die: Divisor,
+    blocks_per_plane: Divisor,
+    pages_per_block: Divisor,
     /// All planes of the device (the product of the four counts above it).
-    planes: u32,
+    planes: Divisor,
+    /// Planes of one chip, and of one channel (products of the counts above).
+    planes_per_chip: Divisor,
+    planes_per_channel: Divisor,
+    /// Ranks of one chip row and of one die row in the allocation order (channel fastest).
+    chips: Divisor,
+    dies: Divisor,
+}
+
+impl PartialEq for VirtualPages {
+    fn eq(&self, other: &Self) -> bool {
+        self.counts() == other.counts()
+    }
+}
+
+impl Eq for VirtualPages {}
+
+/// A divisor for a count a validated geometry keeps at 1 or more (0 is taken as 1, so no input
+/// can make this panic).
+fn divisor(count: u32) -> Divisor {
+    Divisor::new(count.max(1))
 }
 
 impl VirtualPages {
     pub fn new(g: &Geometry) -> Self {
+        let (c, w, d, p) = (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die);
         VirtualPages {
-            channels: g.channels,
-            chips_per_channel: g.chips_per_channel,
-            dies_per_chip: g.dies_per_chip,
-            planes_per_die: g.planes_per_die,
-            blocks_per_plane: g.blocks_per_plane,
-            pages_per_block: g.pages_per_block,
-            planes: g.planes(),
+            channels: divisor(c),
+            chips_per_channel: divisor(w),
+            dies_per_chip: divisor(d),
+            planes_per_die: divisor(p),
+            blocks_per_plane: divisor(g.blocks_per_plane),
+            pages_per_block: divisor(g.pages_per_block),
+            planes: divisor(g.planes()),
+            planes_per_chip: divisor(p * d),
+            planes_per_channel: divisor(p * d * w),
+            chips: divisor(c * w),
+            dies: divisor(c * w * d),
         }
+    }
+
+    fn counts(&self) -> [u32; 6] {
+        [
+            self.channels.get(),
+            self.chips_per_channel.get(),
+            self.dies_per_chip.get(),
+            self.planes_per_die.get(),
+            self.blocks_per_plane.get(),
+            self.pages_per_block.get(),
+        ]
     }
 
     /// The virtual page number of `ppn` (a bijection on `0..pages`). No arithmetic here can
     /// overflow: every intermediate is below the page count, which a `Geometry` keeps below 2^32.
     #[inline]
     pub fn to_vppn(&self, ppn: Ppn) -> u32 {
-        let page = ppn.0 % self.pages_per_block;
-        let block = BlockId(ppn.0 / self.pages_per_block);
-        let plane = PlaneId(block.0 / self.blocks_per_plane);
-        let block_in_plane = block.0 % self.blocks_per_plane;
-        (block_in_plane * self.pages_per_block + page) * self.planes + self.plane_rank(plane)
+        let (block, page) = Divisor::div_rem(ppn.0, self.pages_per_block);
+        let (plane, block_in_plane) = Divisor::div_rem(BlockId(block).0, self.blocks_per_plane);
+        (block_in_plane * self.pages_per_block.get() + page) * self.planes.get() + self.plane_rank(PlaneId(plane))
     }
 
     /// The physical page of virtual page `vppn` (the inverse of `to_vppn`).
     #[inline]
     pub fn to_ppn(&self, vppn: u32) -> Ppn {
-        let plane = self.plane_at_rank(vppn % self.planes);
-        let row = vppn / self.planes;
-        let page = row % self.pages_per_block;
-        let block_in_plane = row / self.pages_per_block;
-        Ppn((plane.0 * self.blocks_per_plane + block_in_plane) * self.pages_per_block + page)
+        let (row, rank) = Divisor::div_rem(vppn, self.planes);
+        let plane = self.plane_at_rank(rank);
+        let (block_in_plane, page) = Divisor::div_rem(row, self.pages_per_block);
+        Ppn((plane.0 * self.blocks_per_plane.get() + block_in_plane) * self.pages_per_block.get() + page)
     }
 
     /// The plane rank in allocation order (channel fastest): the position of `plane` in
@@ -74,11 +111,11 @@ impl VirtualPages {
     /// reverse order.
     #[inline]
     pub fn plane_rank(&self, plane: PlaneId) -> u32 {
-        let (c, w, d, p) = (self.channels, self.chips_per_channel, self.dies_per_chip, self.planes_per_die);
-        let plane_in_die = plane.0 % p;
-        let die = plane.0 / p % d;
-        let chip = plane.0 / (p * d) % w;
-        let channel = plane.0 / (p * d * w);
+        let (c, w, d) = (self.channels.get(), self.chips_per_channel.get(), self.dies_per_chip.get());
+        let plane_in_die = plane.0 % self.planes_per_die;
+        let die = plane.0 / self.planes_per_die % self.dies_per_chip;
+        let chip = plane.0 / self.planes_per_chip % self.chips_per_channel;
+        let channel = plane.0 / self.planes_per_channel;
         ((plane_in_die * d + die) * w + chip) * c + channel
     }
 
@@ -86,11 +123,11 @@ impl VirtualPages {
     /// `plane_rank`).
     #[inline]
     pub fn plane_at_rank(&self, rank: u32) -> PlaneId {
-        let (c, w, d, p) = (self.channels, self.chips_per_channel, self.dies_per_chip, self.planes_per_die);
-        let channel = rank % c;
-        let chip = rank / c % w;
-        let die = rank / (c * w) % d;
-        let plane_in_die = rank / (c * w * d);
+        let (w, d, p) = (self.chips_per_channel.get(), self.dies_per_chip.get(), self.planes_per_die.get());
+        let channel = rank % self.channels;
+        let chip = rank / self.channels % self.chips_per_channel;
+        let die = rank / self.chips % self.dies_per_chip;
+        let plane_in_die = rank / self.dies;
         PlaneId(((channel * w + chip) * d + die) * p + plane_in_die)
     }
 }

@@ -305,10 +305,12 @@ impl Mapping for Dftl {
         self.gtd.location(tpage)
     }
 
+    /// Both the cache slot and the table entry (which gives the PPN of lookups and `peek`).
     fn touch(&self, lpn: Lpn) {
         if let Some(v) = self.slot_of.get(lpn.index()) {
             crate::units::prefetch(v);
         }
+        self.table.touch(lpn);
     }
 
     fn logical_pages(&self) -> u32 {

@@ -29,7 +29,8 @@
 //! reading of the paper (the artifact orders nodes by plain LRU). GC as DFTL: moved entries
 //! become dirty if cached, else their translation pages are rewritten once per batch.
 
-use std::collections::BTreeSet;
+use dary_heap::QuaternaryHeap;
+use std::cmp::Reverse;
 
 use serde_json::json;
 
@@ -45,7 +46,8 @@ use crate::units::{Lpn, Ppn, SimTime};
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     lpn: u32,
-    dirty: bool,
+    /// Dirty while this equals its node's `write_backs` (see `Node::write_backs`).
+    dirty_in: u32,
     /// Access tick of the last use (node hotness is the mean over its entries).
     access: u64,
     /// Place in its node's LRU order.
@@ -64,12 +66,71 @@ struct Node {
     lru: LruList,
     entries: u32,
     access_sum: u64,
+    /// `access_sum / entries`, kept current by `Tpftl::reheat` (the heap compares it often).
+    mean_access: u64,
+    /// Write-backs of the page since the node was created: an entry dirtied now records this
+    /// count, and a write-back cleans every entry at once by counting up, instead of walking
+    /// the node's entries (a GC batch writes back hundreds of pages). Wraps after 2^32
+    /// write-backs of one page; an entry still cached from that long ago would only cost one
+    /// needless write-back.
+    write_backs: u32,
 }
 
 impl Node {
-    /// The node's place in the hotness order: mean access tick, then translation page.
-    fn key(&self) -> (u64, u32) {
-        (self.access_sum / self.entries.max(1) as u64, self.tp)
+    /// The node's place in the hotness order: mean access tick, then translation page, packed
+    /// into one integer that orders as the pair does (one comparison in the heap's inner loop).
+    fn key(&self) -> HotKey {
+        (self.mean_access as HotKey) << 32 | self.tp as HotKey
+    }
+}
+
+/// The nodes in hotness order: a min-heap of (mean access, translation page) keys, each a lower
+/// bound of its node's current key. A node pushes its key when it is created and whenever the
+/// key falls; when it rises (every hit and insert raises the mean), nothing happens, and the
+/// stale key is raised in place only if it reaches the top. The top key that equals its node's
+/// current key is then the least of all current keys: every live node has a key in the heap at
+/// or below its current one. So the coldest node is exactly the one a sorted set of current keys
+/// would give first (keys are unique per node), at a fraction of the cost: a hit touches no heap
+/// at all, and a miss usually raises one key at the top. Keys of dropped nodes are popped when
+/// they surface; the heap is rebuilt from the live nodes when such leftovers outnumber them.
+#[derive(Debug, Default)]
+struct Hotness {
+    heap: QuaternaryHeap<Reverse<HotKey>>,
+}
+
+/// (mean access tick << 32) | translation page.
+type HotKey = u128;
+
+impl Hotness {
+    fn push(&mut self, key: HotKey) {
+        self.heap.push(Reverse(key));
+    }
+
+    fn needs_rebuild(&self, live_nodes: u64) -> bool {
+        self.heap.len() as u64 > 2 * live_nodes + 64
+    }
+
+    fn rebuild(&mut self, live: impl Iterator<Item = HotKey>) {
+        self.heap = live.map(Reverse).collect();
+    }
+
+    /// The translation page of the coldest node; `current` gives a page's current key (None:
+    /// not cached).
+    fn coldest(&mut self, current: impl Fn(u32) -> Option<HotKey>) -> Option<u32> {
+        while let Some(mut top) = self.heap.peek_mut() {
+            let Reverse(key) = *top;
+            let tp = key as u32;
+            match current(tp) {
+                Some(now) if now == key => return Some(tp),
+                // Risen since pushed: move it down to where it belongs now.
+                Some(now) if now > key => *top = Reverse(now),
+                // The node is gone, or has a lower key in the heap as well.
+                _ => {
+                    dary_heap::PeekMut::pop(top);
+                }
+            }
+        }
+        None
     }
 }
 
@@ -121,7 +182,7 @@ pub struct Tpftl {
     nodes: Vec<Node>,
     free_nodes: Vec<u32>,
     /// Nodes by hotness, coldest first.
-    hotness: BTreeSet<(u64, u32)>,
+    hotness: Hotness,
     cached_entries: u64,
     cached_nodes: u64,
     tick: u64,
@@ -168,7 +229,7 @@ impl Tpftl {
             node_of: vec![NONE; pages],
             nodes: Vec::new(),
             free_nodes: Vec::new(),
-            hotness: BTreeSet::new(),
+            hotness: Hotness::default(),
             cached_entries: 0,
             cached_nodes: 0,
             tick: 0,
@@ -222,11 +283,25 @@ impl Tpftl {
     /// Change node `n`'s access sum and keep the hotness order.
     fn reheat(&mut self, n: u32, change: impl FnOnce(&mut Node)) {
         let node = &mut self.nodes[n as usize];
-        self.hotness.remove(&node.key());
+        let (was_empty, before) = (node.entries == 0, node.key());
         change(node);
-        if node.entries > 0 {
-            self.hotness.insert(node.key());
+        node.mean_access = node.access_sum / node.entries.max(1) as u64;
+        // A risen key stays in the heap as a lower bound (see `Hotness`).
+        if node.entries > 0 && (was_empty || node.key() < before) {
+            self.hotness.push(node.key());
         }
+        if self.hotness.needs_rebuild(self.cached_nodes) {
+            self.hotness.rebuild(self.nodes.iter().filter(|n| n.entries > 0).map(Node::key));
+        }
+    }
+
+    /// The coldest cached node's translation page.
+    fn coldest(&mut self) -> Option<u32> {
+        let (nodes, node_of) = (&self.nodes, &self.node_of);
+        self.hotness.coldest(|tp| {
+            let n = node_of[tp as usize];
+            (n != NONE).then(|| nodes[n as usize].key())
+        })
     }
 
     /// Cache `lpn`'s entry (not cached), making room first.
@@ -243,7 +318,9 @@ impl Tpftl {
             n = self.new_node(tp);
         }
         self.tick += 1;
-        let entry = Entry { lpn, dirty, access: self.tick, links: Links::UNLINKED };
+        let epoch = self.nodes[n as usize].write_backs;
+        let dirty_in = if dirty { epoch } else { epoch.wrapping_sub(1) };
+        let entry = Entry { lpn, dirty_in, access: self.tick, links: Links::UNLINKED };
         let i = place_slot(&mut self.entries, &mut self.free_entries, entry);
         self.slot_of[lpn as usize] = i;
         self.cached_entries += 1;
@@ -257,7 +334,7 @@ impl Tpftl {
     }
 
     fn new_node(&mut self, tp: u32) -> u32 {
-        let node = Node { tp, lru: LruList::default(), entries: 0, access_sum: 0 };
+        let node = Node { tp, lru: LruList::default(), entries: 0, access_sum: 0, mean_access: 0, write_backs: 0 };
         let n = place_slot(&mut self.nodes, &mut self.free_nodes, node);
         self.node_of[tp as usize] = n;
         self.cached_nodes += 1;
@@ -284,11 +361,11 @@ impl Tpftl {
     /// Evict one entry: the least recently used clean entry of the coldest node, else its least
     /// recently used dirty one (written back with every dirty entry of its page).
     fn evict_one(&mut self, ctx: &mut MapCtx) -> Result<()> {
-        let &(_, tp) = self.hotness.first().expect("a cache with entries has a node");
+        let tp = self.coldest().expect("a cache with entries has a node");
         let n = self.node_of[tp as usize];
         let tail = self.nodes[n as usize].lru.tail();
         let mut victim = tail;
-        while victim != NONE && self.entries[victim as usize].dirty {
+        while victim != NONE && self.is_dirty(n, victim) {
             victim = self.entries[victim as usize].links.newer;
         }
         self.stats.evictions += 1;
@@ -328,13 +405,21 @@ impl Tpftl {
         let end = self.gtd.write_back(tp, ready, ctx)?;
         let n = self.node_of[tp as usize];
         if n != NONE {
-            let mut i = self.nodes[n as usize].lru.tail();
-            while i != NONE {
-                self.entries[i as usize].dirty = false;
-                i = self.entries[i as usize].links.newer;
-            }
+            let node = &mut self.nodes[n as usize];
+            node.write_backs = node.write_backs.wrapping_add(1);
         }
         Ok(end)
+    }
+
+    /// Whether entry `i` of node `n` differs from its translation page on flash.
+    fn is_dirty(&self, n: u32, i: u32) -> bool {
+        self.entries[i as usize].dirty_in == self.nodes[n as usize].write_backs
+    }
+
+    /// Entry `i` (of LPN `lpn`, cached) changed.
+    fn set_dirty(&mut self, lpn: u32, i: u32) {
+        let n = self.node_of[self.gtd.tpage(lpn) as usize];
+        self.entries[i as usize].dirty_in = self.nodes[n as usize].write_backs;
     }
 
     /// Cached predecessors of `lpn` in its translation page, consecutively from `lpn - 1` down.
@@ -359,8 +444,7 @@ impl Tpftl {
         let page_end = page_end.min(self.table.logical_pages() - 1);
         // Decided on the cache as the miss found it.
         let selective = if self.params.selective_prefetch && self.selective_on {
-            let coldest =
-                self.hotness.first().map_or(u32::MAX, |&(_, t)| self.nodes[self.node_of[t as usize] as usize].entries);
+            let coldest = self.coldest().map_or(u32::MAX, |t| self.nodes[self.node_of[t as usize] as usize].entries);
             self.cached_run_before(lpn).min(coldest)
         } else {
             0
@@ -408,7 +492,7 @@ impl Tpftl {
             if let Owner::Data(lpn) = m.owner {
                 let i = self.slot_of[lpn.index()];
                 if i != NONE {
-                    self.entries[i as usize].dirty = true;
+                    self.set_dirty(lpn.0, i);
                 }
                 if i == NONE || rewrite_all {
                     pages.push(self.gtd.tpage(lpn.0));
@@ -493,7 +577,7 @@ impl Tpftl {
     fn touch_dirty(&mut self, lpn: u32, ctx: &mut MapCtx) -> Result<SimTime> {
         if self.hit(lpn) {
             self.stats.cmt_hits += 1;
-            self.entries[self.slot_of[lpn as usize] as usize].dirty = true;
+            self.set_dirty(lpn, self.slot_of[lpn as usize]);
             return Ok(ctx.now);
         }
         self.stats.cmt_misses += 1;
@@ -550,10 +634,13 @@ impl Mapping for Tpftl {
         self.gtd.location(tpage)
     }
 
+    /// Both the cache slot and the table entry: a lookup reads the slot, and the table (the
+    /// translation pages' content) gives the PPN of every lookup and of `peek`.
     fn touch(&self, lpn: Lpn) {
         if let Some(v) = self.slot_of.get(lpn.index()) {
             crate::units::prefetch(v);
         }
+        self.table.touch(lpn);
     }
 
     fn logical_pages(&self) -> u32 {

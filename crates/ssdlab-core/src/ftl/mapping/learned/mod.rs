@@ -291,7 +291,11 @@ impl Mapping for Learned {
         self.tp.translation_page(tpage)
     }
 
+    /// The bitmap word a lookup tests first, then what TPFTL's lookup reads.
     fn touch(&self, lpn: Lpn) {
+        if let Some(w) = self.bits.get(lpn.index() / 64) {
+            crate::units::prefetch(w);
+        }
         self.tp.touch(lpn);
     }
 
