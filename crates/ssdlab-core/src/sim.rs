@@ -108,6 +108,21 @@ pub struct Simulation {
     final_scan_passed: bool,
 }
 
+/// An empty series sampled as `[report]` says (free blocks, buffer occupancy).
+fn sampled_series(cfg: &ValidatedConfig) -> TimeSeries {
+    TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples)
+}
+
+/// The write buffer's occupancy and dirty-page series, empty; None without a buffer.
+fn buffer_series(cfg: &ValidatedConfig) -> Option<(TimeSeries, TimeSeries)> {
+    (cfg.cache.capacity.0 > 0).then(|| (sampled_series(cfg), sampled_series(cfg)))
+}
+
+/// The idle-time figures of a run that has not started.
+fn idle_summary(cfg: &ValidatedConfig) -> IdleSummary {
+    IdleSummary { gap_ns: cfg.idle.gap_ns, ..IdleSummary::default() }
+}
+
 impl Simulation {
     /// Build a simulation with a synthetic workload or the trace the config names.
     pub fn new(cfg: ValidatedConfig) -> Result<Simulation> {
@@ -164,18 +179,15 @@ impl Simulation {
             lat_write: LatencyHistogram::default(),
             lat_trim: LatencyHistogram::default(),
             summary,
-            free_blocks: TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples),
-            buffer_series: (cfg.cache.capacity.0 > 0).then(|| {
-                let series = || TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples);
-                (series(), series())
-            }),
+            free_blocks: sampled_series(&cfg),
+            buffer_series: buffer_series(&cfg),
             log: cfg.report.request_log.as_deref().map(RequestLog::create).transpose()?,
             lpn_buf: Vec::new(),
             warmup: WarmupSummary::default(),
             idle_since: None,
             idle_wake: None,
             idle_counted: false,
-            idle: IdleSummary { gap_ns: cfg.idle.gap_ns, ..IdleSummary::default() },
+            idle: idle_summary(&cfg),
             warmed: false,
             erase_base: Vec::new(),
             flushed: false,
@@ -289,13 +301,10 @@ impl Simulation {
         self.lat_write = LatencyHistogram::default();
         self.lat_trim = LatencyHistogram::default();
         self.summary = WorkloadSummary { trace: self.summary.trace.take(), ..WorkloadSummary::default() };
-        let series = || TimeSeries::new(self.cfg.report.sample_interval_ns, self.cfg.report.max_samples);
-        self.free_blocks = series();
-        if self.buffer_series.is_some() {
-            self.buffer_series = Some((series(), series()));
-        }
+        self.free_blocks = sampled_series(&self.cfg);
+        self.buffer_series = buffer_series(&self.cfg);
         (self.idle_since, self.idle_wake, self.idle_counted) = (None, None, false);
-        self.idle = IdleSummary { gap_ns: self.cfg.idle.gap_ns, ..IdleSummary::default() };
+        self.idle = idle_summary(&self.cfg);
         Ok(())
     }
 

@@ -517,16 +517,22 @@ impl Ftl {
         }
     }
 
+    /// The placement's own stream for data of `lpn` bound for `region`, if it chooses one
+    /// (native region only): host writes and moved pages alike go there.
+    #[inline]
+    fn placement_stream(&self, region: RegionId, lpn: Lpn) -> Option<StreamId> {
+        if region == NATIVE && !self.placement_streams.is_empty() {
+            self.placement.stream_for(lpn)
+        } else {
+            None
+        }
+    }
+
     /// The stream host data of `lpn` bound for `region` goes to: the placement's own, if it
-    /// chooses one (native region), else the region's host stream.
+    /// chooses one, else the region's host stream.
     #[inline]
     fn host_stream(&self, region: RegionId, lpn: Lpn) -> StreamId {
-        if region == NATIVE && !self.placement_streams.is_empty() {
-            if let Some(s) = self.placement.stream_for(lpn) {
-                return s;
-            }
-        }
-        self.streams.host[region.0 as usize]
+        self.placement_stream(region, lpn).unwrap_or(self.streams.host[region.0 as usize])
     }
 
     /// Whether `stream` is one of the placement's own.

@@ -464,10 +464,8 @@ impl Ftl {
             Move::Gc => victim_region,
             Move::Migration { to } => to,
         };
-        if to == NATIVE && !self.placement_streams.is_empty() {
-            if let Some(s) = self.placement.stream_for(lpn) {
-                return s;
-            }
+        if let Some(s) = self.placement_stream(to, lpn) {
+            return s;
         }
         match why {
             Move::Gc => self.streams.gc[victim_region.0 as usize],

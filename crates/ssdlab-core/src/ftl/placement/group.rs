@@ -32,8 +32,7 @@
 
 use crate::config::ValidatedConfig;
 use crate::ftl::blocks::StreamId;
-use crate::ftl::placement::dynamic::LeastBusy;
-use crate::ftl::placement::line::row_plane;
+use crate::ftl::placement::line::LinePlacement;
 use crate::ftl::placement::{Placement, PlacementLayout, PlacementView};
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
@@ -44,9 +43,8 @@ pub struct GroupPlacement {
     groups: u32,
     /// The first group's stream (the others follow).
     first: StreamId,
-    /// Planes in channel-first order: row by row, page k of a line goes to `order[k % planes]`.
-    order: Vec<PlaneId>,
-    least_busy: LeastBusy,
+    /// Where pages go: row by row over each group's line, as line placement writes its lines.
+    rows: LinePlacement,
     max_lines: Option<u32>,
 }
 
@@ -74,8 +72,7 @@ impl GroupPlacement {
             lpns_per_group,
             groups: logical_pages.div_ceil(lpns_per_group).max(1),
             first: StreamId(0),
-            order: geometry.channel_first_order(),
-            least_busy: LeastBusy::new(geometry),
+            rows: LinePlacement::new(geometry),
             max_lines,
         }
     }
@@ -90,20 +87,18 @@ impl Placement for GroupPlacement {
         "group"
     }
     fn plane(&mut self, lpns: &[Lpn], view: &PlacementView) -> Option<PlaneId> {
-        if view.is_line_stream() {
-            return row_plane(&self.order, lpns.len() as u32, view);
-        }
-        self.least_busy.pick(lpns.len() as u32, view)
+        self.rows.plane(lpns, view)
     }
     fn on_room(&mut self, plane: PlaneId) {
-        self.least_busy.refresh(plane);
+        self.rows.on_room(plane);
     }
     fn tracks_programs(&self) -> bool {
-        self.least_busy.uses_tree()
+        self.rows.tracks_programs()
     }
     fn on_programmed(&mut self, stream: StreamId, plane: PlaneId, free_at: SimTime, has_room: bool) {
+        // A group's pages never take the least-busy plane: only the other streams are tracked.
         if !self.is_group_stream(stream) {
-            self.least_busy.update(stream, plane, free_at, has_room);
+            self.rows.on_programmed(stream, plane, free_at, has_room);
         }
     }
     fn layout(&self) -> PlacementLayout {

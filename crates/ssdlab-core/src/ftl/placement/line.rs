@@ -17,15 +17,8 @@ use crate::ftl::placement::{Placement, PlacementLayout, PlacementView};
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
 
-/// The next plane of a line stream written row by row: page k of its open line goes to
-/// `order[k % planes]` (channel-first order), if that plane has room for the unit.
-#[inline]
-pub(crate) fn row_plane(order: &[PlaneId], pages: u32, view: &PlacementView) -> Option<PlaneId> {
-    let plane = order[(view.line_cursor() as usize) % order.len()];
-    view.has_room(plane, pages).then_some(plane)
-}
-
 pub struct LinePlacement {
+    /// Planes in channel-first order: row by row, page k of a line goes to `order[k % planes]`.
     order: Vec<PlaneId>,
     least_busy: LeastBusy,
 }
@@ -41,10 +34,12 @@ impl Placement for LinePlacement {
         "line"
     }
     fn plane(&mut self, lpns: &[Lpn], view: &PlacementView) -> Option<PlaneId> {
+        let pages = lpns.len() as u32;
         if view.is_line_stream() {
-            return row_plane(&self.order, lpns.len() as u32, view);
+            let plane = self.order[(view.line_cursor() as usize) % self.order.len()];
+            return view.has_room(plane, pages).then_some(plane);
         }
-        self.least_busy.pick(lpns.len() as u32, view)
+        self.least_busy.pick(pages, view)
     }
     fn on_room(&mut self, plane: PlaneId) {
         self.least_busy.refresh(plane);
