@@ -53,6 +53,17 @@ fn main() {
         return;
     }
     let count = number.unwrap_or(2_000_000);
+    // The FSP paper's drive (fresh, as the paper's is far larger than its traces): zipf reads
+    // and writes of 8 KiB pages through a 2 MiB buffer of one-shot QLC wordlines, each FSP
+    // eviction policy (`fsp_<id>`): the policies' cost per evicted unit is the difference.
+    if let Some(eviction) = scenario.strip_prefix("fsp_") {
+        let workload = format!(
+            "[workload]\nrw = \"randrw\"\nrwmixread = 50\nbs = 8192\niodepth = 8\nrandom_distribution = \"zipf\"\n\
+             zipf_theta = 0.9\n[cache]\neviction = \"{eviction}\"\n"
+        );
+        run("li-qlc-fsp", &scenario, &workload, count, args.collect());
+        return;
+    }
     let workload = match scenario.as_str() {
         "randwrite_gc" => "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n",
         "randread" => "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\n",
@@ -79,17 +90,21 @@ fn main() {
         other => {
             eprintln!(
                 "unknown scenario {other}: use randwrite_gc, randread, randwrite_buffer, randread_dftl, randwrite_dftl, \
-                 randread_aged, randread_tpftl, randread_learned or \
+                 randread_aged, randread_tpftl, randread_learned, fsp_<eviction id> or \
                  fill_512gib_dynamic / fill_512gib_static"
             );
             std::process::exit(2);
         }
     };
-    // Arguments after the count are `key=value` overrides, e.g. `scheduler.policy="priority"`.
-    let overrides: Vec<String> = std::iter::once(format!("workload.count={count}")).chain(args).collect();
-    let cfg = load(Some("bench-16gib"), &[Layer::inline(workload)], &overrides)
-        .and_then(ValidatedConfig::new)
-        .unwrap_or_else(|e| {
+    run("bench-16gib", &scenario, workload, count, args.collect());
+}
+
+/// Run `scenario` (`workload` on `preset`) for `count` requests, warm-up untimed, and print
+/// its speed. `extra` are `key=value` overrides, e.g. `scheduler.policy="priority"`.
+fn run(preset: &str, scenario: &str, workload: &str, count: u64, extra: Vec<String>) {
+    let overrides: Vec<String> = std::iter::once(format!("workload.count={count}")).chain(extra).collect();
+    let cfg =
+        load(Some(preset), &[Layer::inline(workload)], &overrides).and_then(ValidatedConfig::new).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2);
         });
@@ -101,9 +116,10 @@ fn main() {
     let wall = start.elapsed().as_secs_f64();
     let requests = report.workload.requests;
     let rss = peak_rss_mib();
+    let units = report.cache.as_ref().map_or(0, |c| c.evicted_units);
     println!(
-        "{scenario}: {requests} requests in {wall:.3} s = {:.0} req/s; WAF {:.3}; peak RSS {rss:.1} MiB \
-         (budget 12 B x {physical_pages} pages + 64 MiB = {:.1} MiB)",
+        "{scenario}: {requests} requests in {wall:.3} s = {:.0} req/s; {units} evicted units; WAF {:.3}; \
+         peak RSS {rss:.1} MiB (budget 12 B x {physical_pages} pages + 64 MiB = {:.1} MiB)",
         requests as f64 / wall,
         report.waf,
         (12.0 * physical_pages as f64) / (1024.0 * 1024.0) + 64.0

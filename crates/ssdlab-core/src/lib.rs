@@ -11,6 +11,7 @@ pub mod error;
 pub mod ftl;
 pub mod nand;
 pub mod rl;
+pub mod rng;
 pub mod sim;
 pub mod stats;
 pub mod units;

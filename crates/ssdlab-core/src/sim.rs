@@ -11,9 +11,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use rand::SeedableRng;
-use rand_pcg::Pcg64Mcg;
-
 use crate::config::ValidatedConfig;
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
@@ -29,30 +26,13 @@ use crate::workload::request::RecordSource;
 use crate::workload::synthetic::SyntheticSource;
 use crate::workload::IoOp;
 
+pub use crate::rng::{rng_for, RngStream};
+
 /// The latency histograms a run keeps, by operation (`all` merges them).
 pub const LATENCY_HISTOGRAMS: [&str; 4] = ["read", "write", "trim", "all"];
 
 /// Synthetic requests when neither `workload.count` nor `workload.duration_ns` is set.
 pub const DEFAULT_SYNTHETIC_COUNT: u64 = 100_000;
-
-/// Named random streams: each component draws from its own, so adding a draw in one does not
-/// shift another's sequence.
-#[derive(Debug, Clone, Copy)]
-pub enum RngStream {
-    Workload = 1,
-    Warmup = 2,
-    Policy = 3,
-    /// The timed random writes of the warm-up (`warmup.timed_random_writes_ns`).
-    TimedWarmup = 4,
-}
-
-pub fn rng_for(seed: u64, stream: RngStream) -> Pcg64Mcg {
-    // Distinct, well-mixed seeds per stream (splitmix64 of seed ^ stream tag).
-    let mut z = seed ^ ((stream as u64) << 56) ^ 0x9E37_79B9_7F4A_7C15;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    Pcg64Mcg::seed_from_u64(z ^ (z >> 31))
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Completion {

@@ -15,6 +15,14 @@ from ssdlab.cli.common import console
 _RANDWRITE_GC = ["workload.rw=randwrite", "warmup.fill=true", "warmup.random_writes=1.0"]
 _RANDREAD = ["workload.rw=randread", "workload.iodepth=32", "warmup.fill=true"]
 _DFTL = ["ftl.mapping=dftl", "ftl.dftl.cmt_bytes=2m"]
+_FSP = [
+    "workload.rw=randrw",
+    "workload.rwmixread=50",
+    "workload.bs=8192",
+    "workload.iodepth=8",
+    "workload.random_distribution=zipf",
+    "workload.zipf_theta=0.9",
+]
 
 # The same scenarios as crates/ssdlab-core/examples/run_scenario.rs (Rust-only timings).
 SCENARIOS = {
@@ -35,7 +43,15 @@ SCENARIOS = {
         "ftl.mapping=learned",
         "ftl.learned.cmt_bytes=2m",
     ],
+    # The FSP paper's QLC drive (preset li-qlc-fsp, fresh): zipf reads and writes through its
+    # 2 MiB buffer of one-shot wordlines, Baseline (LRU) against the RL scheduler.
+    "fsp_lru": _FSP,
+    "fsp_rl": [*_FSP, "cache.eviction=rl_fsp"],
 }
+
+#: The preset of each scenario: the foundation issue's 16 GiB device at 90 % utilisation unless
+#: named here.
+PRESETS = {"fsp_lru": "li-qlc-fsp", "fsp_rl": "li-qlc-fsp"}
 
 
 @click.command()
@@ -55,8 +71,7 @@ def bench(requests: int, scenario: tuple[str, ...]) -> None:
         table.add_column(col, justify="right", no_wrap=True)
     for name in scenario or sorted(SCENARIOS):
         overrides = [*SCENARIOS[name], f"workload.count={requests}"]
-        # The foundation issue's 16 GiB device at 90% utilisation (preset bench-16gib).
-        sim = Simulation("bench-16gib", overrides=overrides)
+        sim = Simulation(PRESETS.get(name, "bench-16gib"), overrides=overrides)
         sim.step(1)  # warm-up happens on the first step; keep it out of the timing
         start = time.perf_counter()
         while not sim.step(1 << 20):

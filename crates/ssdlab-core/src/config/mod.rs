@@ -394,7 +394,9 @@ impl Default for TpftlConfig {
 pub struct CacheConfig {
     /// Buffer size in bytes; 0 turns the buffer off (every host write is programmed at once).
     pub capacity: ByteSize,
-    /// Which buffered pages leave, and in what order: `lru` (write-back LRU).
+    /// Which buffered pages leave, and in what order: `lru` (write-back LRU; with `wordline`
+    /// placement the FSP paper's Baseline), `frequency`, `distance`, `rl_fsp` (the FSP paper's
+    /// page-type aware policies, settings in `[cache.fsp]`).
     pub eviction: String,
     /// Dirty pages above this fraction of the capacity start a flush ...
     pub high_watermark: f64,
@@ -413,6 +415,65 @@ pub struct CacheConfig {
     /// dirty, with or without host activity (a timer; a drive bounding what a power loss can
     /// cost). Unset: dirty pages leave only by eviction, idle flushes and the end of the run.
     pub flush_interval_ns: Option<u64>,
+    /// Settings of the FSP paper's eviction policies (`frequency`, `distance`, `rl_fsp`).
+    pub fsp: FspConfig,
+}
+
+/// `[cache.fsp]`: the page-type aware eviction policies of Li et al., "Page Type-Aware
+/// Full-Sequence Program Scheduling via Reinforcement Learning in High Density SSDs", TCAD 2024.
+/// Each is checked where its policy is built.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct FspConfig {
+    /// Eviction candidates: this share of the buffer's pages from the LRU tail, at least one
+    /// wordline (Sec. IV-A: 5 %, after OSPADA).
+    pub candidates_fraction: f64,
+    /// `distance`: a unit's pages are at least this share of the buffer's page count apart in
+    /// logical address, where the candidates allow (Sec. IV-A: half).
+    pub distance_fraction: f64,
+    /// `frequency` and `rl_fsp`: the rewrite modules (Sec. III-D, IV-A).
+    pub rewrite: bool,
+    /// `rl_fsp`: decisions per episode (Sec. III-B: 1000).
+    pub episode_length: u64,
+    /// `rl_fsp`: step size and discount factor of Eq. 1 (Sec. III-B: 0.3 and 0.8).
+    pub alpha: f64,
+    pub gamma: f64,
+    /// `rl_fsp`: exploration for the first `epsilon_switch_after_episodes` episodes, then
+    /// `epsilon_after` (Algorithm 1 lines 8-11: 0.8 for 4 episodes, then 0.01).
+    pub epsilon_initial: f64,
+    pub epsilon_after: f64,
+    pub epsilon_switch_after_episodes: u64,
+    /// `rl_fsp`: the page-type part of the reward, LSB first, when the page is read in the next
+    /// episode; negated when it is not (Sec. III-B: 1, 0.5, -0.5, -1). One per page type.
+    pub page_type_rewards: Vec<f64>,
+    /// `rl_fsp`: the latency part: percentiles of the per-KiB read response time and the reward
+    /// of each band they delimit (Sec. III-B: 70, 90, 99; 1, 0.5, 0, -1).
+    pub latency_percentiles: Vec<f64>,
+    pub latency_rewards: Vec<f64>,
+    /// `rl_fsp`: read requests the percentiles are taken over, and how often they are redone.
+    pub latency_window: usize,
+    pub latency_refresh_every: usize,
+}
+
+impl Default for FspConfig {
+    fn default() -> Self {
+        FspConfig {
+            candidates_fraction: 0.05,
+            distance_fraction: 0.5,
+            rewrite: true,
+            episode_length: 1000,
+            alpha: 0.3,
+            gamma: 0.8,
+            epsilon_initial: 0.8,
+            epsilon_after: 0.01,
+            epsilon_switch_after_episodes: 4,
+            page_type_rewards: vec![1.0, 0.5, -0.5, -1.0],
+            latency_percentiles: vec![70.0, 90.0, 99.0],
+            latency_rewards: vec![1.0, 0.5, 0.0, -1.0],
+            latency_window: 10_000,
+            latency_refresh_every: 1000,
+        }
+    }
 }
 
 impl Default for CacheConfig {
@@ -426,6 +487,7 @@ impl Default for CacheConfig {
             insert_reads: false,
             flush_on_idle: false,
             flush_interval_ns: None,
+            fsp: FspConfig::default(),
         }
     }
 }

@@ -11,6 +11,7 @@ const DEVICES: &[(&str, &str)] = &[
     ("bench-16gib", include_str!("presets/bench-16gib.toml")),
     ("mqsim-default", include_str!("presets/mqsim-default.toml")),
     ("femu-learnedftl", include_str!("presets/femu-learnedftl.toml")),
+    ("li-qlc-fsp", include_str!("presets/li-qlc-fsp.toml")),
 ];
 
 /// (name, TOML) of every built-in workload pattern (`ssdlab run --workload NAME`).

@@ -87,6 +87,18 @@ impl LruList {
         self.head = i;
     }
 
+    /// Put slot `i` (not in the order) at the tail: the next to leave (the FSP paper's rewrite
+    /// module loads hot data there for regrouping).
+    pub fn push_tail<T: Linked>(&mut self, slots: &mut [T], i: u32) {
+        *slots[i as usize].links() = Links { newer: self.tail, older: NONE };
+        if self.tail != NONE {
+            slots[self.tail as usize].links().older = i;
+        } else {
+            self.head = i;
+        }
+        self.tail = i;
+    }
+
     /// Make slot `i` (in the order) the most recent.
     pub fn make_most_recent<T: Linked>(&mut self, slots: &mut [T], i: u32) {
         self.unlink(slots, i);
@@ -132,5 +144,10 @@ mod tests {
         list.unlink(&mut slots, 3);
         list.unlink(&mut slots, 2);
         assert_eq!(list, LruList::default());
+        list.push_tail(&mut slots, 1);
+        list.push_tail(&mut slots, 0);
+        list.push_head(&mut slots, 2);
+        assert_eq!(order(&list, &slots), [0, 1, 2], "push_tail puts a slot next to leave");
+        assert_eq!((list.head(), list.tail()), (2, 0));
     }
 }

@@ -27,6 +27,8 @@ use serde::Serialize;
 use crate::config::{Capacity, Config, GcScopeKind, UnwrittenReads, ValidatedConfig};
 use crate::device::{Device, Source};
 use crate::error::{ConfigProblem, Error, Result};
+use crate::nand::cell::page_type;
+use crate::nand::BlockMode;
 use crate::units::{transfer_ns, BlockId, Lpn, Nanos, Ppn, SimTime};
 use crate::workload::IoOp;
 use blocks::{BlockManager, GcScope, Owner, RegionId, RegionSpec, StreamId, StreamSpec};
@@ -64,6 +66,9 @@ pub struct FtlStats {
     /// Partial-page writes of pages holding data elsewhere: the old page is read first
     /// (read-modify-write). Buffered pages merge in DRAM instead.
     pub rmw_reads: u64,
+    /// Host page reads served by the flash, per page type (LSB first), native-mode blocks only
+    /// (reads of SLC-mode blocks are not in it): the FSP paper's LSB read ratio.
+    pub host_reads_by_page_type: Vec<u64>,
     /// Flash pages programmed with host data, directly or from the write buffer.
     pub host_programs: u64,
     pub gc_programs: u64,
@@ -74,6 +79,13 @@ pub struct FtlStats {
     pub migrated_victims: u64,
     /// Translation pages read and written by the mapping.
     pub translation: TranslationIo,
+}
+
+impl FtlStats {
+    /// Zero figures for a device of `geometry`'s cell type.
+    pub fn for_geometry(geometry: &crate::nand::Geometry) -> Self {
+        FtlStats { host_reads_by_page_type: vec![0; geometry.cell.bits_per_cell() as usize], ..FtlStats::default() }
+    }
 }
 
 /// One host request as the FTL sees it: pages already folded into the logical space.
@@ -422,8 +434,15 @@ impl Ftl {
             ));
         }
         let buffer = if cfg.cache.capacity.0 > 0 {
-            let eviction = (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(cfg)?;
             let pages = (cfg.cache.capacity.0 / geometry.page_bytes).min(u32::MAX as u64) as u32;
+            let eviction_ctx = cache::BuildCtx {
+                cfg,
+                logical_pages: logical,
+                capacity_pages: pages,
+                rng: crate::rng::rng_for(cfg.seed, crate::rng::RngStream::Eviction),
+            };
+            let eviction =
+                (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(eviction_ctx)?;
             Some(WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction))
         } else {
             None
@@ -455,7 +474,7 @@ impl Ftl {
             unwritten_reads: cfg.ftl.unwritten_reads,
             trimmed: vec![0; (logical as usize).div_ceil(64)],
             verify: cfg.verify.then(|| Verifier::new(logical, physical)),
-            stats: FtlStats::default(),
+            stats: FtlStats::for_geometry(&geometry),
             gc_stats: GcStats::default(),
             partial: None,
             last_arrival: None,
@@ -507,7 +526,7 @@ impl Ftl {
 
     /// Forget the figures gathered so far (end of warm-up); the drive's contents stay.
     pub fn reset_stats(&mut self) {
-        self.stats = FtlStats::default();
+        self.stats = FtlStats::for_geometry(self.blocks.geometry());
         self.gc_stats = GcStats::default();
         self.last_arrival = None;
         self.busy_until = 0;
@@ -585,7 +604,7 @@ impl Ftl {
             ready = ready.max(self.before_write_regions(now, device)?);
         }
         let done = match op {
-            IoOp::Read => self.read_request(lpns, ready, now, device),
+            IoOp::Read => self.read_request(request, ready, now, device),
             IoOp::Write => {
                 let done = self.write_request(request, ready, now, device);
                 if self.flush_interval_ns.is_some() {
@@ -662,7 +681,14 @@ impl Ftl {
         result.map(|_| ())
     }
 
-    fn read_request(&mut self, lpns: &[Lpn], ready: SimTime, now: SimTime, device: &mut Device) -> Result<SimTime> {
+    fn read_request(
+        &mut self,
+        request: &PageRequest,
+        ready: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        let lpns = request.lpns;
         if self.buffer.is_none() {
             return self.read_from_flash(lpns, ready, now, device);
         }
@@ -674,8 +700,9 @@ impl Ftl {
             for &lpn in lpns {
                 buffer.stats.read_lookups += 1;
                 let hit = buffer.touch(lpn);
-                buffer.policy.on_read(lpn, hit);
                 if hit {
+                    // Misses tell the policy after their flash read (`after_flash_read`).
+                    buffer.policy.on_read(lpn, true);
                     buffer.stats.read_hits += 1;
                     hits += 1;
                     self.stats.host_read_pages += 1;
@@ -692,6 +719,9 @@ impl Ftl {
         }
         let result = self.read_from_flash(&misses, ready, now, device).map(|t| t.max(done));
         self.unit = misses;
+        if let (Ok(end), Some(b)) = (&result, &mut self.buffer) {
+            b.policy.on_read_done(lpns, request.size_bytes, end - now);
+        }
         result
     }
 
@@ -722,14 +752,30 @@ impl Ftl {
             match ppn {
                 Some(p) => {
                     let mode = self.blocks.mode(self.blocks.geometry().block_of(p));
-                    done = done.max(device.read(p, mode, t.start, Source::Host));
-                    if self.insert_reads && self.buffer.is_some() {
-                        done = done.max(self.insert_clean(lpn, now, device)?);
+                    let page_type =
+                        page_type(self.blocks.geometry().cell, mode, self.blocks.geometry().page_in_block(p));
+                    if mode == BlockMode::Native {
+                        self.stats.host_reads_by_page_type[page_type as usize] += 1;
+                    }
+                    let read_end = device.read(p, mode, t.start, Source::Host);
+                    done = done.max(read_end);
+                    if self.buffer.is_some() {
+                        done = done.max(self.after_flash_read(
+                            lpn,
+                            page_type,
+                            lpns.len() as u32,
+                            read_end,
+                            now,
+                            device,
+                        )?);
                     }
                 }
                 None => {
                     self.stats.unmapped_read_pages += 1;
                     done = done.max(t.start);
+                    if let Some(b) = &mut self.buffer {
+                        b.policy.on_read(lpn, false);
+                    }
                 }
             }
         }
@@ -954,7 +1000,7 @@ mod allocation_tests {
             flush_timer: None,
             gc_when_idle: false,
             verify: Some(Verifier::new(logical_pages, g.pages())),
-            stats: FtlStats::default(),
+            stats: FtlStats::for_geometry(&g),
             gc_stats: GcStats::default(),
             partial: None,
             last_arrival: None,

@@ -7,6 +7,7 @@
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
 use crate::ftl::blocks::{DomainId, GcScope, Owner, RegionId, StreamId};
+use crate::ftl::cache::{PageWrite, Rewrite};
 use crate::ftl::placement::PlacementView;
 use crate::ftl::region::{WriteInfo, NATIVE};
 use crate::ftl::{Ftl, PageRequest};
@@ -96,13 +97,14 @@ impl Ftl {
             }
             let version = self.verify.as_mut().map(|v| v.on_host_write(lpn)).unwrap_or(0);
             let b = self.buffer.as_mut().expect("buffer");
-            b.insert(lpn, true, info.request_pages, version);
-            b.policy.on_write(lpn, info.request_pages);
+            let write = PageWrite { request_pages: info.request_pages, partial };
+            b.insert(lpn, true, write, version);
+            b.policy.on_write(lpn, write);
         }
         if self.buffer.as_ref().is_some_and(|b| b.above_high()) {
             self.buffer.as_mut().expect("buffer").stats.flushes += 1;
             while !self.buffer.as_ref().expect("buffer").at_or_below_low() {
-                if !self.evict_unit(now, device)? {
+                if !self.evict_unit(now, now, device)? {
                     break;
                 }
             }
@@ -110,19 +112,67 @@ impl Ftl {
         Ok(done)
     }
 
-    /// Keep a page just read from flash in the buffer, clean (`cache.insert_reads`). Returns
-    /// when its slot was free (a read waits for buffer space as a write does).
-    pub(super) fn insert_clean(&mut self, lpn: Lpn, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        let t = self.make_room(now, device)?;
+    /// A host read of `lpn` missed the buffer and read a flash page of `page_type`, ending at
+    /// `read_end`: the eviction policy hears of it and may ask for the page back as dirty data
+    /// (`Rewrite`: the FSP paper's rewrite modules), else with `cache.insert_reads` the page is
+    /// kept clean. Returns when the read may complete (later only if it waited for room to
+    /// keep the page clean; a rewrite is the FTL's own work, no read waits for it).
+    pub(super) fn after_flash_read(
+        &mut self,
+        lpn: Lpn,
+        page_type: u32,
+        request_pages: u32,
+        read_end: SimTime,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<SimTime> {
+        let b = self.buffer.as_mut().expect("a buffered FTL");
+        let rewrite = b.policy.on_flash_read(lpn, page_type);
+        b.policy.on_read(lpn, false);
+        // The flash holds the latest data: the buffer holds that version again.
         let version = self.verify.as_ref().map(|v| v.latest(lpn)).unwrap_or(0);
-        if let Some(b) = &mut self.buffer {
-            b.insert(lpn, false, 0, version);
+        let write = PageWrite { request_pages, partial: false };
+        match rewrite {
+            Rewrite::No if self.insert_reads => {
+                let t = self.make_room(now, device)?;
+                self.buffer.as_mut().expect("buffer").insert(lpn, false, PageWrite::default(), version);
+                Ok(t)
+            }
+            Rewrite::No => Ok(now),
+            Rewrite::Regroup => {
+                let b = self.buffer.as_mut().expect("buffer");
+                b.release_until(now);
+                if b.contains(lpn) {
+                    return Ok(now);
+                }
+                if b.has_free_slot() {
+                    b.insert_at_tail(lpn, write, version);
+                    b.stats.rewrite_pages += 1;
+                } else {
+                    b.stats.rewrites_skipped_full += 1;
+                }
+                Ok(now)
+            }
+            Rewrite::Immediate => {
+                if self.buffer.as_ref().expect("buffer").contains(lpn) {
+                    return Ok(now);
+                }
+                self.make_room(now, device)?;
+                let b = self.buffer.as_mut().expect("buffer");
+                b.insert_at_tail(lpn, write, version);
+                b.stats.rewrite_pages += 1;
+                // Its data is in controller memory once the read ends.
+                self.evict_unit(now, read_end, device)?;
+                Ok(now)
+            }
         }
-        Ok(t)
     }
 
-    /// Make room for one more page: give back finished programs' space, drop clean pages,
-    /// evict dirty ones, and as a last resort wait for a program to end. Returns when the room
+    /// Make room for one more page: give back finished programs' space, drop a clean page, or
+    /// wait for the earliest program in flight to end; only when none is in flight, evict a
+    /// unit of dirty pages first (its pages free their space when their program ends). Evicting
+    /// while programs are in flight would free nothing sooner: it would empty the buffer of
+    /// dirty pages, unit after unit, at every write that finds it full. Returns when the room
     /// is there.
     fn make_room(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
         let mut at = now;
@@ -132,8 +182,8 @@ impl Ftl {
             if b.occupied() < b.capacity_pages() || b.drop_clean() {
                 return Ok(at);
             }
-            if b.dirty() > 0 {
-                self.evict_unit(now, device)?;
+            if b.dirty() > 0 && b.in_flight() == 0 {
+                self.evict_unit(now, now, device)?;
                 continue;
             }
             let b = self.buffer.as_mut().expect("buffer");
@@ -151,8 +201,9 @@ impl Ftl {
         }
     }
 
-    /// Evict one program unit chosen by the eviction policy. False if nothing is dirty.
-    fn evict_unit(&mut self, now: SimTime, device: &mut Device) -> Result<bool> {
+    /// Evict one program unit chosen by the eviction policy, programmed not before `ready`.
+    /// False if nothing is dirty.
+    fn evict_unit(&mut self, now: SimTime, ready: SimTime, device: &mut Device) -> Result<bool> {
         let mut unit = std::mem::take(&mut self.unit);
         let mut versions = std::mem::take(&mut self.versions);
         let b = self.buffer.as_mut().expect("buffer");
@@ -179,7 +230,7 @@ impl Ftl {
         b.stats.evicted_units += 1;
         self.unit = unit;
         self.versions = versions;
-        let end = self.program_unit(Source::BufferFlush, region, now, now, device)?;
+        let end = self.program_unit(Source::BufferFlush, region, ready, now, device)?;
         let b = self.buffer.as_mut().expect("buffer");
         for _ in 0..n {
             b.hold_until(end);
@@ -214,7 +265,7 @@ impl Ftl {
     pub(super) fn evict_all(&mut self, now: SimTime, device: &mut Device) -> Result<u64> {
         let before = self.buffer.as_ref().map_or(0, |b| b.dirty() as u64);
         while self.buffer.as_ref().is_some_and(|b| b.dirty() > 0) {
-            self.evict_unit(now, device)?;
+            self.evict_unit(now, now, device)?;
         }
         Ok(before)
     }

@@ -2,6 +2,7 @@
 
 mod common;
 mod determinism;
+mod fsp;
 mod golden;
 mod idle;
 mod mqsim_preset;

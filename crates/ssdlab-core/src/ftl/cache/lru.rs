@@ -26,7 +26,7 @@ mod tests {
     fn takes_the_oldest_dirty_pages_in_order() {
         let mut b = WriteBuffer::new(8, 1.0, 1.0, Box::new(LruEviction));
         for (l, dirty) in [(5, true), (6, false), (7, true), (8, true), (9, true), (10, true)] {
-            b.insert(Lpn(l), dirty, 1, 1);
+            b.insert(Lpn(l), dirty, crate::ftl::cache::PageWrite { request_pages: 1, partial: false }, 1);
         }
         let mut out = Vec::new();
         b.next_unit(4, &mut out);

@@ -10,21 +10,36 @@
 //! * Eviction: above `high_watermark` of dirty pages a flush evicts until `low_watermark`. An
 //!   `EvictionPolicy` decides which pages leave and in what order (one program unit at a time:
 //!   a page, or a wordline's pages in page-type order); the FTL programs each unit as the
-//!   placement says. Write-back LRU (`lru.rs`) is the first policy.
+//!   placement says. Write-back LRU (`lru.rs`) is the first policy; the FSP paper's page-type
+//!   aware policies (`frequency.rs`, `distance.rs`, `rl_fsp.rs`) share the read history
+//!   (`history.rs`) and the group module (`group.rs`).
+//! * Rewrite: a policy may ask for a page just read from flash to come back into the buffer as
+//!   dirty data at the LRU tail, to be regrouped (`Rewrite`; the FSP paper's Sec. III-D).
 //! * At the end of a run everything dirty is flushed before the final figures and the verify
 //!   pass, so no data can be lost in the buffer.
 //!
 //! The buffer keeps the LRU order (most recent at the head, touched by writes and read hits);
 //! policies choose from its tail through `BufferView`.
 
+mod distance;
+mod frequency;
+mod group;
+mod history;
 mod lru;
+mod rl_fsp;
 
+pub use distance::DistanceEviction;
+pub use frequency::FrequencyEviction;
+pub use group::group_by_type;
+pub use history::ReadHistory;
 pub use lru::LruEviction;
+pub use rl_fsp::{FspState, RlFspEviction};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use hashbrown::HashMap;
+use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 use serde_json::Value;
@@ -42,6 +57,8 @@ struct Slot {
     dirty: bool,
     /// Pages of the host request that last wrote it (0 for a page inserted by a read).
     request_pages: u32,
+    /// The last write covered the page only in part.
+    partial: bool,
     /// Verify mode: the write version the buffer holds.
     version: u32,
     /// Its place in the LRU order.
@@ -61,6 +78,29 @@ pub struct BufferedPage {
     pub dirty: bool,
     /// Pages of the host request that last wrote it (0: inserted by a read).
     pub request_pages: u32,
+    /// The last write covered the page only in part (a sub-page or unaligned write).
+    pub partial: bool,
+}
+
+/// What a host write tells the buffer about one of its pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PageWrite {
+    /// Pages of the request (0 for a page a read inserted).
+    pub request_pages: u32,
+    /// The request covers this page only in part.
+    pub partial: bool,
+}
+
+/// What a policy asks for after a host read missed the buffer (`EvictionPolicy::on_flash_read`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rewrite {
+    No,
+    /// Load the page into the buffer as dirty data at the LRU tail, so it is regrouped with the
+    /// next unit, if the buffer has a free slot (FSP paper, Sec. III-D and Fig. 8).
+    Regroup,
+    /// Load it at the LRU tail (making room if needed) and evict a unit at once: the
+    /// "immediate refresh" of the FSP paper's Frequency baseline (Sec. IV-A).
+    Immediate,
 }
 
 /// What an eviction policy sees: the buffered pages from the LRU tail (least recent) up.
@@ -79,7 +119,7 @@ impl BufferView<'_> {
             }
             let s = &slots[at as usize];
             at = s.links.newer;
-            Some(BufferedPage { lpn: s.lpn, dirty: s.dirty, request_pages: s.request_pages })
+            Some(BufferedPage { lpn: s.lpn, dirty: s.dirty, request_pages: s.request_pages, partial: s.partial })
         })
     }
     pub fn len(&self) -> u32 {
@@ -102,10 +142,18 @@ impl BufferView<'_> {
 /// Decides which buffered dirty pages leave the buffer, as program units.
 pub trait EvictionPolicy: Send {
     fn id(&self) -> &'static str;
-    /// A host write put `lpn` in the buffer (new or merged), from a request of `request_pages`.
-    fn on_write(&mut self, _lpn: Lpn, _request_pages: u32) {}
+    /// A host write put `lpn` in the buffer (new or merged).
+    fn on_write(&mut self, _lpn: Lpn, _write: PageWrite) {}
     /// A host read of `lpn`; `hit` if the buffer served it.
     fn on_read(&mut self, _lpn: Lpn, _hit: bool) {}
+    /// A host read of `lpn` missed the buffer and read a flash page of type `page_type` (0 =
+    /// LSB; a page of an SLC-mode block is 0). Called before that read's `on_read`, so the
+    /// policy sees the history without it. Whether to bring the page back for regrouping.
+    fn on_flash_read(&mut self, _lpn: Lpn, _page_type: u32) -> Rewrite {
+        Rewrite::No
+    }
+    /// A host read request ended: its pages, its size in bytes and its response time.
+    fn on_read_done(&mut self, _lpns: &[Lpn], _request_bytes: u64, _response_ns: u64) {}
     /// The next program unit: up to `unit_pages` dirty pages, pushed to `out` in program order
     /// (slot i of a one-shot wordline takes page type i, LSB first). Fewer than `unit_pages`
     /// only when fewer dirty pages are buffered. Must push at least one page if any page is
@@ -116,15 +164,51 @@ pub trait EvictionPolicy: Send {
     }
 }
 
+/// What an eviction policy is built from.
+pub struct BuildCtx<'a> {
+    /// The run's config (a policy's own settings: `[cache.fsp]`).
+    pub cfg: &'a ValidatedConfig,
+    /// LPNs are below this.
+    pub logical_pages: u32,
+    /// Buffer capacity in pages.
+    pub capacity_pages: u32,
+    /// The eviction stream of the run's random numbers (`RngStream::Eviction`).
+    pub rng: Pcg64Mcg,
+}
+
+impl BuildCtx<'_> {
+    /// Page types per wordline of the device's native cell (4 on QLC).
+    pub fn page_types(&self) -> u32 {
+        self.cfg.device.cell.bits_per_cell()
+    }
+}
+
 /// An eviction policy from the run's config (its own table, if it has settings: `[cache.<id>]`).
-pub type BuildEviction = fn(&ValidatedConfig) -> Result<Box<dyn EvictionPolicy>>;
+pub type BuildEviction = fn(BuildCtx) -> Result<Box<dyn EvictionPolicy>>;
 
 /// `cache.eviction`: every eviction policy, one line each.
-pub const REGISTRY: &[Entry<BuildEviction>] = &[Entry {
-    id: "lru",
-    summary: "write-back LRU: the least recently used dirty pages, in LRU order",
-    build: |_| Ok(Box::new(LruEviction)),
-}];
+pub const REGISTRY: &[Entry<BuildEviction>] = &[
+    Entry {
+        id: "lru",
+        summary: "write-back LRU: the least recently used dirty pages, in LRU order",
+        build: |_| Ok(Box::new(LruEviction)),
+    },
+    Entry {
+        id: "frequency",
+        summary: "FSP paper's Frequency (Lv et al.): page type by historical read count, immediate rewrite",
+        build: |ctx| Ok(Box::new(FrequencyEviction::new(&ctx)?)),
+    },
+    Entry {
+        id: "distance",
+        summary: "FSP paper's Distance (OSPADA): a unit's pages far apart in logical address",
+        build: |ctx| Ok(Box::new(DistanceEviction::new(&ctx)?)),
+    },
+    Entry {
+        id: "rl_fsp",
+        summary: "FSP paper's RL: page type by an across-episode Q-table, group and rewrite modules",
+        build: |ctx| Ok(Box::new(RlFspEviction::new(ctx)?)),
+    },
+];
 
 /// Buffer figures for the report.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -149,6 +233,10 @@ pub struct CacheStats {
     pub wait_ns: u64,
     /// Dirty pages flushed at the end of the run.
     pub final_flush_pages: u64,
+    /// Pages read from flash that the policy loaded back as dirty for regrouping (`Rewrite`),
+    /// and rewrites it asked for that found the buffer full (`Rewrite::Regroup` only).
+    pub rewrite_pages: u64,
+    pub rewrites_skipped_full: u64,
     /// Idle-time flushes (`cache.flush_on_idle`) and the dirty pages they programmed.
     pub idle_flushes: u64,
     pub idle_flush_pages: u64,
@@ -209,6 +297,10 @@ impl WriteBuffer {
     pub fn dirty(&self) -> u32 {
         self.dirty
     }
+    /// Evicted pages whose program has not ended (they still hold buffer space).
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight.len() as u32
+    }
     /// Buffer space in use: buffered pages plus pages still being programmed.
     pub fn occupied(&self) -> u32 {
         self.index.len() as u32 + self.in_flight.len() as u32
@@ -237,7 +329,7 @@ impl WriteBuffer {
 
     /// Put `lpn` at the head (a write makes it dirty; a read-inserted page is clean). The
     /// caller made room first. Returns whether the page was already buffered.
-    pub fn insert(&mut self, lpn: Lpn, dirty: bool, request_pages: u32, version: u32) -> bool {
+    pub fn insert(&mut self, lpn: Lpn, dirty: bool, write: PageWrite, version: u32) -> bool {
         if let Some(&i) = self.index.get(&lpn) {
             let s = &mut self.slots[i as usize];
             if dirty {
@@ -245,20 +337,48 @@ impl WriteBuffer {
                     self.dirty += 1;
                 }
                 s.dirty = true;
-                s.request_pages = request_pages;
+                s.request_pages = write.request_pages;
+                s.partial = write.partial;
                 s.version = version;
             }
             self.lru.make_most_recent(&mut self.slots, i);
             return true;
         }
-        let slot = Slot { lpn, dirty, request_pages, version, links: Links::UNLINKED };
+        self.insert_new(lpn, dirty, write, version, false);
+        false
+    }
+
+    /// Put `lpn`, not buffered, at the LRU tail as dirty data holding `version` (the rewrite
+    /// module: it leaves with the next unit). The caller made room first.
+    pub fn insert_at_tail(&mut self, lpn: Lpn, write: PageWrite, version: u32) {
+        debug_assert!(!self.contains(lpn));
+        self.insert_new(lpn, true, write, version, true);
+    }
+
+    fn insert_new(&mut self, lpn: Lpn, dirty: bool, write: PageWrite, version: u32, at_tail: bool) {
+        let slot = Slot {
+            lpn,
+            dirty,
+            request_pages: write.request_pages,
+            partial: write.partial,
+            version,
+            links: Links::UNLINKED,
+        };
         let i = place_slot(&mut self.slots, &mut self.free_slots, slot);
         self.index.insert(lpn, i);
-        self.lru.push_head(&mut self.slots, i);
+        if at_tail {
+            self.lru.push_tail(&mut self.slots, i);
+        } else {
+            self.lru.push_head(&mut self.slots, i);
+        }
         if dirty {
             self.dirty += 1;
         }
-        false
+    }
+
+    /// Whether one more page fits now, without dropping or evicting anything.
+    pub fn has_free_slot(&self) -> bool {
+        self.occupied() < self.capacity_pages
     }
 
     /// Remove a page (trim, or evicted). Returns (was dirty, version) if it was buffered.
@@ -341,6 +461,10 @@ impl WriteBuffer {
 mod tests {
     use super::*;
 
+    pub(super) fn w(request_pages: u32) -> PageWrite {
+        PageWrite { request_pages, partial: false }
+    }
+
     fn buffer(capacity: u32) -> WriteBuffer {
         WriteBuffer::new(capacity, 0.75, 0.5, Box::new(LruEviction))
     }
@@ -349,9 +473,9 @@ mod tests {
     fn lru_order_dirty_count_and_merges() {
         let mut b = buffer(4);
         for l in 0..3 {
-            assert!(!b.insert(Lpn(l), true, 1, l + 1));
+            assert!(!b.insert(Lpn(l), true, w(1), l + 1));
         }
-        assert!(b.insert(Lpn(0), true, 2, 9), "a rewrite merges");
+        assert!(b.insert(Lpn(0), true, w(2), 9), "a rewrite merges");
         let order: Vec<u32> = b.view().from_tail().map(|p| p.lpn.0).collect();
         assert_eq!(order, [1, 2, 0]);
         assert_eq!((b.len(), b.dirty(), b.version(Lpn(0))), (3, 3, Some(9)));
@@ -360,7 +484,7 @@ mod tests {
         assert_eq!(order, [2, 0, 1]);
         // High watermark floor(0.75 x 4) = 3 dirty pages: 3 is not above it, 4 is.
         assert!(!b.above_high());
-        b.insert(Lpn(7), true, 1, 1);
+        b.insert(Lpn(7), true, w(1), 1);
         assert!(b.above_high());
         assert!(!b.at_or_below_low(), "low watermark floor(0.5 x 4) = 2");
     }
@@ -368,9 +492,9 @@ mod tests {
     #[test]
     fn clean_pages_drop_first_and_in_flight_pages_hold_space() {
         let mut b = buffer(4);
-        b.insert(Lpn(1), false, 0, 0);
-        b.insert(Lpn(2), true, 1, 1);
-        b.insert(Lpn(3), false, 0, 0);
+        b.insert(Lpn(1), false, w(0), 0);
+        b.insert(Lpn(2), true, w(1), 1);
+        b.insert(Lpn(3), false, w(0), 0);
         assert!(b.drop_clean());
         assert!(!b.contains(Lpn(1)) && b.contains(Lpn(3)));
         assert_eq!(b.remove(Lpn(2)), Some((true, 1)));
@@ -381,5 +505,22 @@ mod tests {
         assert_eq!(b.occupied(), 2);
         assert_eq!(b.wait_one(), Some(500));
         assert_eq!(b.occupied(), 1);
+    }
+
+    #[test]
+    fn a_page_loaded_at_the_tail_leaves_first() {
+        let mut b = buffer(4);
+        b.insert(Lpn(1), true, w(1), 1);
+        b.insert(Lpn(2), true, w(1), 1);
+        b.insert_at_tail(Lpn(9), PageWrite { request_pages: 3, partial: true }, 7);
+        let order: Vec<BufferedPage> = b.view().from_tail().collect();
+        assert_eq!(order[0], BufferedPage { lpn: Lpn(9), dirty: true, request_pages: 3, partial: true });
+        assert_eq!((b.dirty(), b.version(Lpn(9))), (3, Some(7)));
+        assert!(b.has_free_slot());
+        b.insert(Lpn(3), true, w(1), 1);
+        assert!(!b.has_free_slot());
+        let mut out = Vec::new();
+        b.next_unit(2, &mut out);
+        assert_eq!(out, [Lpn(9), Lpn(1)]);
     }
 }
