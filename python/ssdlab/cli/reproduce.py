@@ -44,6 +44,17 @@ def _run_options(out: str):
     return apply
 
 
+def _run(name: str, traces, traces_dir, out, **settings) -> None:
+    """Import `ssdlab.experiments.<name>` (pandas, matplotlib: only when a command runs) and run
+    its reproduction on `traces` (default: its own, under `traces_dir`) into `out`."""
+    import importlib
+
+    experiment = importlib.import_module(f"ssdlab.experiments.{name}")
+    experiment.reproduce(
+        [Path(t) for t in traces] or None, Path(out), shared_traces=Path(traces_dir), **settings
+    )
+
+
 @click.group()
 def reproduce() -> None:
     """Reproduce a paper's tables and figures."""
@@ -73,14 +84,15 @@ def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, 
     """RLGC (Kang et al., TECS 2017) and its Q-table cache: Tables 5-10, Figs. 7 and 9."""
     from ssdlab.experiments import rlgc as rlgc_experiment
 
-    rlgc_experiment.reproduce(
-        [Path(t) for t in traces] or None,
-        Path(out),
+    _run(
+        "rlgc",
+        traces,
+        traces_dir,
+        out,
         seeds=seeds,
         include_predictors=include_predictors,
         presets=tuple(presets) or rlgc_experiment.PRESETS,
         processes=jobs,
-        shared_traces=Path(traces_dir),
         quick=quick,
         verify=verify,
     )
@@ -97,14 +109,27 @@ def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, 
 @_run_options("results/learnedftl")
 def learnedftl(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
     """LearnedFTL (Wang et al., HPCA 2024) against DFTL, TPFTL and ideal: Figs. 3c, 14, 15, 20."""
-    from ssdlab.experiments import learnedftl as experiment
+    _run("learnedftl", traces, traces_dir, out, seeds=seeds, processes=jobs, quick=quick, verify=verify)
 
-    experiment.reproduce(
-        [Path(t) for t in traces] or None,
-        Path(out),
-        seeds=seeds,
-        processes=jobs,
-        shared_traces=Path(traces_dir),
-        quick=quick,
-        verify=verify,
-    )
+
+@reproduce.command()
+@_traces_options("real traces with reads and writes")
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Repeated seeds per configuration (the `seed` key: 0, 1, ...).",
+)
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="CI-sized: two traces (CloudPhysics cut to its first 20,000 requests, one MSR cut).",
+)
+@_run_options("results/fsp")
+def fsp(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
+    """RL FSP scheduling (Li et al., TCAD 2024) on QLC: Figs. 9-14, 2/8/32 MiB caches.
+
+    Page type-aware full-sequence program scheduling by reinforcement learning against Baseline,
+    Baseline-RW, Frequency and Distance, on every real trace with reads and writes."""
+    _run("fsp", traces, traces_dir, out, seeds=seeds, processes=jobs, quick=quick, verify=verify)

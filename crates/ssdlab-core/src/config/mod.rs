@@ -435,23 +435,29 @@ pub struct FspConfig {
     pub rewrite: bool,
     /// `rl_fsp`: decisions per episode (Sec. III-B: 1000).
     pub episode_length: u64,
-    /// `rl_fsp`: step size and discount factor of Eq. 1 (Sec. III-B: 0.3 and 0.8).
+    /// `rl_fsp`: step size of Eq. 1, in (0, 1] (Sec. III-B: 0.3).
     pub alpha: f64,
+    /// `rl_fsp`: discount factor of Eq. 1, in [0, 1] (Sec. III-B: 0.8).
     pub gamma: f64,
-    /// `rl_fsp`: exploration for the first `epsilon_switch_after_episodes` episodes, then
-    /// `epsilon_after` (Algorithm 1 lines 8-11: 0.8 for 4 episodes, then 0.01).
+    /// `rl_fsp`: exploration probability for the first `epsilon_switch_after_episodes`
+    /// episodes (Algorithm 1 lines 8-11: 0.8) ...
     pub epsilon_initial: f64,
+    /// ... and after them (Algorithm 1: 0.01).
     pub epsilon_after: f64,
+    /// `rl_fsp`: episodes explored at `epsilon_initial` (Algorithm 1: 4).
     pub epsilon_switch_after_episodes: u64,
     /// `rl_fsp`: the page-type part of the reward, LSB first, when the page is read in the next
     /// episode; negated when it is not (Sec. III-B: 1, 0.5, -0.5, -1). One per page type.
     pub page_type_rewards: Vec<f64>,
-    /// `rl_fsp`: the latency part: percentiles of the per-KiB read response time and the reward
-    /// of each band they delimit (Sec. III-B: 70, 90, 99; 1, 0.5, 0, -1).
+    /// `rl_fsp`: the latency part's thresholds, percentiles of the per-KiB response time of
+    /// read requests, strictly ascending (Sec. III-B: 70, 90, 99) ...
     pub latency_percentiles: Vec<f64>,
+    /// ... and the reward of each band they delimit, fastest first, one more than the
+    /// percentiles (Sec. III-B: 1, 0.5, 0, -1).
     pub latency_rewards: Vec<f64>,
-    /// `rl_fsp`: read requests the percentiles are taken over, and how often they are redone.
+    /// `rl_fsp`: the percentiles are taken over the last this many read requests (ours) ...
     pub latency_window: usize,
+    /// ... and recomputed after this many.
     pub latency_refresh_every: usize,
 }
 

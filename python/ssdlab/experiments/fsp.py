@@ -1,0 +1,471 @@
+"""Reproduction of Li, Cai, Gerofi, Ishikawa, Liao, "Page Type-Aware Full-Sequence Program
+Scheduling via Reinforcement Learning in High Density SSDs", IEEE TCAD 2024, Sec. IV: Fig. 9
+(read latency), Fig. 10 (I/O latency), Fig. 11 (reads served by LSB pages), Fig. 12 (RL reward
+per episode), Fig. 13 (cache hit ratios) and Fig. 14 (erases), with the averages Sec. IV-B and
+IV-D quote.
+
+The five FSP schedulers of Sec. IV-A, each a `cache.eviction` policy on the preset
+`li-qlc-fsp` (Table I's QLC drive; every evicted unit is one full-sequence program of a
+wordline's four pages, slot i taking page type i, LSB first):
+
+* Baseline: the four LRU-tail pages (`lru`);
+* Baseline-RW: the same, pages read from flash kept in the cache too (`cache.insert_reads`);
+* Frequency (Lv et al. [44]): the tail pages matched to page types by read count, with its
+  immediate rewrites of hot read data;
+* Distance (Wu et al. [35]): tail pages far apart in address, the threshold half the cache's pages;
+* RL: the paper's Q-learning classifier, group module and rewrite module (Sec. III).
+
+Each runs with the write cache at 2, 8 and 32 MiB (Table I's 2/8/32 MB).
+
+The set-up and where it differs from the paper's:
+
+* Traces: the paper replays four MSR Cambridge volumes and four Alibaba traces of 1-18 million
+  requests (Table II); those are not available here. We replay every real trace of
+  ../shared/traces with both reads and writes (small excerpts: 1,000 to 150,000 requests), each
+  once from its own timestamps, addresses packed at the front of the drive (`fold = "compact"`).
+  Tencent's one-second timestamps go backwards across volumes, so its late requests take the
+  last delivered time (`on_out_of_order = "clamp"`).
+* The drive holds data before the trace (`DRIVE`): half its logical space (30 GiB) is filled,
+  page by page, so data the trace reads but never writes lies on every page type alike, as data
+  written by earlier full-sequence programs would. (On an empty drive such data would be placed
+  at its first read, one page at a time, on whatever page type the write point is at, which
+  favours LSB pages.) The paper describes no warm-up; its 1 TiB drive, like our 64 GiB one, is
+  far larger than its traces (Table II: footprints of a few GB). With half the drive free GC
+  never runs, so Fig. 14's erase counts are 0 here; tables.md gives the flash programs beside
+  them, the writes that erases follow once the drive is full.
+* An RL episode is 1000 decisions (Sec. III-B), one per evicted page. The short traces evict a
+  few thousand pages, so the agent sees a handful of episodes (Algorithm 1 explores at random,
+  epsilon = 80 %, through the first four), where the paper's traces give it thousands.
+* The paper's "on average" is read here as the arithmetic mean, over every trace and cache size,
+  of the per-run ratio to the other scheduler (seeds averaged first); it does not say how.
+* Baseline-RW's read-inserted pages are clean, and the buffer drops clean pages before it evicts
+  dirty ones (docs/policies/cache.md, "Room"), so they cost it no write hits (Fig. 13 shows the
+  paper's Baseline-RW with the lowest write hit ratio).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import ssdlab
+from ssdlab._console import console
+from ssdlab.experiments.common import Job, print_frame, run_jobs, verified
+
+PRESET = "li-qlc-fsp"
+
+#: Data before the trace: half the logical space written once (see the module docstring).
+DRIVE: tuple[str, ...] = ("device.utilization=0.5", "warmup.fill=true")
+
+#: Sec. IV-A's schedulers, in the order of the paper's legends.
+POLICIES: dict[str, tuple[str, ...]] = {
+    "Baseline": ("cache.eviction=lru",),
+    "Baseline-RW": ("cache.eviction=lru", "cache.insert_reads=true"),
+    "Frequency": ("cache.eviction=frequency",),
+    "Distance": ("cache.eviction=distance",),
+    "RL": ("cache.eviction=rl_fsp",),
+}
+
+#: Table I: "Cache size 2/8/32MB".
+CACHE_MIB = (2, 8, 32)
+
+#: QLC page types in program order (`ftl.host_reads_by_page_type`).
+PAGE_TYPES = ("lsb", "clsb", "cmsb", "msb")
+
+#: Every real trace of ../shared/traces with both reads and writes, with its reader options
+#: (`workload.trace.*`). A trace given with --trace takes the options of the one of the same
+#: file name.
+DEFAULT_TRACES: dict[str, tuple[str, ...]] = {
+    "cloudphysics/cloudPhysicsIO.us.csv.gz": (),
+    "ms_production/msnfs_150k.disksim_ms.txt.gz": (),
+    "ms_production/tpcc_small.disksim_ns.txt": (),
+    # One-second timestamps over 2,038 volumes: 144 inversions, more than the reorder window.
+    "tencent_cbs/cloud_storage_sample_50k.csv.gz": ("on_out_of_order=clamp",),
+    "systor17/systor17-traces-sample.csv.gz": (),
+    "fiu/fiu_mail_cheetah_day1_first10k.blkparse.gz": (),
+    "msr/msr_cut10k_rw20_80_105.trace": (),
+    "msr/msr_cut10k_thpt_rand_1006.trace": (),
+    "msr/hm_0.sample1000.csv": (),
+}
+#: A mixed trace (cut by `QUICK.trace_requests`) and a read-heavy one: RL gets episodes on both.
+QUICK_TRACES = ("cloudphysics/cloudPhysicsIO.us.csv.gz", "msr/msr_cut10k_thpt_rand_1006.trace")
+
+#: The paper's averages (Sec. IV-B1, IV-B2, IV-D2), for the summary table: % change of the first
+#: scheduler's figure against the second's, "x" a ratio, or a share in %.
+PAPER: dict[str, float] = {
+    "RL read latency vs Baseline (%)": -40.4,
+    "RL read latency vs Frequency (%)": -28.3,
+    "RL read latency vs Distance (%)": -38.8,
+    "RL I/O latency vs Baseline (%)": -27.8,
+    "RL I/O latency vs Frequency (%)": -17.4,
+    "RL I/O latency vs Distance (%)": -28.2,
+    "Frequency read latency vs Baseline (%)": -13.6,
+    "Distance read latency vs Baseline (%)": -1.9,
+    "RL LSB reads / Baseline (x)": 2.9,
+    "Frequency LSB reads / Baseline (x)": 1.7,
+    "RL LSB read ratio at 2 MB (%)": 71.2,
+    "RL LSB read ratio, mean of the cache sizes (%)": 73.1,
+    "Baseline-RW erases / Baseline (x)": 2.2,
+    "Frequency erases vs Baseline (%)": 7.6,
+    "RL erases vs Baseline (%)": 2.5,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One size of the experiment: the full reproduction or the CI-sized `--quick` one."""
+
+    cache_mib: tuple[int, ...] = CACHE_MIB
+    #: Requests replayed per trace at most (the whole trace if shorter; None: every request).
+    trace_requests: int | None = None
+    seeds: int = 1
+
+
+#: CI-sized: `QUICK_TRACES`, CloudPhysics cut to its first 20,000 requests (enough evictions for
+#: about 70 RL episodes), the paper's drive (a run takes about 0.1 s) and all three cache sizes.
+QUICK = Settings(trace_requests=20_000)
+
+
+def trace_labels(paths: list[Path]) -> dict[Path, str]:
+    """Short names for the tables (the file name up to its first dot), the whole file name where
+    two would collide."""
+    short = {p: p.name.split(".")[0] for p in paths}
+    if len(set(short.values())) < len(paths):
+        return {p: p.name if list(short.values()).count(short[p]) > 1 else short[p] for p in paths}
+    return short
+
+
+def _reader_options(trace: Path) -> tuple[str, ...]:
+    for rel, options in DEFAULT_TRACES.items():
+        if Path(rel).name == trace.name:
+            return tuple(f"workload.trace.{o}" for o in options)
+    return ()
+
+
+def jobs(traces: list[Path], settings: Settings) -> list[Job]:
+    """Every (trace, cache size, scheduler, seed) run, on the half-filled drive."""
+    labels = trace_labels(traces)
+    out = []
+    for seed in range(settings.seeds):
+        for trace in traces:
+            workload = (*DRIVE, "workload.fold=compact", *_reader_options(trace))
+            if settings.trace_requests:
+                workload = (*workload, f"workload.count={settings.trace_requests}")
+            for cache in settings.cache_mib:
+                for policy, keys in POLICIES.items():
+                    job_labels = {"trace": labels[trace], "cache_mib": cache, "policy": policy, "seed": seed}
+                    overrides = (*workload, f"cache.capacity={cache}MiB", *keys, f"seed={seed}")
+                    out.append(Job(job_labels, PRESET, str(trace), None, overrides))
+    return out
+
+
+def check(grid: list[Job]) -> None:
+    """Resolve every run's configuration before any runs, so that a missing trace or a bad key
+    fails at once (a ConfigError naming it), not in a worker halfway through the grid."""
+    for job in grid:
+        ssdlab.resolve(job.preset, trace=job.trace, overrides=list(job.overrides))
+
+
+def _worker(job: Job) -> dict[str, Any]:
+    report = job.run()
+    lat = report.latency
+    ftl = report["ftl"]
+    cache = report["cache"]
+    by_type = ftl["host_reads_by_page_type"]
+    flash_reads = sum(by_type)
+    rl = report["policies"]["eviction_report"] or {}
+    return {
+        **job.labels,
+        "read_mean_us": lat.loc["read", "mean"],
+        "io_mean_us": lat.loc["all", "mean"],
+        "read_p99_us": lat.loc["read", "p99"],
+        "write_mean_us": lat.loc["write", "mean"],
+        **{f"{t}_reads": n for t, n in zip(PAGE_TYPES, by_type, strict=True)},
+        "lsb_ratio": by_type[0] / flash_reads if flash_reads else math.nan,
+        # Host page reads = read hits + reads served by flash (the page-type counts).
+        "host_read_pages": ftl["host_read_pages"],
+        "read_hits": cache["read_hits"],
+        "read_hit_ratio": cache["read_hit_ratio"],
+        "write_hit_ratio": cache["write_hit_ratio"],
+        "erases": report["wear"]["erases"],
+        "programs": report["device"]["counters"]["programs"],
+        "waf": report.waf,
+        "evicted_units": cache["evicted_units"],
+        "rewrite_pages": cache["rewrite_pages"],
+        "rewrites_skipped_full": cache["rewrites_skipped_full"],
+        "rewrites_requested": rl.get("rewrites_requested"),
+        "substitutions": rl.get("substitutions"),
+        "decisions": rl.get("decisions"),
+        "episodes": rl.get("episodes"),
+        "states_visited": rl.get("states_visited"),
+        "requests": report["workload"]["requests"],
+        "verified": report["verify"]["final_scan_passed"] if report["verify"] else None,
+        "episode_mean_rewards": rl.get("episode_mean_rewards") or [],
+    }
+
+
+def rewards(results: list[dict[str, Any]]) -> pd.DataFrame:
+    """Fig. 12: RL's mean reward in each episode of 1000 decisions (NaN for an episode with none
+    rewarded), one row per (trace, cache size, seed, episode)."""
+    rows = [
+        {
+            "trace": r["trace"],
+            "cache_mib": r["cache_mib"],
+            "seed": r["seed"],
+            "episode": i,
+            "mean_reward": math.nan if v is None else v,
+        }
+        for r in results
+        if r["policy"] == "RL"
+        for i, v in enumerate(r["episode_mean_rewards"])
+    ]
+    return pd.DataFrame(rows, columns=["trace", "cache_mib", "seed", "episode", "mean_reward"])
+
+
+def _order(runs: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Traces in run order, schedulers in the paper's order."""
+    return list(pd.unique(runs["trace"])), [p for p in POLICIES if p in set(runs["policy"])]
+
+
+def _pivot(runs: pd.DataFrame, col: str, cache: int) -> pd.DataFrame:
+    """Trace x scheduler, mean over seeds, at one cache size."""
+    traces, policies = _order(runs)
+    at = runs[runs["cache_mib"] == cache]
+    table = at.pivot_table(index="trace", columns="policy", values=col, aggfunc="mean")
+    return table.reindex(index=traces, columns=policies)
+
+
+def _normalised(table: pd.DataFrame) -> pd.DataFrame:
+    """Each scheduler over Baseline on the same trace, and their mean over traces as the last
+    row (the paper's bars and its "on average")."""
+    norm = table.div(table["Baseline"], axis=0).replace([math.inf, -math.inf], math.nan)
+    norm.loc["mean"] = norm.mean()
+    return norm
+
+
+def _ratios(runs: pd.DataFrame, col: str, num: str, den: str) -> pd.Series:
+    """`num`'s figure over `den`'s, one per (cache size, trace), seeds averaged first; NaN where
+    `den`'s is 0."""
+    table = runs.pivot_table(index=["cache_mib", "trace"], columns="policy", values=col, aggfunc="mean")
+    if num not in table or den not in table:
+        return pd.Series(dtype=float)
+    return (table[num] / table[den]).replace([math.inf, -math.inf], math.nan)
+
+
+def summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Our averages beside the paper's (`PAPER`), plus the flash programs (Fig. 14's erases are 0
+    on the half-free drive) and Baseline's LSB read ratio, which the paper does not quote."""
+
+    def change(col: str, num: str, den: str) -> float:
+        return 100 * (_ratios(runs, col, num, den).mean() - 1)
+
+    def times(col: str, num: str, den: str) -> float:
+        return _ratios(runs, col, num, den).mean()
+
+    def lsb_ratio(policy: str, cache: int | None = None) -> float:
+        rows = runs[runs["policy"] == policy]
+        if cache is not None:
+            rows = rows[rows["cache_mib"] == cache]
+        # Mean over seeds, then traces, then cache sizes: each cache size counts once.
+        per_cache = rows.groupby(["cache_mib", "trace"])["lsb_ratio"].mean().groupby(level=0).mean()
+        return 100 * per_cache.mean()
+
+    ours = {
+        "RL read latency vs Baseline (%)": change("read_mean_us", "RL", "Baseline"),
+        "RL read latency vs Frequency (%)": change("read_mean_us", "RL", "Frequency"),
+        "RL read latency vs Distance (%)": change("read_mean_us", "RL", "Distance"),
+        "RL I/O latency vs Baseline (%)": change("io_mean_us", "RL", "Baseline"),
+        "RL I/O latency vs Frequency (%)": change("io_mean_us", "RL", "Frequency"),
+        "RL I/O latency vs Distance (%)": change("io_mean_us", "RL", "Distance"),
+        "Frequency read latency vs Baseline (%)": change("read_mean_us", "Frequency", "Baseline"),
+        "Distance read latency vs Baseline (%)": change("read_mean_us", "Distance", "Baseline"),
+        "RL LSB reads / Baseline (x)": times("lsb_reads", "RL", "Baseline"),
+        "Frequency LSB reads / Baseline (x)": times("lsb_reads", "Frequency", "Baseline"),
+        "RL LSB read ratio at 2 MB (%)": lsb_ratio("RL", 2),
+        "RL LSB read ratio, mean of the cache sizes (%)": lsb_ratio("RL"),
+        "Baseline-RW erases / Baseline (x)": times("erases", "Baseline-RW", "Baseline"),
+        "Frequency erases vs Baseline (%)": change("erases", "Frequency", "Baseline"),
+        "RL erases vs Baseline (%)": change("erases", "RL", "Baseline"),
+        "Baseline LSB read ratio, mean of the cache sizes (%)": lsb_ratio("Baseline"),
+        "Baseline-RW flash programs / Baseline (x)": times("programs", "Baseline-RW", "Baseline"),
+        "Frequency flash programs vs Baseline (%)": change("programs", "Frequency", "Baseline"),
+        "RL flash programs vs Baseline (%)": change("programs", "RL", "Baseline"),
+    }
+    return pd.DataFrame({"ours": pd.Series(ours), "paper": pd.Series(PAPER)}).reindex(list(ours))
+
+
+def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The paper's figures as tables, one per cache size (its panels a-c), means over seeds."""
+    out: dict[str, pd.DataFrame] = {"Summary: mean change against the other scheduler": summary(runs)}
+    caches = sorted(set(runs["cache_mib"]))
+    for cache in caches:
+        out[f"Fig. 9 ({cache} MiB cache): mean read latency normalised to Baseline"] = _normalised(
+            _pivot(runs, "read_mean_us", cache)
+        )
+    for cache in caches:
+        out[f"Fig. 10 ({cache} MiB cache): mean I/O latency normalised to Baseline"] = _normalised(
+            _pivot(runs, "io_mean_us", cache)
+        )
+    for cache in caches:
+        out[f"Fig. 11 ({cache} MiB cache): LSB page reads normalised to Baseline"] = _normalised(
+            _pivot(runs, "lsb_reads", cache)
+        )
+        ratio = _pivot(runs, "lsb_ratio", cache)
+        ratio.loc["mean"] = ratio.mean()
+        out[f"Fig. 11 ({cache} MiB cache): LSB read ratio (LSB reads / flash reads)"] = ratio
+    for cache in caches:
+        read = _pivot(runs, "read_hit_ratio", cache).round(3).astype(str)
+        write = _pivot(runs, "write_hit_ratio", cache).round(3).astype(str)
+        out[f"Fig. 13 ({cache} MiB cache): read / write hit ratio"] = read + " / " + write
+    for cache in caches:
+        out[f"Fig. 14 ({cache} MiB cache): erases (GC)"] = _pivot(runs, "erases", cache)
+        out[f"Fig. 14 ({cache} MiB cache): flash programs normalised to Baseline"] = _normalised(
+            _pivot(runs, "programs", cache)
+        )
+        out[f"Rewrites ({cache} MiB cache): pages the rewrite module loaded back"] = _pivot(
+            runs, "rewrite_pages", cache
+        )
+    rl = runs[runs["policy"] == "RL"]
+    for cache in caches if not rl.empty else ():
+        out[f"RL ({cache} MiB cache): decisions, episodes of 1000, states visited (of 128)"] = (
+            rl[rl["cache_mib"] == cache]
+            .groupby("trace", sort=False)[["decisions", "episodes", "states_visited", "rewrites_requested"]]
+            .mean()
+        )
+    return out
+
+
+def plots(runs: pd.DataFrame, reward_rows: pd.DataFrame, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    caches = sorted(set(runs["cache_mib"]))
+
+    def bars(specs: list[tuple[str, str, str, bool]], name: str) -> None:
+        """A row per (figure, column, y label, normalised to Baseline), a panel per cache size
+        (the paper's panels a-c), the legend above them all."""
+        fig, axes = plt.subplots(
+            len(specs), len(caches), figsize=(6 * len(caches), 3.8 * len(specs) + 0.4), squeeze=False
+        )
+        for row, (figure, col, ylabel, normalise) in enumerate(specs):
+            for ax, cache in zip(axes[row], caches, strict=True):
+                table = _pivot(runs, col, cache)
+                table = _normalised(table) if normalise else table
+                table.plot.bar(ax=ax, legend=False, width=0.8)
+                plt.setp(ax.get_xticklabels(), rotation=35, ha="right", rotation_mode="anchor")
+                if normalise:
+                    ax.axhline(1.0, color="black", linewidth=0.8)
+                ax.set(ylabel=ylabel, xlabel="", title=f"{figure}: {cache} MiB cache")
+                ax.tick_params(axis="x", labelsize=7)
+                ax.grid(True, axis="y", alpha=0.3)
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()))
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+
+    bars(
+        [
+            ("Fig. 9", "read_mean_us", "read latency / Baseline", True),
+            ("Fig. 10", "io_mean_us", "I/O latency / Baseline", True),
+        ],
+        "fig9_fig10_latency.png",
+    )
+    bars(
+        [
+            ("Fig. 11", "lsb_reads", "LSB reads / Baseline", True),
+            ("Fig. 11", "lsb_ratio", "LSB reads / flash reads", False),
+        ],
+        "fig11_lsb_reads.png",
+    )
+    bars(
+        [
+            ("Fig. 13", "read_hit_ratio", "read hit ratio", False),
+            ("Fig. 13", "write_hit_ratio", "write hit ratio", False),
+        ],
+        "fig13_hit_ratio.png",
+    )
+    # Fig. 12: one panel per trace, a curve per cache size (the first seed).
+    traces = list(pd.unique(runs["trace"]))
+    cols = min(3, len(traces))
+    rows = math.ceil(len(traces) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.3 * rows), squeeze=False)
+    first = reward_rows[reward_rows["seed"] == reward_rows["seed"].min()] if len(reward_rows) else reward_rows
+    for ax, trace in zip(axes.flat, traces, strict=False):
+        for cache in caches:
+            curve = first[(first["trace"] == trace) & (first["cache_mib"] == cache)]
+            if len(curve):
+                ax.plot(curve["episode"], curve["mean_reward"], marker=".", label=f"{cache} MiB")
+        ax.set(xlabel="episode (1000 decisions)", ylabel="mean reward", title=f"Fig. 12: {trace}")
+        ax.grid(True, alpha=0.3)
+        if ax.has_data():
+            ax.legend(fontsize=7)
+        else:  # fewer than 1000 decisions: Algorithm 1 never finished an episode
+            ax.text(0.5, 0.5, "no complete episode", ha="center", va="center", transform=ax.transAxes)
+    for ax in list(axes.flat)[len(traces) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(out / "fig12_rewards.png", dpi=110)
+    plt.close(fig)
+
+
+def reproduce(
+    traces: list[Path] | None,
+    out: Path,
+    seeds: int = 1,
+    processes: int | None = None,
+    shared_traces: Path | None = None,
+    quick: bool = False,
+    verify: bool = False,
+) -> dict[str, pd.DataFrame]:
+    """Run the reproduction; `quick` is the CI-sized grid (`QUICK`), `verify` checks every mapping
+    at the end of every run (and fails the run on a lost page). Every run's configuration, traces
+    included, is checked before the first starts."""
+    settings = replace(QUICK if quick else Settings(), seeds=seeds)
+    if traces:
+        paths = [Path(t) for t in traces]
+    else:
+        if shared_traces is None or not shared_traces.is_dir():
+            raise ssdlab.ConfigError("no --trace given and ../shared/traces is not present")
+        names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
+        paths = [shared_traces / rel for rel in names]
+    grid = jobs(paths, settings)
+    if verify:
+        grid = verified(grid)
+    check(grid)
+    out.mkdir(parents=True, exist_ok=True)
+    console.print(
+        f"{len(grid)} runs on {PRESET}: {len(paths)} traces x {len(settings.cache_mib)} cache sizes x "
+        f"{len(POLICIES)} schedulers x {settings.seeds} seed(s), each on the half-filled drive"
+    )
+    results = run_jobs(grid, _worker, processes)
+    runs = pd.DataFrame([{k: v for k, v in r.items() if k != "episode_mean_rewards"} for r in results])
+    runs.insert(0, "preset", PRESET)
+    runs["trace_path"] = [j.trace for j in grid]
+    runs.to_csv(out / "runs.csv", index=False)
+    reward_rows = rewards(results)
+    reward_rows.to_csv(out / "rewards.csv", index=False)
+    result = tables(runs)
+    with open(out / "tables.md", "w") as f:
+        f.write(
+            f"Preset {PRESET}, half its logical space filled before, traces replayed once, "
+            f"{settings.trace_requests or 'all'} requests per trace at most, {settings.seeds} seed(s). "
+            "Averages are arithmetic means over every trace and cache size of the per-run ratio; "
+            "a ratio to a figure of 0 (erases: GC never runs on the half-free drive) is left out, NaN if all are.\n\n"
+        )
+        for title, table in result.items():
+            f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
+    plots(runs, reward_rows, out)
+    title = next(iter(result))
+    print_frame(title, result[title])
+    console.print(
+        f"\nresults: {out}/ (runs.csv, rewards.csv, tables.md, fig9_fig10_latency.png, "
+        "fig11_lsb_reads.png, fig12_rewards.png, fig13_hit_ratio.png)"
+    )
+    return result

@@ -1,0 +1,176 @@
+"""The FSP reproduction (Li et al., TCAD 2024): its documented set-up (the five schedulers of
+Sec. IV-A as eviction policies, the 2/8/32 MiB caches, every trace packed and replayed once on a
+half-filled drive), the averages of the summary table, and the CI-sized `--quick` run end to end
+with every mapping verified. The tests check mechanisms, not tuned numbers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ssdlab
+from ssdlab import config
+from ssdlab.cli import main
+from ssdlab.experiments import fsp
+
+FIGURES = [
+    "read_mean_us",
+    "io_mean_us",
+    "read_p99_us",
+    "lsb_reads",
+    "clsb_reads",
+    "cmsb_reads",
+    "msb_reads",
+    "lsb_ratio",
+    "read_hit_ratio",
+    "write_hit_ratio",
+    "erases",
+    "programs",
+    "waf",
+    "rewrite_pages",
+    "episodes",
+    "decisions",
+    "substitutions",
+]
+PLOTS = ("fig9_fig10_latency.png", "fig11_lsb_reads.png", "fig12_rewards.png", "fig13_hit_ratio.png")
+
+
+def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
+    paths = [traces / rel for rel in fsp.DEFAULT_TRACES]
+    jobs = fsp.jobs(paths, fsp.Settings(seeds=2))
+    assert len(jobs) == len(paths) * len(fsp.CACHE_MIB) * len(fsp.POLICIES) * 2
+    evictions = {"Baseline": "lru", "Baseline-RW": "lru", "Frequency": "frequency", "Distance": "distance"}
+    for job in jobs:
+        resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
+        assert 'fold = "compact"' in resolved
+        assert f"cache.capacity={job.labels['cache_mib']}MiB" in job.overrides
+        assert f'eviction = "{evictions.get(job.labels["policy"], "rl_fsp")}"' in resolved
+        assert ("insert_reads = true" in resolved) == (job.labels["policy"] == "Baseline-RW")
+        # Half the space filled before the trace (fsp.DRIVE), every request of the trace.
+        assert set(fsp.DRIVE) <= set(job.overrides)
+        assert "fill = true" in resolved
+        assert not any(o.startswith("workload.count=") for o in job.overrides)
+        if "tencent" in job.trace:
+            assert "workload.trace.on_out_of_order=clamp" in job.overrides
+
+
+def test_quick_cuts_the_traces_and_keeps_every_scheduler_and_cache_size(traces):
+    jobs = fsp.jobs([traces / rel for rel in fsp.QUICK_TRACES], fsp.QUICK)
+    assert {j.labels["policy"] for j in jobs} == set(fsp.POLICIES)
+    assert {j.labels["cache_mib"] for j in jobs} >= {2, 8}
+    assert all(f"workload.count={fsp.QUICK.trace_requests}" in j.overrides for j in jobs)
+
+
+def test_trace_labels_are_short_unless_two_collide():
+    a, b, c = Path("x/hm_0.sample1000.csv"), Path("y/hm_0.csv"), Path("z/tpcc_small.txt")
+    assert fsp.trace_labels([a, c]) == {a: "hm_0", c: "tpcc_small"}
+    assert fsp.trace_labels([a, b, c]) == {a: "hm_0.sample1000.csv", b: "hm_0.csv", c: "tpcc_small"}
+
+
+def test_summary_averages_per_run_ratios_and_leaves_out_a_baseline_of_zero():
+    rows = []
+    for trace, base in (("t1", 100.0), ("t2", 200.0)):
+        for policy, scale in (("Baseline", 1.0), ("Frequency", 0.9), ("Distance", 1.0), ("RL", 0.5)):
+            rows.append(
+                {
+                    "trace": trace,
+                    "cache_mib": 2,
+                    "policy": policy,
+                    "seed": 0,
+                    "read_mean_us": base * scale,
+                    "io_mean_us": base,
+                    "lsb_reads": 10 * (3 if policy == "RL" else 1),
+                    "lsb_ratio": 0.25,
+                    "erases": 0,
+                    "programs": 100,
+                }
+            )
+    table = fsp.summary(pd.DataFrame(rows))
+    assert set(fsp.PAPER) <= set(table.index)
+    assert table.loc["RL read latency vs Baseline (%)", "ours"] == pytest.approx(-50.0)
+    assert table.loc["RL read latency vs Frequency (%)", "ours"] == pytest.approx(100 * (0.5 / 0.9 - 1))
+    assert table.loc["RL LSB reads / Baseline (x)", "ours"] == pytest.approx(3.0)
+    assert table.loc["RL LSB read ratio at 2 MB (%)", "ours"] == pytest.approx(25.0)
+    # Erases of 0 (GC never runs on the half-free drive) give no ratio, not 0 % or infinity.
+    assert math.isnan(table.loc["RL erases vs Baseline (%)", "ours"])
+    assert table.loc["RL flash programs vs Baseline (%)", "ours"] == pytest.approx(0.0)
+    assert table.loc["RL read latency vs Baseline (%)", "paper"] == -40.4
+
+
+@pytest.fixture(scope="module")
+def quick(traces, tmp_path_factory):
+    out = tmp_path_factory.mktemp("fsp-quick")
+    tables = fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True)
+    return out, tables
+
+
+def test_quick_reproduction_has_one_verified_row_per_run_with_every_figure(quick):
+    out, _ = quick
+    runs = pd.read_csv(out / "runs.csv")
+    assert {"preset", "trace", "cache_mib", "policy", "seed", *FIGURES} <= set(runs.columns)
+    keys = ["trace", "cache_mib", "policy", "seed"]
+    assert not runs.duplicated(keys).any()
+    assert len(runs) == len(fsp.QUICK_TRACES) * len(fsp.QUICK.cache_mib) * len(fsp.POLICIES) * fsp.QUICK.seeds
+    assert set(runs["policy"]) == set(fsp.POLICIES) and set(runs["preset"]) == {fsp.PRESET}
+    assert runs["verified"].all(), runs.loc[~runs["verified"].astype(bool), keys]
+
+
+def test_quick_reproduction_shows_the_mechanisms_the_paper_relies_on(quick):
+    out, _ = quick
+    runs = pd.read_csv(out / "runs.csv")
+    # Every host page read is a cache hit or a flash read of one of the four page types.
+    by_type = runs[["lsb_reads", "clsb_reads", "cmsb_reads", "msb_reads"]].sum(axis=1)
+    assert (by_type == runs["host_read_pages"] - runs["read_hits"]).all()
+    assert runs["lsb_ratio"].between(0, 1).all()
+    assert runs["lsb_ratio"].to_numpy() == pytest.approx((runs["lsb_reads"] / by_type).to_numpy())
+    # Baseline-RW keeps read data in the cache too, so it hits more reads (Fig. 13).
+    hits = runs.pivot_table(index=["trace", "cache_mib", "seed"], columns="policy", values="read_hit_ratio")
+    assert (hits["Baseline-RW"] > hits["Baseline"]).all()
+    # Every host write reaches the flash as full-sequence programs of four pages.
+    assert (runs["programs"] > 0).all()
+    # Only RL learns in episodes of 1000 decisions; Frequency and RL substitute page types.
+    rl = runs[runs["policy"] == "RL"]
+    assert (rl["episodes"] > 0).all() and (rl["decisions"] >= 1000 * rl["episodes"]).all()
+    assert runs.loc[runs["policy"] != "RL", "episodes"].isna().all()
+    assert runs.loc[runs["policy"].isin(["Frequency", "RL"]), "substitutions"].notna().all()
+
+
+def test_quick_reproduction_writes_one_reward_per_rl_episode(quick):
+    out, _ = quick
+    runs = pd.read_csv(out / "runs.csv")
+    rewards = pd.read_csv(out / "rewards.csv")
+    assert list(rewards.columns) == ["trace", "cache_mib", "seed", "episode", "mean_reward"]
+    assert len(rewards) > 0
+    per_run = rewards.groupby(["trace", "cache_mib", "seed"]).size()
+    rl = runs[runs["policy"] == "RL"].set_index(["trace", "cache_mib", "seed"])["episodes"]
+    assert per_run.sort_index().tolist() == rl.sort_index().astype(int).tolist()
+
+
+def test_quick_reproduction_writes_its_tables_and_plots(quick):
+    out, tables = quick
+    text = (out / "tables.md").read_text()
+    for cache in fsp.QUICK.cache_mib:
+        for figure in ("Fig. 9", "Fig. 10", "Fig. 11", "Fig. 13", "Fig. 14"):
+            assert f"### {figure} ({cache} MiB cache)" in text
+    summary = tables["Summary: mean change against the other scheduler"]
+    assert summary["paper"].dropna().to_dict() == fsp.PAPER
+    # Every scheduler is 1.0 times itself: Baseline's column of Fig. 9 is all ones.
+    fig9 = tables[f"Fig. 9 ({fsp.QUICK.cache_mib[0]} MiB cache): mean read latency normalised to Baseline"]
+    assert (fig9["Baseline"] == 1.0).all() and "mean" in fig9.index
+    for name in PLOTS:
+        assert (out / name).stat().st_size > 0
+
+
+def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):
+    missing = tmp_path / "no_such_trace.csv"
+    with pytest.raises(ssdlab.ConfigError) as info:
+        fsp.reproduce([missing], tmp_path / "never")
+    assert str(missing) in info.value.message
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "fsp", "--trace", str(missing), "--out", str(tmp_path / "never")])
+    assert exit_info.value.code == 2
+    assert str(missing) in capsys.readouterr().err.replace("\n", "")
+    assert not (tmp_path / "never").exists()
