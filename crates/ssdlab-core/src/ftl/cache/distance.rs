@@ -55,7 +55,7 @@ impl EvictionPolicy for DistanceEviction {
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
         let n = unit_pages as usize;
         if unit_pages < self.types {
-            out.extend(view.from_tail().filter(|p| p.dirty).take(n).map(|p| p.lpn));
+            view.oldest_dirty(unit_pages, out);
             return;
         }
         let limit = candidate_count(view.capacity(), self.candidates_fraction, unit_pages);

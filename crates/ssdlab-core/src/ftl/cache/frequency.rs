@@ -24,7 +24,7 @@
 //!   LRU tail.
 
 use crate::error::{Error, Result};
-use crate::ftl::cache::group::{candidate_count, collect_candidates, group_by_type, MAX_TYPES};
+use crate::ftl::cache::group::{typed_unit, MAX_TYPES};
 use crate::ftl::cache::history::{ReadHistory, LONG_TERM_BINS};
 use crate::ftl::cache::{BufferView, BuildCtx, EvictionPolicy, Rewrite};
 use crate::units::Lpn;
@@ -96,13 +96,12 @@ impl EvictionPolicy for FrequencyEviction {
     }
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
         if unit_pages < self.types {
-            out.extend(view.from_tail().filter(|p| p.dirty).take(unit_pages as usize).map(|p| p.lpn));
+            view.oldest_dirty(unit_pages, out);
             return;
         }
-        let limit = candidate_count(view.capacity(), self.candidates_fraction, unit_pages);
         let mut candidates = std::mem::take(&mut self.candidates);
-        collect_candidates(view, limit, self.types as usize, &mut candidates, |p| self.class(p.lpn));
-        self.substitutions += group_by_type(&candidates, self.types as usize, out) as u64;
+        let (types, fraction) = (self.types, self.candidates_fraction);
+        self.substitutions += typed_unit(view, types, fraction, &mut candidates, out, |p| self.class(p.lpn)) as u64;
         self.candidates = candidates;
         self.units += 1;
     }

@@ -44,6 +44,22 @@ pub fn collect_candidates(
     }
 }
 
+/// One full-sequence-program unit of `types` pages into `out`: the candidates
+/// (`candidate_count`), each classified by `classify`, grouped by type (`group_by_type`);
+/// `candidates` is scratch. Returns the slots that took a substitute.
+pub fn typed_unit(
+    view: &BufferView,
+    types: u32,
+    candidates_fraction: f64,
+    candidates: &mut Vec<(Lpn, u8)>,
+    out: &mut Vec<Lpn>,
+    classify: impl FnMut(&BufferedPage) -> u8,
+) -> u32 {
+    let limit = candidate_count(view.capacity(), candidates_fraction, types);
+    collect_candidates(view, limit, types as usize, candidates, classify);
+    group_by_type(candidates, types as usize, out)
+}
+
 /// Fill `out` (cleared) with one page per type, slot i for type i, from `candidates` (LRU tail
 /// first, each with its class `< n`); fewer than `n` candidates: all of them, in tail order
 /// (too few for a wordline: they are programmed page by page).

@@ -13,7 +13,7 @@ impl EvictionPolicy for LruEviction {
         "lru"
     }
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
-        out.extend(view.from_tail().filter(|p| p.dirty).take(unit_pages as usize).map(|p| p.lpn));
+        view.oldest_dirty(unit_pages, out);
     }
 }
 

@@ -122,6 +122,11 @@ impl BufferView<'_> {
             Some(BufferedPage { lpn: s.lpn, dirty: s.dirty, request_pages: s.request_pages, partial: s.partial })
         })
     }
+    /// The `n` least recently used dirty pages, oldest first, into `out`: write-back LRU's
+    /// unit, and every policy's unit when it is shorter than a wordline.
+    pub fn oldest_dirty(&self, n: u32, out: &mut Vec<Lpn>) {
+        out.extend(self.from_tail().filter(|p| p.dirty).take(n as usize).map(|p| p.lpn));
+    }
     pub fn len(&self) -> u32 {
         self.buffer.index.len() as u32
     }
