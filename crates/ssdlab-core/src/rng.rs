@@ -15,6 +15,8 @@ pub enum RngStream {
     TimedWarmup = 4,
     /// The write buffer's eviction policy (the RL-FSP agent's exploration).
     Eviction = 5,
+    /// The region policy (the RL-SLC agent's exploration).
+    Regions = 6,
 }
 
 pub fn rng_for(seed: u64, stream: RngStream) -> Pcg64Mcg {

@@ -644,6 +644,7 @@ impl Simulation {
                     mode: spec.mode,
                     blocks: b.region_blocks(id),
                     free_blocks: b.region_free_blocks(id),
+                    stats: self.ftl.region_stats().get(r).copied().unwrap_or_default(),
                 }
             })
             .collect()

@@ -498,23 +498,42 @@ impl Default for CacheConfig {
     }
 }
 
-/// `[slc]`: an SLC-mode cache region on a multi-level device (hybrid SLC/QLC drives).
+/// `[slc]`: an SLC-mode cache region on a multi-level device (hybrid SLC/QLC drives). The
+/// policies are those of Yoo & Shin, "Reinforcement Learning-Based SLC Cache Technique for
+/// Enhancing SSD Write Performance", HotStorage 2020, and its baselines.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SlcConfig {
-    /// Who runs the SLC region: `none` (every block native, e.g. QLC-only) or `static` (a fixed
-    /// region and size threshold: the RL-SLC paper's "static" baseline).
+    /// Who runs the SLC region: `none` (every block native, e.g. QLC-only), `static` (a fixed
+    /// region and size threshold: the RL-SLC paper's "static" baseline), `dwa` (size by space
+    /// utilisation), `ust` (every write to SLC first) or `rl` (the paper's Q-learning agent).
     pub policy: String,
-    /// Blocks in SLC mode at start, spread evenly over the planes.
+    /// `static`: blocks in SLC mode for the whole run, spread evenly over the planes; `rl`:
+    /// blocks in SLC mode at start (0: the middle of its range). `dwa` and `ust` size the region
+    /// themselves.
     pub blocks: u32,
     /// Host writes of at most this many bytes go to the SLC region; larger ones to the native
-    /// region (the RL-SLC paper's hot/cold threshold theta).
+    /// region (the RL-SLC paper's hot/cold threshold theta; `dwa`: 32 KiB, Sec. 4; `rl`: the
+    /// level it starts at, the nearest of `slc.rl.threshold_levels_bytes`).
     pub threshold_bytes: ByteSize,
     /// Migrate SLC data to the native region when the SLC region has fewer free blocks than
     /// this (the RL-SLC paper, Sec. 4: 5) ...
     pub trigger_free_blocks: u32,
     /// ... until it has this many (default: trigger + 1).
     pub target_free_blocks: Option<u32>,
+    /// `dwa`, `ust`, `rl`: the largest share of the device's blocks in SLC mode (56 %: Table
+    /// 2's largest setting, the Intel 660p's cache on an empty drive). Resizes never take the
+    /// native region below what its data needs, whatever this says.
+    pub max_fraction: f64,
+    /// SLC blocks and threshold are sampled every this many bytes of host writes for the
+    /// report's series (the paper's Figs. 5-6: every 128 MB).
+    pub sample_every_bytes: ByteSize,
+    /// `[slc.dwa]`: dynamic write acceleration's table.
+    pub dwa: SlcDwaConfig,
+    /// `[slc.ust]`: utilisation-aware self-tuning.
+    pub ust: SlcUstConfig,
+    /// `[slc.rl]`: the Q-learning agent.
+    pub rl: SlcRlConfig,
 }
 
 impl Default for SlcConfig {
@@ -525,6 +544,110 @@ impl Default for SlcConfig {
             threshold_bytes: ByteSize(32 * 1024),
             trigger_free_blocks: 5,
             target_free_blocks: None,
+            max_fraction: 0.56,
+            sample_every_bytes: ByteSize(128 << 20),
+            dwa: SlcDwaConfig::default(),
+            ust: SlcUstConfig::default(),
+            rl: SlcRlConfig::default(),
+        }
+    }
+}
+
+/// `[slc.dwa]`: SLC size by space utilisation, looked up in a table (Table 2 "setting 1", from
+/// a commercial drive: the Intel 660p).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SlcDwaConfig {
+    /// Utilisation bounds, strictly ascending in (0, 1) (Table 2: 20 % to 70 %) ...
+    pub utilization_edges: Vec<f64>,
+    /// ... and the share of the device's blocks in SLC mode below the first bound, between
+    /// each pair and above the last: one more than the bounds (setting 1: 56, 50, 40, 30, 25,
+    /// 20, 10 %).
+    pub block_fractions: Vec<f64>,
+}
+
+impl Default for SlcDwaConfig {
+    fn default() -> Self {
+        SlcDwaConfig {
+            utilization_edges: vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
+            block_fractions: vec![0.56, 0.50, 0.40, 0.30, 0.25, 0.20, 0.10],
+        }
+    }
+}
+
+/// `[slc.ust]`: utilisation-aware self-tuning (Yang et al., TVLSI 2016, as the RL-SLC paper
+/// describes it in Sec. 4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SlcUstConfig {
+    /// MAX_SLC: SLC blocks' worth of host pages a logical block (a native block's worth of
+    /// LPNs) may write into the SLC region between two SLC garbage collections (Sec. 4: 6).
+    pub max_blocks_per_logical_block: u32,
+}
+
+impl Default for SlcUstConfig {
+    fn default() -> Self {
+        SlcUstConfig { max_blocks_per_logical_block: 6 }
+    }
+}
+
+/// `[slc.rl]`: the RL-SLC agent (Sec. 3). Its Q-table has the paper's shape, 1,296 states x 9
+/// actions; the ranges below say what the bins and actions mean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SlcRlConfig {
+    /// One decision per this many SLC blocks' worth of host writes (Sec. 3.1: 8).
+    pub step_slc_blocks: u32,
+    /// SLC blocks an action adds to or takes from the region (ours: 32, 128 MiB of SLC on
+    /// the paper's drive; the paper does not say).
+    pub size_step_blocks: u32,
+    /// The hot/cold threshold levels an action moves between, strictly ascending (ours: 4 KiB
+    /// to 512 KiB, doubling; Fig. 6 reaches 512 KB).
+    pub threshold_levels_bytes: Vec<ByteSize>,
+    /// Utilisation bounds of the state's 4 utilisation bins, strictly ascending (ours).
+    pub utilization_edges: Vec<f64>,
+    /// The state's SLC write demand is high when at least this share of a step's host pages
+    /// went to the SLC region (ours).
+    pub demand_high_fraction: f64,
+    /// The state's update frequency in SLC is high when a step's host writes overwrote at
+    /// least this many SLC pages per page they wrote to the SLC region (ours).
+    pub update_high_fraction: f64,
+    /// Step size of Eq. 1, in (0, 1] (not given; RLGC's 0.3).
+    pub alpha: f64,
+    /// Discount factor of Eq. 1, in [0, 1] (not given; RLGC's 0.8).
+    pub gamma: f64,
+    /// Exploration probability (Sec. 2.3: 0.07).
+    pub epsilon: f64,
+    /// Algorithm 2's rewards: when the step's weighted write cost is at most its running
+    /// average ...
+    pub reward_positive: f64,
+    /// ... and when it is above.
+    pub reward_negative: f64,
+    /// Learn during the run (false: act on the loaded table without updating it).
+    pub learn: bool,
+    /// Start from this pre-trained Q-table (a file `save_qtable` wrote; Sec. 4.2), not zeros.
+    pub load_qtable: Option<String>,
+    /// Write the Q-table here at the end of the run.
+    pub save_qtable: Option<String>,
+}
+
+impl Default for SlcRlConfig {
+    fn default() -> Self {
+        SlcRlConfig {
+            step_slc_blocks: 8,
+            size_step_blocks: 32,
+            threshold_levels_bytes: (12..20).map(|s| ByteSize(1 << s)).collect(),
+            utilization_edges: vec![0.25, 0.5, 0.75],
+            demand_high_fraction: 0.5,
+            update_high_fraction: 0.5,
+            alpha: 0.3,
+            gamma: 0.8,
+            epsilon: 0.07,
+            reward_positive: 1.0,
+            reward_negative: -1.0,
+            learn: true,
+            load_qtable: None,
+            save_qtable: None,
         }
     }
 }

@@ -12,6 +12,7 @@ const DEVICES: &[(&str, &str)] = &[
     ("mqsim-default", include_str!("presets/mqsim-default.toml")),
     ("femu-learnedftl", include_str!("presets/femu-learnedftl.toml")),
     ("li-qlc-fsp", include_str!("presets/li-qlc-fsp.toml")),
+    ("yoo-hybrid-qlc", include_str!("presets/yoo-hybrid-qlc.toml")),
 ];
 
 /// (name, TOML) of every built-in workload pattern (`ssdlab run --workload NAME`).

@@ -154,6 +154,13 @@ fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks:
             format!("must exceed slc.trigger_free_blocks ({})", s.trigger_free_blocks)
         });
     }
+    p.check(s.max_fraction > 0.0 && s.max_fraction < 1.0, "slc.max_fraction", || "must be in (0, 1)".into());
+    p.check(s.sample_every_bytes.0 >= 1, "slc.sample_every_bytes", || "must be at least 1".into());
+    if s.policy != "none" && s.policy != "static" {
+        p.check(bits > 1, "slc.policy", || {
+            format!("'{}' runs an SLC-mode region: it needs a multi-level cell device (device.cell)", s.policy)
+        });
+    }
     let d = &config.ftl.dftl;
     p.check(d.entry_bytes >= 1, "ftl.dftl.entry_bytes", || "must be at least 1".into());
     let te = config.ftl.translation_entry_bytes;
@@ -221,7 +228,10 @@ impl Capacity {
         // An SLC-mode block holds pages_per_block / bits pages: the pages it cannot hold are
         // lost to the logical space while it is in SLC mode.
         let bits = d.cell.bits_per_cell().max(1);
-        let slc_loss_pages = config.slc.blocks as u64 * (d.pages_per_block - d.pages_per_block / bits) as u64;
+        // Only `static` holds `slc.blocks` for the whole run; the dynamic policies start small
+        // and never take the native region below what its data needs.
+        let fixed_slc_blocks = if config.slc.policy == "static" { config.slc.blocks as u64 } else { 0 };
+        let slc_loss_pages = fixed_slc_blocks * (d.pages_per_block - d.pages_per_block / bits) as u64;
         let logical_pages = (physical_pages as f64 * (1.0 - d.overprovisioning)).floor() as u64;
         let used_pages = (logical_pages as f64 * d.utilization).floor() as u64;
         Capacity {

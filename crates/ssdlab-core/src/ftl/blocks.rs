@@ -209,6 +209,9 @@ struct Region {
     host_free_total: u32,
     /// Blocks of this region in any state.
     blocks: u32,
+    /// Pages of this region holding data (kept incrementally: utilisation and region policies
+    /// read it at every write).
+    valid_pages: u64,
 }
 
 /// The per-block state every page write and invalidation touches, kept together: one cache
@@ -304,6 +307,7 @@ impl BlockManager {
                 free_total: 0,
                 host_free_total: 0,
                 blocks: 0,
+                valid_pages: 0,
             });
         }
         let mut free = vec![VecDeque::new(); regions.len() * planes as usize];
@@ -385,6 +389,14 @@ impl BlockManager {
         self.regions[r.0 as usize].host_free_total
     }
     /// Blocks of a region, in any state.
+    /// Pages of region `r` holding data (host data and translation pages).
+    pub fn region_valid_pages(&self, r: RegionId) -> u64 {
+        self.regions[r.0 as usize].valid_pages
+    }
+    /// Pages a block of region `r` holds (its mode's).
+    pub fn region_block_pages(&self, r: RegionId) -> u32 {
+        self.regions[r.0 as usize].block_pages
+    }
     pub fn region_blocks(&self, r: RegionId) -> u32 {
         self.regions[r.0 as usize].blocks
     }
@@ -851,6 +863,7 @@ impl BlockManager {
             self.rebucket(b, v, v + 1);
         }
         self.meta[b.index()].valid = v + 1;
+        self.regions[self.meta[b.index()].region.0 as usize].valid_pages += 1;
     }
 
     /// Move a sealed block from the `from` to the `to` valid-count bucket of its domain.
@@ -861,8 +874,9 @@ impl BlockManager {
         self.buckets.insert(domain, b.0, to);
     }
 
-    /// The data in `ppn` is stale (overwritten, trimmed or relocated).
-    pub fn invalidate(&mut self, ppn: Ppn) {
+    /// The data in `ppn` is stale (overwritten, trimmed or relocated). Returns the region
+    /// that held it.
+    pub fn invalidate(&mut self, ppn: Ppn) -> RegionId {
         debug_assert_ne!(self.owner[ppn.index()], INVALID, "invalidating a page twice");
         self.owner[ppn.index()] = INVALID;
         let b = self.geometry.block_of(ppn);
@@ -873,6 +887,9 @@ impl BlockManager {
             self.buckets.insert(domain, b.0, v - 1);
         }
         self.meta[b.index()].valid = v - 1;
+        let r = self.meta[b.index()].region;
+        self.regions[r.0 as usize].valid_pages -= 1;
+        r
     }
 
     /// Sealed block of `d` with the fewest valid pages (ties: most recently sealed into that

@@ -140,6 +140,14 @@ pub struct Ftl {
     /// before it opens another.
     max_lines: Option<u32>,
     regions: Box<dyn RegionPolicy>,
+    /// `regions.wants_placements()`, asked once.
+    regions_want_placements: bool,
+    /// Per region: what the FTL counted (`RegionStats`).
+    region_stats: Vec<region::RegionStats>,
+    /// The logical capacity in pages (space utilisation's denominator).
+    logical_capacity_pages: u64,
+    /// `device.overprovisioning`: the spare the native region keeps when another grows.
+    overprovisioning: f64,
     buffer: Option<WriteBuffer>,
     streams: Streams,
     /// Program-unit pages per region (placement's unit on that region's mode).
@@ -311,7 +319,8 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
     }
     if cfg.slc.policy == "none" {
         check(cfg.slc.blocks == 0, "slc.blocks", "SLC blocks need an SLC policy (slc.policy = \"static\")".into());
-    } else {
+    } else if cfg.slc.policy == "static" {
+        // The dynamic policies size the region themselves (`region::SlcSpace`).
         let planes =
             cfg.device.channels * cfg.device.chips_per_channel * cfg.device.dies_per_chip * cfg.device.planes_per_die;
         let target = cfg.slc.target_free_blocks.unwrap_or(cfg.slc.trigger_free_blocks + 1);
@@ -463,6 +472,10 @@ impl Ftl {
             placement_streams,
             max_lines: placement_layout.max_lines,
             placement,
+            regions_want_placements: regions.wants_placements(),
+            region_stats: vec![region::RegionStats::default(); layout.len() + 1],
+            logical_capacity_pages: cfg.logical_pages() as u64,
+            overprovisioning: cfg.device.overprovisioning,
             regions,
             buffer,
             streams: Streams { host, gc: gc_streams, migration, map },
@@ -512,6 +525,10 @@ impl Ftl {
     pub fn region_policy(&self) -> &dyn RegionPolicy {
         self.regions.as_ref()
     }
+    /// What the FTL counted per region (native first) since the warm-up.
+    pub fn region_stats(&self) -> &[region::RegionStats] {
+        &self.region_stats
+    }
     pub fn buffer(&self) -> Option<&WriteBuffer> {
         self.buffer.as_ref()
     }
@@ -528,6 +545,7 @@ impl Ftl {
     pub fn reset_stats(&mut self) {
         self.stats = FtlStats::for_geometry(self.blocks.geometry());
         self.gc_stats = GcStats::default();
+        self.region_stats.fill(region::RegionStats::default());
         self.last_arrival = None;
         self.busy_until = 0;
         self.mapping.reset_stats();
@@ -649,7 +667,9 @@ impl Ftl {
     /// scan. Returns when that work ends.
     pub fn on_end_of_trace(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
         self.flush_timer = None;
-        self.flush_buffer(now, device)
+        let end = self.flush_buffer(now, device)?;
+        self.regions.finish()?;
+        Ok(end)
     }
 
     /// Arm the write-back timer when a write left the buffer dirty and none is armed.
@@ -979,6 +999,10 @@ mod allocation_tests {
             max_lines: None,
             placement,
             regions: Box::new(region::NoRegions),
+            regions_want_placements: false,
+            region_stats: vec![region::RegionStats::default()],
+            logical_capacity_pages: logical_pages as u64,
+            overprovisioning: 0.0,
             buffer: None,
             streams: Streams {
                 host: vec![StreamId(0)],

@@ -9,24 +9,33 @@ use crate::ftl::blocks::{BlockState, DomainId, GcScope, Owner, RegionId, StreamI
 use crate::ftl::gc::{GcAction, IdleObservation, LineCensus, LineVictim, LineVictimView, VictimView};
 use crate::ftl::mapping::Relocation;
 use crate::ftl::placement::PlacementView;
-use crate::ftl::region::{RegionAction, RegionView, NATIVE};
+use crate::ftl::region::{RegionAction, RegionView, MAX_ACTIONS_PER_WRITE, NATIVE};
 use crate::ftl::{Ftl, RequestInfo};
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
 
-/// Why pages move: GC within a region, or migration into another region.
+/// Why pages move: GC within a region, migration into another region, or GC within a region
+/// that keeps the pages its policy wants and migrates the others (`RegionAction::Collect`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Move {
     Gc,
     Migration { to: RegionId },
+    Sort { to: RegionId },
 }
 
 impl Move {
     fn source(self) -> Source {
         match self {
-            Move::Gc => Source::Gc,
+            Move::Gc | Move::Sort { .. } => Source::Gc,
             Move::Migration { .. } => Source::Migration,
         }
     }
+}
+
+/// Array time booked so far by GC and by migration (a region's figures take the difference
+/// across its work).
+fn reclaim_busy(device: &Device) -> (u64, u64) {
+    let c = &device.counters().by_source;
+    (c.get(Source::Gc).busy_ns, c.get(Source::Migration).busy_ns)
 }
 
 impl Ftl {
@@ -106,37 +115,163 @@ impl Ftl {
         self.flush_on_idle || (self.gc_when_idle && self.gc_scope == GcScope::Region)
     }
 
-    /// The region policy's space work before a write, executed (the write waits for it).
-    pub(super) fn before_write_regions(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
-        let view = RegionView { now, blocks: &self.blocks };
-        match self.regions.before_write(&view) {
-            RegionAction::Nothing => Ok(now),
-            RegionAction::Migrate { from, to, target_free_blocks } => {
-                self.migrate_until(from, to, target_free_blocks, now, device)
-            }
+    /// What a region policy sees now.
+    fn region_view(&self, now: SimTime) -> RegionView<'_> {
+        Self::view_of(
+            &self.blocks,
+            &self.region_stats,
+            self.logical_capacity_pages,
+            self.target_free_blocks,
+            self.overprovisioning,
+            now,
+        )
+    }
+
+    fn view_of<'a>(
+        blocks: &'a crate::ftl::blocks::BlockManager,
+        stats: &'a [crate::ftl::region::RegionStats],
+        logical_pages: u64,
+        native_target_free_blocks: u32,
+        overprovisioning: f64,
+        now: SimTime,
+    ) -> RegionView<'a> {
+        RegionView {
+            now,
+            blocks,
+            stats,
+            logical_pages,
+            native_keep_free_blocks: native_target_free_blocks + 1,
+            native_spare_fraction: overprovisioning,
         }
     }
 
-    /// Migrate victims of region `from` into region `to` until `from` has `target` free blocks.
+    /// The region policy's space work before a write, executed (the write waits for it): its
+    /// actions one after another until it asks for none (at most `MAX_ACTIONS_PER_WRITE`).
+    pub(super) fn before_write_regions(&mut self, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        let mut end = now;
+        for _ in 0..MAX_ACTIONS_PER_WRITE {
+            let view = Self::view_of(
+                &self.blocks,
+                &self.region_stats,
+                self.logical_capacity_pages,
+                self.target_free_blocks,
+                self.overprovisioning,
+                now,
+            );
+            let t = match self.regions.before_write(&view) {
+                RegionAction::Nothing => break,
+                RegionAction::Migrate { from, to, target_free_blocks } => {
+                    self.migrate_until(from, to, target_free_blocks, Move::Migration { to }, now, device)?
+                }
+                RegionAction::Collect { region, to, target_free_blocks } => {
+                    self.migrate_until(region, to, target_free_blocks, Move::Sort { to }, now, device)?
+                }
+                RegionAction::Resize { region, blocks } => self.resize_region(region, blocks, now, device)?,
+            };
+            end = end.max(t);
+        }
+        Ok(end)
+    }
+
+    /// Make region `r` hold `blocks` blocks, as far as it can (`RegionAction::Resize`).
+    fn resize_region(&mut self, r: RegionId, blocks: u32, now: SimTime, device: &mut Device) -> Result<SimTime> {
+        if r == NATIVE || r.0 as usize >= self.blocks.regions() {
+            return Err(Error::invariant(format!("region policy asked to resize region {}", r.0)));
+        }
+        let planes = self.blocks.geometry().planes();
+        let mut end = now;
+        if blocks > self.blocks.region_blocks(r) {
+            let cap = self.region_view(now).max_region_blocks(r);
+            let keep = self.target_free_blocks + 1;
+            let mut reclaimed = false;
+            while self.blocks.region_blocks(r) < blocks.min(cap) {
+                if self.blocks.region_free_blocks(NATIVE) <= keep + planes * self.blocks.gc_reserve(NATIVE) {
+                    // No free native block to spare: GC the native region for one, once per
+                    // resize (the agent pays for it in QLC-to-QLC time).
+                    if reclaimed || self.gc_scope != GcScope::Region {
+                        break;
+                    }
+                    reclaimed = true;
+                    let before = self.blocks.region_free_blocks(NATIVE);
+                    let (gc0, _) = reclaim_busy(device);
+                    let copied = self.stats.gc_reads;
+                    let domain = self.native_domain;
+                    let target =
+                        keep + planes * self.blocks.gc_reserve(NATIVE) + (blocks - self.blocks.region_blocks(r));
+                    end = end.max(self.reclaim_triggered(NATIVE, domain, target, now, device)?);
+                    let stats = &mut self.region_stats[NATIVE.0 as usize];
+                    stats.gc_ns += reclaim_busy(device).0 - gc0;
+                    stats.gc_pages += self.stats.gc_reads - copied;
+                    if self.blocks.region_free_blocks(NATIVE) <= before {
+                        break;
+                    }
+                    continue;
+                }
+                let Some(plane) = self.fullest_plane(NATIVE) else { break };
+                self.blocks
+                    .move_free_block(NATIVE, r, plane)
+                    .ok_or_else(|| Error::invariant("plane lost its free block"))?;
+                self.region_stats[r.0 as usize].blocks_converted_in += 1;
+            }
+        } else {
+            while self.blocks.region_blocks(r) > blocks {
+                if let Some(plane) = self.fullest_plane(r) {
+                    self.blocks
+                        .move_free_block(r, NATIVE, plane)
+                        .ok_or_else(|| Error::invariant("plane lost its free block"))?;
+                    self.region_stats[r.0 as usize].blocks_converted_out += 1;
+                    continue;
+                }
+                // No free block to give back: migrate a victim's data out to free one.
+                let free = self.blocks.region_free_blocks(r);
+                end = end.max(self.migrate_until(r, NATIVE, free + 1, Move::Migration { to: NATIVE }, now, device)?);
+                if self.blocks.region_free_blocks(r) <= free {
+                    break;
+                }
+            }
+        }
+        Ok(end)
+    }
+
+    /// The plane where region `r` has the most free blocks (the first such in plane order), or
+    /// None if it has none.
+    fn fullest_plane(&self, r: RegionId) -> Option<PlaneId> {
+        let planes = self.blocks.geometry().planes();
+        (0..planes)
+            .map(PlaneId)
+            .filter(|&p| self.blocks.region_free_blocks_in(r, p) > 0)
+            .max_by_key(|&p| (self.blocks.region_free_blocks_in(r, p), std::cmp::Reverse(p.0)))
+    }
+
+    /// Empty victims of region `from` (migrating into `to`, or with `Move::Sort` keeping what
+    /// the policy wants) until `from` has `target` free blocks.
     fn migrate_until(
         &mut self,
         from: RegionId,
         to: RegionId,
         target: u32,
+        why: Move,
         now: SimTime,
         device: &mut Device,
     ) -> Result<SimTime> {
         let mut end = now;
         let domain = self.blocks.domain_of(from, PlaneId(0));
+        let mut why = why;
         while self.blocks.region_free_blocks(from) < target {
-            let Some(victim) = self.choose_victim_for(Move::Migration { to }, from, domain, 0.0, now)? else {
+            let Some(victim) = self.choose_victim_for(why, from, domain, 0.0, now)? else {
                 // Every block of the region is open or free: nothing to migrate yet.
                 break;
             };
             let plane = self.blocks.geometry().plane_of_block(victim);
-            let (_, t) = self.empty_victim_from(victim, 0, u32::MAX, Move::Migration { to }, now, device)?;
+            let free_before = self.blocks.region_free_blocks(from);
+            let (_, t) = self.empty_victim_from(victim, 0, u32::MAX, why, now, device)?;
             self.stats.migrated_victims += 1;
             end = end.max(t);
+            if matches!(why, Move::Sort { .. }) && self.blocks.region_free_blocks(from) <= free_before {
+                // The victim's pages all stayed and filled what its erase freed: the next
+                // victim migrates whole, or collection would never end.
+                why = Move::Migration { to };
+            }
             // The copies went to the victim's plane: with per-plane GC in the target region,
             // that plane reclaims as a host write there would make it (host writes to the SLC
             // region never check the native planes).
@@ -270,6 +405,8 @@ impl Ftl {
         if taken.is_empty() {
             return Ok(None);
         }
+        let busy = reclaim_busy(device).0;
+        let copied = self.stats.gc_reads;
         let g = self.blocks.geometry().clone();
         let mut pages = std::mem::take(&mut self.collected);
         pages.clear();
@@ -323,6 +460,9 @@ impl Ftl {
         }
         self.moves = moves;
         self.collected = pages;
+        let r = &mut self.region_stats[region.0 as usize];
+        r.gc_ns += reclaim_busy(device).0 - busy;
+        r.gc_pages += self.stats.gc_reads - copied;
         Ok(Some(end))
     }
 
@@ -462,14 +602,14 @@ impl Ftl {
         };
         let to = match why {
             Move::Gc => victim_region,
-            Move::Migration { to } => to,
+            Move::Migration { to } | Move::Sort { to } => to,
         };
         if let Some(s) = self.placement_stream(to, lpn) {
             return s;
         }
         match why {
             Move::Gc => self.streams.gc[victim_region.0 as usize],
-            Move::Migration { to } => self.streams.migration[to.0 as usize],
+            Move::Migration { to } | Move::Sort { to } => self.streams.migration[to.0 as usize],
         }
     }
 
@@ -506,7 +646,7 @@ impl Ftl {
             v.on_copy(old, new);
         }
         match why {
-            Move::Gc => {
+            Move::Gc | Move::Sort { .. } => {
                 self.stats.gc_reads += 1;
                 self.stats.gc_programs += 1;
                 self.gc_stats.pages_copied += 1;
@@ -557,6 +697,8 @@ impl Ftl {
         let victim_mode = self.blocks.mode(b);
         let victim_region = self.blocks.region(b);
         let source = why.source();
+        let busy = reclaim_busy(device);
+        let pages = (self.stats.gc_reads, self.stats.migration_reads);
         let mut end = now;
         // Bring the mapping entries of the pages this step will move into cache first: the
         // relocations below store to them at random, and stores that miss stall the store
@@ -580,11 +722,22 @@ impl Ftl {
         let mut done = 0u32;
         while done < copies {
             let Some((old, owner)) = self.blocks.next_valid_page(b, from) else { break };
-            let dest = match owner {
-                Owner::Data(_) if !per_page => data_dest,
-                _ => self.move_dest(owner, why, victim_region),
+            // Collection: the region policy keeps each data page or lets it migrate.
+            let page_why = match (why, owner) {
+                (Move::Sort { to }, Owner::Data(lpn)) => {
+                    if self.regions.keep_in_region(lpn) {
+                        Move::Gc
+                    } else {
+                        Move::Migration { to }
+                    }
+                }
+                _ => why,
             };
-            let (new, t) = self.move_page(old, owner, (victim_plane, victim_mode), dest, why, now, device)?;
+            let dest = match owner {
+                Owner::Data(_) if !per_page && page_why == why => data_dest,
+                _ => self.move_dest(owner, page_why, victim_region),
+            };
+            let (new, t) = self.move_page(old, owner, (victim_plane, victim_mode), dest, page_why, now, device)?;
             end = end.max(t);
             moves.push(Relocation { owner, from: old, to: new });
             from = g.page_in_block(old) + 1;
@@ -596,16 +749,22 @@ impl Ftl {
         }
         self.moves = moves;
         let copies_left = copies == u32::MAX || done == 0;
-        if self.blocks.valid(b) == 0 && copies_left {
+        let erased = self.blocks.valid(b) == 0 && copies_left;
+        if erased {
             end = end.max(device.erase(b, victim_mode, end, source));
             self.blocks.erase(b);
             if why == Move::Gc {
                 self.gc_stats.victims_reclaimed += 1;
             }
             self.placement.on_room(victim_plane);
-            return Ok((None, end));
         }
-        Ok((Some(from), end))
+        let (gc, migration) = reclaim_busy(device);
+        let r = &mut self.region_stats[victim_region.0 as usize];
+        r.gc_ns += gc - busy.0;
+        r.migration_out_ns += migration - busy.1;
+        r.gc_pages += self.stats.gc_reads - pages.0;
+        r.migrated_out_pages += self.stats.migration_reads - pages.1;
+        Ok((if erased { None } else { Some(from) }, end))
     }
 
     /// A page of `stream` on any plane with room (GC and migration may use the reserve).

@@ -22,7 +22,11 @@ impl Ftl {
         now: SimTime,
         device: &mut Device,
     ) -> Result<SimTime> {
-        let info = WriteInfo { request_bytes: request.size_bytes, request_pages: request.lpns.len() as u32 };
+        let info = WriteInfo {
+            request_bytes: request.size_bytes,
+            request_pages: request.lpns.len() as u32,
+            lpn: request.lpns.first().copied().unwrap_or(Lpn(0)),
+        };
         if self.buffer.is_some() {
             return self.write_buffered(request, &info, ready, now, device);
         }
@@ -217,6 +221,7 @@ impl Ftl {
         let info = WriteInfo {
             request_bytes: first.request_pages as u64 * self.blocks.geometry().page_bytes,
             request_pages: first.request_pages,
+            lpn: first.lpn,
         };
         let region = self.regions.route(&info);
         b.next_unit(self.unit_pages[region.0 as usize], &mut unit);
@@ -286,7 +291,8 @@ impl Ftl {
         let versions = std::mem::take(&mut self.versions);
         let result = (|| {
             let stream = self.host_stream(region, unit[0]);
-            let (first, gc_end, _, stream) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
+            let (first, gc_end, region, stream) = self.allocate_unit(&unit, stream, region, ready, now, device)?;
+            let busy_before = device.counters().by_source.get(source).busy_ns;
             ready = ready.max(gc_end);
             let block = self.blocks.geometry().block_of(first);
             let mode = self.blocks.mode(block);
@@ -318,6 +324,12 @@ impl Ftl {
                 }
             }
             self.note_programmed(stream, block, device);
+            let r = &mut self.region_stats[region.0 as usize];
+            r.host_pages += n as u64;
+            r.host_write_ns += device.counters().by_source.get(source).busy_ns - busy_before;
+            if self.regions_want_placements {
+                self.regions.placed(region, &unit);
+            }
             Ok(done)
         })();
         self.unit = unit;
@@ -343,7 +355,8 @@ impl Ftl {
             self.mapping.update(lpn, ppn, &mut ctx)?
         };
         if let Some(o) = old {
-            self.blocks.invalidate(o);
+            let r = self.blocks.invalidate(o);
+            self.region_stats[r.0 as usize].overwritten_pages += 1;
         }
         self.blocks.set_owner(ppn, Owner::Data(lpn));
         if let Some(v) = &mut self.verify {

@@ -39,7 +39,11 @@ use crate::rl::qtable::argmax;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Exploit {
+    /// The best action; ties go to the lowest index (repeatable without drawing).
     Greedy,
+    /// The best action; ties broken uniformly at random (a fresh all-zero row does not always
+    /// pick action 0).
+    GreedyRandomTies,
     Proportional {
         #[serde(default = "default_floor")]
         floor: f64,
@@ -84,9 +88,11 @@ impl ActionSelection {
         ActionSelection { exploit: Exploit::Greedy, explore: Explore::Uniform }
     }
 
-    /// SLC-cache paper Eq. (2): argmax, or a random action other than the argmax.
+    /// SLC-cache paper Eq. (2): argmax, or a random action other than the argmax. Ties are
+    /// broken at random (ours: with the lowest index, every unvisited state of the 1,296 would
+    /// first take action 0, which shrinks the cache).
     pub const fn slc_cache() -> Self {
-        ActionSelection { exploit: Exploit::Greedy, explore: Explore::NonGreedy }
+        ActionSelection { exploit: Exploit::GreedyRandomTies, explore: Explore::NonGreedy }
     }
 
     pub fn validate(&self, prefix: &str) -> Result<()> {
@@ -126,6 +132,15 @@ pub fn epsilon_greedy<R: Rng + ?Sized>(row: &[f64], epsilon: f64, selection: &Ac
 pub fn exploit<R: Rng + ?Sized>(row: &[f64], rule: Exploit, rng: &mut R) -> usize {
     match rule {
         Exploit::Greedy => argmax(row),
+        Exploit::GreedyRandomTies => {
+            let best = row[argmax(row)];
+            let ties = row.iter().filter(|&&v| v == best).count();
+            if ties == 1 {
+                return argmax(row);
+            }
+            let k = rng.gen_range(0..ties);
+            row.iter().enumerate().filter(|(_, &v)| v == best).nth(k).map(|(i, _)| i).unwrap_or(0)
+        }
         Exploit::Proportional { floor } => sample_proportional(row, floor, rng),
     }
 }
@@ -272,6 +287,18 @@ mod tests {
         }
         assert!(seen[0] > 1300 && seen[2] > 1300, "{seen:?}");
         assert_eq!(explore(&[5.0], Explore::NonGreedy, &mut rng), 0);
+    }
+
+    #[test]
+    fn random_ties_spread_over_the_best_actions_only() {
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        let mut seen = [0u32; 4];
+        for _ in 0..3000 {
+            seen[exploit(&[0.0, 2.0, -1.0, 2.0], Exploit::GreedyRandomTies, &mut rng)] += 1;
+        }
+        assert_eq!((seen[0], seen[2]), (0, 0), "{seen:?}");
+        assert!(seen[1] > 1300 && seen[3] > 1300, "{seen:?}");
+        assert_eq!(exploit(&[0.0, 3.0, 2.0], Exploit::GreedyRandomTies, &mut rng), 1);
     }
 
     #[test]

@@ -136,6 +136,10 @@ pub struct RegionSummary {
     pub mode: BlockMode,
     pub blocks: u32,
     pub free_blocks: u32,
+    /// What the FTL counted for the region during the measured run: host pages and their
+    /// program time, GC and migration out of it, overwrites of its data, blocks converted.
+    #[serde(flatten)]
+    pub stats: crate::ftl::region::RegionStats,
 }
 
 /// Idle time between host requests (`[idle]`): periods with nothing outstanding that lasted at

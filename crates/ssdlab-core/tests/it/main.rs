@@ -9,6 +9,7 @@ mod mqsim_preset;
 mod partial_gc_verify;
 mod report;
 mod rlgc;
+mod slc;
 mod timeline;
 mod timing;
 mod trace_replay;

@@ -13,11 +13,10 @@
 use serde_json::json;
 
 use crate::config::ValidatedConfig;
-use crate::ftl::blocks::{GcScope, RegionId, RegionSpec};
-use crate::ftl::region::{RegionAction, RegionLayout, RegionPolicy, RegionView, WriteInfo, NATIVE};
-use crate::nand::BlockMode;
-
-pub const SLC: RegionId = RegionId(1);
+use crate::ftl::blocks::RegionId;
+use crate::ftl::region::{
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, WriteInfo, NATIVE, SLC,
+};
 
 pub struct StaticSlc {
     blocks: u32,
@@ -27,6 +26,7 @@ pub struct StaticSlc {
     writes_to_slc: u64,
     writes_to_native: u64,
     migrations_started: u64,
+    series: SlcSeries,
 }
 
 impl StaticSlc {
@@ -40,6 +40,7 @@ impl StaticSlc {
             writes_to_slc: 0,
             writes_to_native: 0,
             migrations_started: 0,
+            series: SlcSeries::new(cfg.device.page_bytes, s.sample_every_bytes.0),
         }
     }
 }
@@ -49,16 +50,7 @@ impl RegionPolicy for StaticSlc {
         "static"
     }
     fn layout(&self) -> Vec<RegionLayout> {
-        vec![RegionLayout {
-            spec: RegionSpec {
-                name: "slc".into(),
-                mode: BlockMode::Slc,
-                gc_scope: GcScope::Region,
-                gc_reserve: 0,
-                lines: false,
-            },
-            initial_blocks: self.blocks,
-        }]
+        vec![slc_region(self.blocks)]
     }
     fn route(&mut self, write: &WriteInfo) -> RegionId {
         if write.request_bytes <= self.threshold_bytes {
@@ -70,6 +62,7 @@ impl RegionPolicy for StaticSlc {
         }
     }
     fn before_write(&mut self, view: &RegionView) -> RegionAction {
+        self.series.offer(view.host_pages(), view.blocks(SLC), self.threshold_bytes);
         if view.free_blocks(SLC) < self.trigger_free_blocks {
             self.migrations_started += 1;
             RegionAction::Migrate { from: SLC, to: NATIVE, target_free_blocks: self.target_free_blocks }
@@ -86,6 +79,7 @@ impl RegionPolicy for StaticSlc {
             "writes_to_slc": self.writes_to_slc,
             "writes_to_native": self.writes_to_native,
             "migrations_started": self.migrations_started,
+            "series": self.series.to_json(),
         })
     }
 }

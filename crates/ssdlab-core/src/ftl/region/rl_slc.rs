@@ -1,0 +1,515 @@
+//! Layer: ftl. The RL-based SLC cache of Yoo & Shin, "Reinforcement Learning-Based SLC Cache
+//! Technique for Enhancing SSD Write Performance", HotStorage 2020 (policy id `rl`).
+//!
+//! Every `slc.rl.step_slc_blocks` SLC blocks' worth of host writes (Sec. 3.1: 8) the agent
+//! takes one step of Algorithm 1: it observes the state S_t (Table 3: SLC cache size 9 bins x
+//! space utilisation 4 x previous action 9 x demand for SLC writes 2 x update write frequency
+//! in SLC 2 = 1,296 states), chooses A_t epsilon-greedily (Eq. 2, epsilon 0.07), performs it
+//! (9 actions: the SLC size `slc.rl.size_step_blocks` down, kept or up, times the threshold
+//! theta one level down, kept or up), computes the reward R_t of the step just ended with Algorithm 2, and
+//! updates Q(S_{t-1}, A_{t-1}) with Q-learning (Eq. 1). Host writes of at most theta go to SLC;
+//! below `slc.trigger_free_blocks` free SLC blocks (Sec. 4: 5) the SLC victims with the fewest
+//! valid pages migrate to the native region, as in `static`.
+//!
+//! Algorithm 2: reclaim cost = T_SLC-to-QLC + T_QLC-to-QLC, host write cost = T_SLCwrite +
+//! T_QLCwrite (array time of the step's operations, `RegionStats`), total = (1 - U) host + U
+//! reclaim; the reward is `reward_negative` when the total is above the average total of the
+//! steps before, else `reward_positive`; then the average takes the step in.
+//!
+//! Pre-trained agents (Sec. 4.2): `slc.rl.save_qtable` writes the table at the end of the run
+//! as an `ssdlab-qtable` file (rl/qtable.rs) whose metadata names this policy, the state and
+//! action layouts (`STATE_LAYOUT`, `ACTION_LAYOUT`, `LAYOUT_VERSION`) and the threshold
+//! levels; `slc.rl.load_qtable` starts from such a file and refuses one of another shape,
+//! layout or threshold levels.
+//!
+//! Our readings where the paper is silent (each a config key):
+//! * SLC size: from the smallest region that can migrate (`SlcSpace::min_blocks`) to
+//!   `slc.max_fraction` of the device (56 %: the largest size Table 2 uses), in steps of
+//!   `slc.rl.size_step_blocks` (32); the state's size bin is the region's actual size in 9
+//!   equal bins of `[0, max]` (a resize can fall short when the native region cannot spare the
+//!   blocks).
+//! * Threshold levels: 4 KiB to 512 KiB, doubling (Fig. 6 reaches 512 KB).
+//! * Utilisation bins: quarters. Demand for SLC writes is high when at least half of the
+//!   step's host pages went to SLC; update frequency in SLC is high when the step's writes
+//!   overwrote at least half as many SLC pages as they wrote there.
+//! * The average of Algorithm 2 is the mean over every earlier step; the first step has none
+//!   and earns no reward (nor is there a previous action to credit).
+//! * Alpha and gamma are not given: RLGC's 0.3 and 0.8 (the same authors' earlier agent).
+//! * The region starts at its smallest (the warm-up fill writes to the native region only) and
+//!   the first write resizes it to the starting size (`slc.blocks`; 0: the middle of the
+//!   range).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rand_pcg::Pcg64Mcg;
+use serde_json::json;
+
+use crate::config::ValidatedConfig;
+use crate::error::{ConfigProblem, Error, Result};
+use crate::ftl::blocks::RegionId;
+use crate::ftl::region::{
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionStats, RegionView, SlcSeries, SlcSpace, WriteInfo,
+    NATIVE, SLC,
+};
+use crate::rl::{ActionSelection, EpsilonSchedule, LearningConfig, MixedRadix, QTable, TabularAgent};
+
+/// Table 3's bins.
+pub const SIZE_BINS: usize = 9;
+pub const UTILIZATION_BINS: usize = 4;
+pub const ACTIONS: usize = 9;
+/// The action that keeps both knobs (the "previous action" before the first step).
+pub const KEEP: usize = 4;
+/// What the saved table's rows and columns mean; a loaded table must say the same.
+pub const STATE_LAYOUT: &str = "slc_size(9) x utilization(4) x previous_action(9) x slc_write_demand(2) x \
+                                slc_update_frequency(2), first most significant";
+pub const ACTION_LAYOUT: &str = "size_change(-1,0,+1 step) x threshold_change(-1,0,+1 level), size most significant";
+pub const LAYOUT_VERSION: &str = "1";
+const POLICY_TAG: &str = "slc.rl";
+
+/// What one step observed, before binning.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepObservation {
+    pub slc_blocks: u32,
+    pub utilization: f64,
+    pub previous_action: usize,
+    /// Share of the step's host pages written to SLC.
+    pub slc_write_demand: f64,
+    /// SLC pages the step's host writes overwrote, per host page written to SLC.
+    pub slc_update_frequency: f64,
+}
+
+/// The array time of one step's writes (Algorithm 2's inputs).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StepCosts {
+    pub slc_write_ns: u64,
+    pub qlc_write_ns: u64,
+    pub slc_to_qlc_ns: u64,
+    pub qlc_to_qlc_ns: u64,
+}
+
+impl StepCosts {
+    /// Algorithm 2 lines 1-3.
+    pub fn total(&self, utilization: f64) -> f64 {
+        let reclaim = (self.slc_to_qlc_ns + self.qlc_to_qlc_ns) as f64;
+        let host = (self.slc_write_ns + self.qlc_write_ns) as f64;
+        (1.0 - utilization) * host + utilization * reclaim
+    }
+}
+
+/// Algorithm 2 lines 4-9: the reward against the running average, which then takes the step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostAverage {
+    sum: f64,
+    steps: u64,
+    positive: f64,
+    negative: f64,
+}
+
+impl CostAverage {
+    pub fn new(positive: f64, negative: f64) -> Self {
+        CostAverage { sum: 0.0, steps: 0, positive, negative }
+    }
+    /// The reward of a step whose total cost is `total` (None for the first step), after which
+    /// the average includes it.
+    pub fn reward(&mut self, total: f64) -> Option<f64> {
+        let reward =
+            (self.steps > 0).then(|| if total > self.sum / self.steps as f64 { self.negative } else { self.positive });
+        self.sum += total;
+        self.steps += 1;
+        reward
+    }
+    pub fn mean(&self) -> Option<f64> {
+        (self.steps > 0).then(|| self.sum / self.steps as f64)
+    }
+}
+
+/// The binning of Table 3's features.
+#[derive(Debug, Clone)]
+pub struct StateEncoder {
+    radix: MixedRadix,
+    max_blocks: u32,
+    utilization_edges: Vec<f64>,
+    demand_high: f64,
+    update_high: f64,
+}
+
+impl StateEncoder {
+    pub fn new(max_blocks: u32, utilization_edges: Vec<f64>, demand_high: f64, update_high: f64) -> Result<Self> {
+        if utilization_edges.len() != UTILIZATION_BINS - 1
+            || !utilization_edges.windows(2).all(|w| w[0] < w[1])
+            || !utilization_edges.iter().all(|&e| e > 0.0 && e < 1.0)
+        {
+            return Err(Error::config(
+                "slc.rl.utilization_edges",
+                format!("needs {} strictly ascending values in (0, 1)", UTILIZATION_BINS - 1),
+            ));
+        }
+        Ok(StateEncoder {
+            radix: MixedRadix::new(vec![SIZE_BINS, UTILIZATION_BINS, ACTIONS, 2, 2])?,
+            max_blocks: max_blocks.max(1),
+            utilization_edges,
+            demand_high,
+            update_high,
+        })
+    }
+
+    pub fn n_states(&self) -> usize {
+        self.radix.n_states() as usize
+    }
+
+    /// The bins of `o`: size, utilisation, previous action, demand, update frequency.
+    pub fn bins(&self, o: &StepObservation) -> [usize; 5] {
+        let size = ((o.slc_blocks as u64 * SIZE_BINS as u64) / (self.max_blocks as u64 + 1)) as usize;
+        let util = self.utilization_edges.iter().take_while(|&&e| o.utilization >= e).count();
+        [
+            size.min(SIZE_BINS - 1),
+            util,
+            o.previous_action.min(ACTIONS - 1),
+            usize::from(o.slc_write_demand >= self.demand_high),
+            usize::from(o.slc_update_frequency >= self.update_high),
+        ]
+    }
+
+    pub fn state(&self, o: &StepObservation) -> usize {
+        self.radix.encode(&self.bins(o))
+    }
+}
+
+/// An action's changes: (size levels, threshold levels), each -1, 0 or +1.
+pub fn decode_action(action: usize) -> (i32, i32) {
+    ((action / 3) as i32 - 1, (action % 3) as i32 - 1)
+}
+
+pub struct RlSlc {
+    space: SlcSpace,
+    min_blocks: u32,
+    max_blocks: u32,
+    size_step_blocks: u32,
+    /// The size the agent wants.
+    wanted_blocks: u32,
+    threshold_levels: Vec<u64>,
+    threshold_level: usize,
+    step_pages: u64,
+    next_step_pages: u64,
+    encoder: StateEncoder,
+    agent: TabularAgent,
+    rng: Pcg64Mcg,
+    learn: bool,
+    /// (S_{t-1}, A_{t-1}).
+    previous: Option<(usize, usize)>,
+    previous_action: usize,
+    /// The regions' figures at the last step.
+    at_last_step: [RegionStats; 2],
+    average: CostAverage,
+    save_to: Option<PathBuf>,
+    loaded_from: Option<String>,
+    writes_to_slc: u64,
+    writes_to_native: u64,
+    page_bytes: u64,
+    /// Per step: host bytes written by then, reward (NaN: none), total cost.
+    step_bytes: Vec<u64>,
+    step_rewards: Vec<f64>,
+    step_costs: Vec<f64>,
+    series: SlcSeries,
+}
+
+impl RlSlc {
+    pub fn new(cfg: &ValidatedConfig) -> Result<Self> {
+        let r = &cfg.slc.rl;
+        if r.step_slc_blocks == 0 {
+            return Err(Error::config("slc.rl.step_slc_blocks", "must be at least 1"));
+        }
+        let levels: Vec<u64> = r.threshold_levels_bytes.iter().map(|b| b.0).collect();
+        if levels.is_empty() || !levels.windows(2).all(|w| w[0] < w[1]) {
+            return Err(Error::config("slc.rl.threshold_levels_bytes", "needs strictly ascending sizes"));
+        }
+        for (key, v) in [("slc.rl.reward_positive", r.reward_positive), ("slc.rl.reward_negative", r.reward_negative)] {
+            if !v.is_finite() {
+                return Err(Error::config(key, "must be finite"));
+            }
+        }
+        let space = SlcSpace::new(cfg);
+        let (min_blocks, max_blocks) = (space.min_blocks, space.max_blocks(cfg));
+        let encoder =
+            StateEncoder::new(max_blocks, r.utilization_edges.clone(), r.demand_high_fraction, r.update_high_fraction)?;
+        let learning = LearningConfig {
+            epsilon: EpsilonSchedule::Constant { epsilon: r.epsilon },
+            selection: ActionSelection::slc_cache(),
+            alpha: r.alpha,
+            gamma: r.gamma,
+            reward_sample_every: 100,
+        };
+        learning.validate("slc.rl")?;
+        let q = match &r.load_qtable {
+            Some(path) => load_table(path, &levels, encoder.n_states())?,
+            None => QTable::new(encoder.n_states(), ACTIONS)?,
+        };
+        let agent = TabularAgent::with_table(q, learning)?;
+        if r.size_step_blocks == 0 {
+            return Err(Error::config("slc.rl.size_step_blocks", "must be at least 1"));
+        }
+        let wanted_blocks = if cfg.slc.blocks == 0 {
+            min_blocks + (max_blocks - min_blocks) / 2
+        } else {
+            cfg.slc.blocks.clamp(min_blocks, max_blocks)
+        };
+        let theta = cfg.slc.threshold_bytes.0;
+        let threshold_level = (0..levels.len()).min_by_key(|&i| levels[i].abs_diff(theta)).unwrap_or(0);
+        let slc_block_pages = cfg.geometry().pages_in_mode(crate::nand::BlockMode::Slc) as u64;
+        let step_pages = r.step_slc_blocks as u64 * slc_block_pages;
+        Ok(RlSlc {
+            space,
+            min_blocks,
+            max_blocks,
+            size_step_blocks: r.size_step_blocks,
+            wanted_blocks,
+            threshold_levels: levels,
+            threshold_level,
+            step_pages,
+            next_step_pages: step_pages,
+            encoder,
+            agent,
+            rng: crate::rng::rng_for(cfg.seed, crate::rng::RngStream::Regions),
+            learn: r.learn,
+            previous: None,
+            previous_action: KEEP,
+            at_last_step: [RegionStats::default(); 2],
+            average: CostAverage::new(r.reward_positive, r.reward_negative),
+            save_to: r.save_qtable.as_ref().map(PathBuf::from),
+            loaded_from: r.load_qtable.clone(),
+            writes_to_slc: 0,
+            writes_to_native: 0,
+            page_bytes: cfg.device.page_bytes,
+            step_bytes: Vec::new(),
+            step_rewards: Vec::new(),
+            step_costs: Vec::new(),
+            series: SlcSeries::new(cfg.device.page_bytes, cfg.slc.sample_every_bytes.0),
+        })
+    }
+
+    pub fn threshold_bytes(&self) -> u64 {
+        self.threshold_levels[self.threshold_level]
+    }
+
+    /// One step of Algorithm 1 at the end of a step's host writes.
+    fn step(&mut self, view: &RegionView) {
+        let now = [view.stats(NATIVE), view.stats(SLC)];
+        let [n0, s0] = self.at_last_step;
+        let [n1, s1] = now;
+        self.at_last_step = now;
+        let costs = StepCosts {
+            slc_write_ns: s1.host_write_ns - s0.host_write_ns,
+            qlc_write_ns: n1.host_write_ns - n0.host_write_ns,
+            slc_to_qlc_ns: s1.migration_out_ns - s0.migration_out_ns,
+            qlc_to_qlc_ns: n1.gc_ns - n0.gc_ns,
+        };
+        let slc_pages = s1.host_pages - s0.host_pages;
+        let all_pages = slc_pages + (n1.host_pages - n0.host_pages);
+        let utilization = view.utilization();
+        let observation = StepObservation {
+            slc_blocks: view.blocks(SLC),
+            utilization,
+            previous_action: self.previous_action,
+            slc_write_demand: if all_pages == 0 { 0.0 } else { slc_pages as f64 / all_pages as f64 },
+            slc_update_frequency: if slc_pages == 0 {
+                0.0
+            } else {
+                (s1.overwritten_pages - s0.overwritten_pages) as f64 / slc_pages as f64
+            },
+        };
+        let state = self.encoder.state(&observation);
+        // Algorithm 1: A_t = GetAction(S_t); perform A_t; R_t = GetReward(); update Q(S_t-1, A_t-1).
+        let action = self.agent.act(state, &mut self.rng);
+        let (size, theta) = decode_action(action);
+        let change = size as i64 * self.size_step_blocks as i64;
+        self.wanted_blocks =
+            (self.wanted_blocks as i64 + change).clamp(self.min_blocks as i64, self.max_blocks as i64) as u32;
+        self.threshold_level =
+            (self.threshold_level as i32 + theta).clamp(0, self.threshold_levels.len() as i32 - 1) as usize;
+        let total = costs.total(utilization);
+        let reward = self.average.reward(total);
+        if let (Some(r), Some((s_prev, a_prev))) = (reward, self.previous) {
+            if self.learn {
+                self.agent.learn_q(s_prev, a_prev, r, state);
+            }
+        }
+        self.previous = Some((state, action));
+        self.previous_action = action;
+        self.step_bytes.push(view.host_pages() * self.page_bytes);
+        self.step_rewards.push(reward.unwrap_or(f64::NAN));
+        self.step_costs.push(total);
+    }
+}
+
+/// A pre-trained table from `path`, refused unless it has this agent's shape, layouts and
+/// threshold levels.
+fn load_table(path: &str, levels: &[u64], n_states: usize) -> Result<QTable> {
+    let (q, meta) = QTable::load(std::path::Path::new(path))?;
+    let refuse = |reason: String| Error::Config {
+        path: Some(PathBuf::from(path)),
+        problems: vec![ConfigProblem { key: "slc.rl.load_qtable".into(), reason }],
+    };
+    if q.n_states() != n_states || q.n_actions() != ACTIONS {
+        return Err(refuse(format!(
+            "the table has {} states x {} actions; the RL-SLC agent needs {n_states} x {ACTIONS} ({STATE_LAYOUT})",
+            q.n_states(),
+            q.n_actions()
+        )));
+    }
+    let expect = metadata(levels);
+    for key in ["policy", "state_layout", "action_layout", "layout_version", "threshold_levels_bytes"] {
+        let (want, got) = (expect.get(key), meta.get(key));
+        if want != got {
+            return Err(refuse(format!(
+                "metadata \"{key}\" is {}, this agent's is {}: the table was trained for other states or actions",
+                got.map(|s| format!("\"{s}\"")).unwrap_or_else(|| "missing".into()),
+                want.map(|s| format!("\"{s}\"")).unwrap_or_default()
+            )));
+        }
+    }
+    Ok(q)
+}
+
+/// The metadata a saved table carries (and a loaded one must match).
+fn metadata(levels: &[u64]) -> BTreeMap<String, String> {
+    let levels: Vec<String> = levels.iter().map(u64::to_string).collect();
+    BTreeMap::from([
+        ("policy".to_string(), POLICY_TAG.to_string()),
+        ("state_layout".to_string(), STATE_LAYOUT.to_string()),
+        ("action_layout".to_string(), ACTION_LAYOUT.to_string()),
+        ("layout_version".to_string(), LAYOUT_VERSION.to_string()),
+        ("threshold_levels_bytes".to_string(), levels.join(",")),
+    ])
+}
+
+impl RegionPolicy for RlSlc {
+    fn id(&self) -> &'static str {
+        "rl"
+    }
+    fn layout(&self) -> Vec<RegionLayout> {
+        vec![slc_region(self.min_blocks)]
+    }
+    fn route(&mut self, write: &WriteInfo) -> RegionId {
+        if write.request_bytes <= self.threshold_bytes() {
+            self.writes_to_slc += 1;
+            SLC
+        } else {
+            self.writes_to_native += 1;
+            NATIVE
+        }
+    }
+    fn before_write(&mut self, view: &RegionView) -> RegionAction {
+        let pages = view.host_pages();
+        if pages >= self.next_step_pages {
+            self.next_step_pages = (pages / self.step_pages + 1) * self.step_pages;
+            self.step(view);
+        }
+        self.series.offer(pages, view.blocks(SLC), self.threshold_bytes());
+        if let Some(a) = self.space.migration(view) {
+            return a;
+        }
+        self.space.resize(view, self.wanted_blocks).unwrap_or(RegionAction::Nothing)
+    }
+    fn finish(&mut self) -> Result<()> {
+        if let Some(path) = &self.save_to {
+            let mut meta = metadata(&self.threshold_levels);
+            meta.insert("steps".into(), self.agent.decisions().to_string());
+            if let Some(from) = &self.loaded_from {
+                meta.insert("trained_from".into(), from.clone());
+            }
+            self.agent.q_table().save(path, &meta)?;
+        }
+        Ok(())
+    }
+    fn report(&self) -> serde_json::Value {
+        let stats = self.agent.stats();
+        let rewarded: Vec<f64> = self.step_rewards.iter().copied().filter(|r| r.is_finite()).collect();
+        json!({
+            "slc_blocks_wanted": self.wanted_blocks,
+            "slc_blocks_range": [self.min_blocks, self.max_blocks],
+            "threshold_bytes": self.threshold_bytes(),
+            "writes_to_slc": self.writes_to_slc,
+            "writes_to_native": self.writes_to_native,
+            "migrations_started": self.space.migrations_started,
+            "resizes": self.space.resizes,
+            "steps": self.agent.decisions(),
+            "mean_reward": if rewarded.is_empty() { None } else { Some(rewarded.iter().sum::<f64>() / rewarded.len() as f64) },
+            "mean_total_cost": self.average.mean(),
+            "loaded_qtable": self.loaded_from,
+            "learn": self.learn,
+            "agent": {
+                "explorations": stats.explorations,
+                "updates": stats.updates,
+                "action_histogram": stats.action_histogram,
+                "states_visited": stats.utilisation.states_visited,
+            },
+            "rewards": {
+                "host_write_bytes": self.step_bytes,
+                "reward": self.step_rewards.iter().map(|r| r.is_finite().then_some(*r)).collect::<Vec<_>>(),
+                "total_cost": self.step_costs,
+            },
+            "mean_slc_blocks": self.series.mean_slc_blocks(),
+            "series": self.series.to_json(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nine_actions_decode_to_size_and_threshold_changes() {
+        let all: Vec<(i32, i32)> = (0..ACTIONS).map(decode_action).collect();
+        assert_eq!(all, [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 0), (0, 1), (1, -1), (1, 0), (1, 1)]);
+        assert_eq!(decode_action(KEEP), (0, 0));
+    }
+
+    #[test]
+    fn table_3_state_space_and_binning() {
+        let e = StateEncoder::new(899, vec![0.25, 0.5, 0.75], 0.5, 0.5).unwrap();
+        assert_eq!(e.n_states(), 1296);
+        let o = |blocks, u, demand, update| StepObservation {
+            slc_blocks: blocks,
+            utilization: u,
+            previous_action: 7,
+            slc_write_demand: demand,
+            slc_update_frequency: update,
+        };
+        // 900 blocks of range: 100 per size bin.
+        assert_eq!(e.bins(&o(0, 0.0, 0.0, 0.0)), [0, 0, 7, 0, 0]);
+        assert_eq!(e.bins(&o(99, 0.2499, 0.49, 0.49)), [0, 0, 7, 0, 0]);
+        assert_eq!(e.bins(&o(100, 0.25, 0.5, 0.5)), [1, 1, 7, 1, 1]);
+        assert_eq!(e.bins(&o(899, 0.75, 1.0, 3.0)), [8, 3, 7, 1, 1]);
+        assert_eq!(e.bins(&o(5000, 1.0, 1.0, 1.0))[0], 8, "past the range: the top bin");
+        // First feature most significant: size 8, util 3, action 8, 1, 1 is the last state.
+        let last = StepObservation { previous_action: 8, ..o(899, 0.9, 1.0, 1.0) };
+        assert_eq!(e.state(&last), 1295);
+        assert_eq!(e.state(&o(0, 0.0, 0.0, 0.0)), 7 * 4);
+        assert!(StateEncoder::new(10, vec![0.5, 0.25, 0.75], 0.5, 0.5).is_err());
+    }
+
+    #[test]
+    fn algorithm_2_reward_on_hand_computed_costs() {
+        // Step 1: host 100 + 300 = 400 us, reclaim 1000 + 0 us, U = 0.25:
+        // total = 0.75 * 400 + 0.25 * 1000 = 550 us. No average yet: no reward.
+        let c1 = StepCosts { slc_write_ns: 100_000, qlc_write_ns: 300_000, slc_to_qlc_ns: 1_000_000, qlc_to_qlc_ns: 0 };
+        assert_eq!(c1.total(0.25), 550_000.0);
+        let mut avg = CostAverage::new(1.0, -1.0);
+        assert_eq!(avg.reward(c1.total(0.25)), None);
+        // Step 2 at U = 0.5: 0.5 * 400 + 0.5 * (200 + 600) = 600 us > 550: negative.
+        let c2 = StepCosts { slc_write_ns: 400_000, qlc_write_ns: 0, slc_to_qlc_ns: 200_000, qlc_to_qlc_ns: 600_000 };
+        assert_eq!(c2.total(0.5), 600_000.0);
+        assert_eq!(avg.reward(c2.total(0.5)), Some(-1.0));
+        assert_eq!(avg.mean(), Some(575_000.0));
+        // Step 3: 575 us, equal to the average: not above it, positive.
+        assert_eq!(avg.reward(575_000.0), Some(1.0));
+        // Step 4: 574 us < 575: positive; 576 us after that: the average is now 575 - 0.25.
+        assert_eq!(avg.reward(574_000.0), Some(1.0));
+        assert_eq!(avg.reward(576_000.0), Some(-1.0));
+        // Utilisation weights: all host cost at U = 0, all reclaim cost at U = 1.
+        assert_eq!(c2.total(0.0), 400_000.0);
+        assert_eq!(c2.total(1.0), 800_000.0);
+    }
+}
