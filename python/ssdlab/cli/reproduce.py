@@ -133,3 +133,27 @@ def fsp(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
     Page type-aware full-sequence program scheduling by reinforcement learning against Baseline,
     Baseline-RW, Frequency and Distance, on every real trace with reads and writes."""
     _run("fsp", traces, traces_dir, out, seeds=seeds, processes=jobs, quick=quick, verify=verify)
+
+
+@reproduce.command()
+@_traces_options("real traces standing in for the paper's")
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Repeated seeds per configuration (the `seed` key: 0, 1, ...).",
+)
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="CI-sized: a 192-block drive, two traces (the PC and TPC-C stand-ins), every mapping verified.",
+)
+@_run_options("results/slc")
+def slc(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
+    """RL SLC cache (Yoo & Shin, HotStorage 2020) on hybrid SLC/QLC: Figs. 4-8 and WAF.
+
+    QLC-only, Static, DWA, UST and the Q-learning SLC cache manager on the preset yoo-hybrid-qlc,
+    each trace replayed until it has written 1.5 drives; then an agent trained on the training
+    stand-ins against an untrained one (Fig. 8)."""
+    _run("slc", traces, traces_dir, out, seeds=seeds, processes=jobs, quick=quick, verify=verify)

@@ -1,0 +1,317 @@
+"""The RL-SLC reproduction (Yoo & Shin, HotStorage 2020): its documented set-up (the five policies
+on yoo-hybrid-qlc, the stand-in traces and Fig. 8's training order, runs sized from a probe), the
+paper's throughput and its averages computed from the report, and the CI-sized `--quick` run end
+to end with every mapping verified. The tests check mechanisms, not tuned numbers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+import ssdlab
+from ssdlab import config
+from ssdlab.cli import main
+from ssdlab.experiments import slc
+
+FIGURES = [
+    "write_throughput_mb_s",
+    "throughput_norm",
+    "sim_write_mb_s",
+    "write_mean_us",
+    "write_p99_us",
+    "waf",
+    *slc.COMPONENTS,
+    "write_exec_ns",
+    "slc_host_pages",
+    "qlc_host_pages",
+    "slc_blocks_end",
+    "slc_blocks_mean",
+    "theta_end_bytes",
+    "migrated_pages",
+    "erases",
+    "rl_steps",
+    "rl_mean_reward",
+]
+SLC_POLICIES = [p for p in slc.POLICIES if p != slc.BASELINE]
+
+
+def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
+    loads = slc.traces_of([traces / rel for rel in slc.STAND_INS])
+    plans = {t.label: {"repeat": 3} for t in loads}
+    jobs = slc.jobs(loads, slc.Settings(seeds=2), plans)
+    assert len(jobs) == len(slc.STAND_INS) * len(slc.POLICIES) * 2
+    static_blocks = slc.drive(slc.Settings())["static_blocks"]
+    assert static_blocks == round(0.1 * 2138)
+    policies = {"QLC-only": "none", "Static": "static", "DWA": "dwa", "UST": "ust", "RL": "rl"}
+    for job in jobs:
+        resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
+        assert job.preset == "yoo-hybrid-qlc"
+        assert 'fold = "compact"' in resolved and "repeat = 3" in resolved
+        assert 'replay = "closed"' in resolved and "iodepth = 1" in resolved
+        assert f'policy = "{policies[job.labels["policy"]]}"' in resolved
+        assert f"seed={job.labels['seed']}" in job.overrides
+        if job.labels["policy"] == "Static":
+            assert f"slc.blocks={static_blocks}" in job.overrides
+            assert "slc.threshold_bytes=32768" in job.overrides
+        if "tencent" in job.trace:
+            assert "workload.trace.on_out_of_order=clamp" in job.overrides
+        assert not any(o.startswith("warmup.") for o in job.overrides), "the drive starts empty"
+
+
+def test_fig8_trains_in_the_papers_order_and_tests_on_tpcc_and_oltp(traces, tmp_path):
+    loads = slc.traces_of([traces / rel for rel in slc.STAND_INS])
+    train = slc.training_traces(loads)
+    assert [t.paper for t in train] == ["PC", "Phone", "YCSB-A", "LinkBench"]
+    assert {t.paper for t in loads if t.role == "test"} == {"TPC-C", "OLTP"}
+    plans = {t.label: {"repeat": 2} for t in loads}
+    settings = slc.Settings(seeds=2)
+    for stage in range(len(train)):
+        for job in slc.training_jobs(train, settings, plans, tmp_path, stage):
+            seed = job.labels["seed"]
+            saves = [o for o in job.overrides if o.startswith("slc.rl.save_qtable=")]
+            loads_from = [o for o in job.overrides if o.startswith("slc.rl.load_qtable=")]
+            assert saves == [f'slc.rl.save_qtable="{slc.qtable_path(tmp_path, seed, stage)}"']
+            # Each stage starts from the table the stage before saved; the first from zeros.
+            assert loads_from == (
+                [f'slc.rl.load_qtable="{slc.qtable_path(tmp_path, seed, stage - 1)}"'] if stage else []
+            )
+    test = [t for t in loads if t.role == "test"]
+    for job in slc.pretrained_jobs(test, settings, plans, tmp_path):
+        assert f'slc.rl.load_qtable="{slc.pretrained_path(tmp_path, job.labels["seed"])}"' in job.overrides
+        assert "slc.policy=rl" in job.overrides
+    assert slc.pretrained_path(tmp_path, 0).name == "qtable_pretrained.json"
+
+
+def test_plan_writes_the_stated_drives_unless_the_request_cap_stops_it(traces):
+    settings = slc.Settings()
+    logical = slc.drive(settings)["logical_bytes"]
+    # 32 GB drive x 0.97 spare: about 32.4 GiB logical.
+    assert 32 * 2**30 < logical < 33 * 2**30
+    trace = slc.traces_of([traces / "msr" / "rsrch_1.txt.gz"])[0]
+    small = {"requests_per_pass": 1000, "write_bytes_per_pass": 100 << 20, "write_footprint_bytes": 1 << 20}
+    p = slc.plan(trace, settings, small)
+    assert p["drive_writes"] >= settings.drive_writes and not p["capped"]
+    assert p["repeat"] == math.ceil(settings.drive_writes * logical / (100 << 20))
+    many = {**small, "requests_per_pass": 100_000}
+    p = slc.plan(trace, settings, many)
+    assert p["capped"] and p["requests"] <= settings.max_requests and p["repeat"] == 100
+
+
+class _Report:
+    """A report with the fields the spec gives (docs: /tmp/slc/spec.md), for `measure`."""
+
+    def __init__(self, regions, region_report, write_bytes=8 << 20):
+        self.raw = {
+            "workload": {"requests": 10, "write_bytes": write_bytes},
+            "regions": regions,
+            "policies": {"region_report": region_report},
+            "throughput": {"write_mb_per_s": 1.0},
+            "waf": 1.5,
+            "wear": {"erases": 3},
+            "verify": {"enabled": False, "final_scan_passed": False},
+        }
+
+    def __getitem__(self, key):
+        return self.raw[key]
+
+    @property
+    def waf(self):
+        return self.raw["waf"]
+
+    @property
+    def latency(self):
+        return pd.DataFrame({"mean": [1.0], "p99": [2.0]}, index=["write"])
+
+
+def _region(name, **figures):
+    keys = ("host_pages", "host_write_ns", "gc_pages", "gc_ns", "migrated_out_pages", "migration_out_ns")
+    return {"name": name, "mode": name, "blocks": 7, "free_blocks": 1, **{k: figures.get(k, 0) for k in keys}}
+
+
+def test_measure_adds_up_the_papers_write_execution_time():
+    qlc = _region("native", host_pages=2048, host_write_ns=3_000_000, gc_ns=1_000_000)
+    only = slc.measure(_Report([qlc], None))
+    assert only["write_exec_ns"] == 4_000_000 and only["slc_host_pages"] == 0 and only["slc_blocks_end"] == 0
+    # 8 MiB in 4 ms: 2097 MB/s.
+    assert only["write_throughput_mb_s"] == pytest.approx((8 << 20) / 1e6 / 4e-3)
+    assert math.isnan(only["theta_end_bytes"]) and math.isnan(only["rl_steps"])
+    cache = _region(
+        "slc", host_pages=100, host_write_ns=500, gc_ns=70, migrated_out_pages=9, migration_out_ns=200
+    )
+    rr = {
+        "slc_blocks": 7,
+        "threshold_bytes": 65536,
+        "steps": 3,
+        "series": {"host_write_bytes": [0, 1, 2], "slc_blocks": [4, 6, 8], "threshold_bytes": [1, 2, 3]},
+        "rewards": {"host_write_bytes": [1, 2, 3], "reward": [1.0, -1.0, 1.0], "total_cost": [1, 2, 3]},
+    }
+    ust = slc.measure(_Report([qlc, cache], rr))
+    assert (ust["slc_write_ns"], ust["slc_to_qlc_ns"], ust["slc_to_slc_ns"]) == (500, 200, 70)
+    assert ust["write_exec_ns"] == 4_000_770 and ust["reclaim_ns"] == 200 + 1_000_000 + 70
+    assert ust["slc_blocks_mean"] == 6 and ust["slc_blocks_end"] == 7 and ust["theta_end_bytes"] == 65536
+    assert ust["migrated_pages"] == 9 and ust["rl_mean_reward"] == pytest.approx(1 / 3)
+
+
+def test_summary_averages_per_trace_ratios_over_dwa_and_ust():
+    rows = []
+    for trace, base in (("t1", 100.0), ("t2", 200.0)):
+        for policy, thr, waf in (
+            ("QLC-only", 1.0, 1.0),
+            ("Static", 1.0, 1.0),
+            ("DWA", 2.0, 2.0),
+            ("UST", 4.0, 4.0),
+            ("RL", 4.0, 1.0),
+        ):
+            rows.append(
+                {
+                    "experiment": "fig4",
+                    "trace": trace,
+                    "policy": policy,
+                    "seed": 0,
+                    "write_throughput_mb_s": base * thr,
+                    "waf": waf,
+                    "reclaim_ns": 10.0 if policy != "RL" else 5.0,
+                    "paper_workload": "-",
+                }
+            )
+    runs = slc.normalise(pd.DataFrame(rows))
+    assert (runs.loc[runs["policy"] == "QLC-only", "throughput_norm"] == 1.0).all()
+    table = slc.summary(runs)
+    # RL / DWA = 2 and RL / UST = 1 on both traces: mean ratio 1.5.
+    assert table.loc["RL write throughput vs DWA and UST (%)", "ours"] == pytest.approx(50.0)
+    assert table.loc["RL WAF vs DWA and UST (%)", "ours"] == pytest.approx(100 * ((0.5 + 0.25) / 2 - 1))
+    assert table.loc["RL migration + GC time vs UST (%)", "ours"] == pytest.approx(-50.0)
+    # No Fig. 8 runs: no pre-trained figure, not 0 %.
+    assert math.isnan(table.loc["Pre-trained vs untrained RL write throughput, best test trace (%)", "ours"])
+    assert table["paper"].dropna().to_dict() == slc.PAPER
+
+
+@pytest.fixture(scope="module")
+def quick(traces, tmp_path_factory):
+    out = tmp_path_factory.mktemp("slc-quick")
+    tables = slc.reproduce(None, out, shared_traces=traces, quick=True)
+    return out, tables, pd.read_csv(out / "runs.csv")
+
+
+def test_quick_reproduction_has_one_verified_row_per_run_with_every_figure(quick):
+    _, _, runs = quick
+    assert {"preset", "experiment", "trace", "policy", "seed", *FIGURES} <= set(runs.columns)
+    main_runs = runs[runs["experiment"] == "fig4"]
+    keys = ["trace", "policy", "seed"]
+    assert not main_runs.duplicated(keys).any()
+    assert len(main_runs) == len(slc.QUICK_TRACES) * len(slc.POLICIES) * slc.QUICK.seeds
+    assert set(main_runs["policy"]) == set(slc.POLICIES) and set(runs["preset"]) == {slc.PRESET}
+    # --quick verifies every mapping of every run, Fig. 8's included.
+    assert runs["verified"].astype(bool).all(), runs.loc[~runs["verified"].astype(bool), keys]
+
+
+def test_quick_reproduction_measures_what_each_policy_does(quick):
+    out, _, runs = quick
+    setup = pd.read_csv(out / "setup.csv")
+    main_runs = runs[runs["experiment"] == "fig4"].set_index(["trace", "policy"])
+    assert (main_runs["write_throughput_mb_s"] > 0).all()
+    parts = main_runs[list(slc.COMPONENTS)].sum(axis=1)
+    assert (parts == main_runs["write_exec_ns"]).all()
+    # Every policy of a trace writes the same host bytes, as the plan said.
+    for row in setup.itertuples():
+        assert (main_runs.loc[row.trace, "host_write_bytes"] == row.host_write_bytes).all()
+        assert row.drive_writes >= slc.QUICK.drive_writes or row.capped
+    only = main_runs.xs("QLC-only", level="policy")
+    assert (only["throughput_norm"] == 1.0).all()
+    assert (only[["slc_host_pages", "slc_write_ns", "slc_to_qlc_ns", "slc_blocks_end"]] == 0).all().all()
+    for policy in SLC_POLICIES:
+        rows = main_runs.xs(policy, level="policy")
+        assert (rows["slc_host_pages"] > 0).all(), policy
+        assert (rows["slc_write_ns"] > 0).all(), policy
+    static = main_runs.xs("Static", level="policy")
+    assert (static["slc_blocks_end"] == slc.drive(slc.QUICK)["static_blocks"]).all()
+    assert (static["theta_end_bytes"] == slc.STATIC_THRESHOLD_BYTES).all()
+    # UST sends every write to SLC first: no host page goes straight to QLC.
+    ust = main_runs.xs("UST", level="policy")
+    assert (ust["slc_host_pages"] > ust["qlc_host_pages"]).all()
+    # 1.5 drives of writes fill Static's region again and again: its victims go to QLC (each
+    # victim costs at least its erase, even when no page of it is still valid).
+    assert (static["slc_to_qlc_ns"] > 0).all()
+    rl = runs[runs["policy"].str.startswith("RL")]
+    assert (rl["rl_steps"] > 0).all() and rl["rl_mean_reward"].between(-1, 1).all()
+
+
+def test_quick_reproduction_writes_series_and_rewards(quick):
+    out, _, runs = quick
+    series = pd.read_csv(out / "series.csv")
+    rewards = pd.read_csv(out / "rewards.csv")
+    main_series = series[series["experiment"] == "fig4"]
+    # Figs. 5-6: every SLC policy sampled along the run, host writes rising; none for QLC-only.
+    assert set(main_series["policy"]) == set(SLC_POLICIES)
+    for _, s in main_series.groupby(["trace", "policy", "seed"]):
+        assert len(s) >= 2 and s["host_write_bytes"].is_monotonic_increasing
+    # One reward per RL step of every RL run (Fig. 4's, the training's and the pre-trained ones).
+    keys = ["experiment", "trace", "seed"]
+    steps = runs[runs["policy"].str.startswith("RL")].set_index(keys)["rl_steps"].sort_index()
+    per_run = rewards.groupby(keys).size().sort_index()
+    assert per_run.index.equals(steps.index) and (per_run == steps).all()
+    # Algorithm 2's rewards are +1 or -1; the first step has none yet.
+    assert set(rewards["reward"].dropna().unique()) <= {-1.0, 1.0}
+    assert (rewards.groupby(keys)["reward"].apply(lambda r: r.isna().sum()) == 1).all()
+
+
+def test_quick_reproduction_trains_an_agent_and_tests_it(quick):
+    out, tables, runs = quick
+    path = out / "qtable_pretrained.json"
+    table = json.loads(path.read_text())
+    assert table["format"] == "ssdlab-qtable"
+    # The paper's Q-table: 1,296 states x 9 actions, trained (not all zeros).
+    assert (table["n_states"], table["n_actions"]) == (1296, 9)
+    assert any(v != 0 for row in table["values"] for v in row)
+    assert set(runs.loc[runs["experiment"] == "fig8-train", "trace"]) == {"msr_cut10k_rw20_80_105"}
+    test = runs[runs["experiment"] == "fig8-test"]
+    assert list(test["trace"]) == ["tpcc_small"] and set(test["policy"]) == {"RL (pre-trained)"}
+    # The pre-trained run started from that table; Fig. 4's RL runs from none.
+    assert list(test["rl_loaded_qtable"]) == [str(path)]
+    assert runs.loc[runs["experiment"] == "fig4", "rl_loaded_qtable"].isna().all()
+    f8 = tables["Fig. 8: pre-trained vs untrained RL, write throughput normalised to QLC-only"]
+    assert len(f8) == 1 and f8[["untrained", "pre-trained"]].notna().all().all()
+
+
+def test_quick_reproduction_writes_its_tables_and_plots(quick):
+    out, tables, _ = quick
+    text = (out / "tables.md").read_text()
+    for heading in ("Fig. 4", "Fig. 7", "WAF", "Figs. 5-6", "Fig. 8", "Summary"):
+        assert f"### {heading}" in text
+    fig4 = tables["Fig. 4: write throughput normalised to QLC-only"]
+    assert (fig4["QLC-only"] == 1.0).all() and "mean" in fig4.index
+    fig7 = tables["Fig. 7: write execution time by component, share of QLC-only's total"]
+    # A policy's components add up to its total, QLC-only's to 1.
+    assert fig7[list(slc.COMPONENTS.values())].sum(axis=1).to_numpy() == pytest.approx(
+        fig7["total"].to_numpy()
+    )
+    assert fig7.loc[[i for i in fig7.index if i.endswith("/ QLC-only")], "total"].to_numpy() == pytest.approx(
+        1.0
+    )
+    summary = tables["Summary: RL against the other techniques (mean of per-trace ratios)"]
+    assert summary["paper"].dropna().to_dict() == slc.PAPER
+    assert summary["ours"].notna().all()
+    for name in slc.PLOTS:
+        assert (out / name).stat().st_size > 0
+
+
+def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):
+    missing = tmp_path / "no_such_trace.csv"
+    with pytest.raises(ssdlab.ConfigError) as info:
+        slc.reproduce([missing], tmp_path / "never")
+    assert str(missing) in info.value.message
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "slc", "--trace", str(missing), "--out", str(tmp_path / "never")])
+    assert exit_info.value.code == 2
+    assert str(missing) in capsys.readouterr().err.replace("\n", "")
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.reproduce
+def test_full_reproduction(traces, tmp_path):
+    tables = slc.reproduce(None, tmp_path, shared_traces=traces)
+    assert "Fig. 4: write throughput normalised to QLC-only" in tables
+    assert (tmp_path / "qtable_pretrained.json").exists()
