@@ -27,6 +27,13 @@ def _traces_options(what: str):
     return apply
 
 
+def _seeds_option(
+    default: int = 1, help: str = "Repeated seeds per configuration (the `seed` key: 0, 1, ...)."
+):
+    """--seeds, alike in every reproduction (at least one)."""
+    return click.option("--seeds", type=click.IntRange(min=1), default=default, show_default=True, help=help)
+
+
 def _run_options(out: str):
     """--verify, --jobs/-j and --out/-o, alike in every reproduction."""
 
@@ -65,12 +72,7 @@ def reproduce() -> None:
 @click.option(
     "--preset", "presets", multiple=True, help="Preset(s) (default: kang-3d-128gb and kang-3d-512gb)."
 )
-@click.option(
-    "--seeds",
-    default=10,
-    show_default=True,
-    help="Repeated seeds per configuration (the paper: ten runs; Tables 9-10).",
-)
+@_seeds_option(10, "Repeated seeds per configuration (the paper: ten runs; Tables 9-10).")
 @click.option(
     "--all", "include_predictors", is_flag=True, help="Also the interval predictors of Tables 11-12."
 )
@@ -100,7 +102,7 @@ def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, 
 
 @reproduce.command()
 @_traces_options("real traces of Fig. 20")
-@click.option("--seeds", default=1, show_default=True, help="Repeated seeds per configuration.")
+@_seeds_option()
 @click.option(
     "--quick",
     is_flag=True,
@@ -114,13 +116,7 @@ def learnedftl(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
 
 @reproduce.command()
 @_traces_options("real traces with reads and writes")
-@click.option(
-    "--seeds",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Repeated seeds per configuration (the `seed` key: 0, 1, ...).",
-)
+@_seeds_option()
 @click.option(
     "--quick",
     is_flag=True,
@@ -137,13 +133,7 @@ def fsp(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
 
 @reproduce.command()
 @_traces_options("real traces standing in for the paper's")
-@click.option(
-    "--seeds",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Repeated seeds per configuration (the `seed` key: 0, 1, ...).",
-)
+@_seeds_option()
 @click.option(
     "--quick",
     is_flag=True,

@@ -22,7 +22,8 @@ use crate::config::ValidatedConfig;
 use crate::error::{Error, Result};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::{
-    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, SlcSpace, WriteInfo, NATIVE, SLC,
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, SlcSpace, ThresholdRouting, WriteInfo,
+    SLC,
 };
 
 pub struct Dwa {
@@ -35,8 +36,7 @@ pub struct Dwa {
     /// The size the table gave at the last look-up, and the host pages then.
     wanted: u32,
     looked_at_pages: Option<u64>,
-    writes_to_slc: u64,
-    writes_to_native: u64,
+    routing: ThresholdRouting,
     series: SlcSeries,
 }
 
@@ -71,8 +71,7 @@ impl Dwa {
             device_blocks: cfg.geometry().blocks(),
             threshold_bytes: cfg.slc.threshold_bytes.0,
             looked_at_pages: None,
-            writes_to_slc: 0,
-            writes_to_native: 0,
+            routing: ThresholdRouting::default(),
             series: SlcSeries::new(cfg.device.page_bytes, cfg.slc.sample_every_bytes.0),
         })
     }
@@ -92,13 +91,7 @@ impl RegionPolicy for Dwa {
         vec![slc_region(self.space.min_blocks)]
     }
     fn route(&mut self, write: &WriteInfo) -> RegionId {
-        if write.request_bytes <= self.threshold_bytes {
-            self.writes_to_slc += 1;
-            SLC
-        } else {
-            self.writes_to_native += 1;
-            NATIVE
-        }
+        self.routing.route(write, self.threshold_bytes)
     }
     fn before_write(&mut self, view: &RegionView) -> RegionAction {
         let pages = view.host_pages();
@@ -116,8 +109,8 @@ impl RegionPolicy for Dwa {
         json!({
             "slc_blocks_wanted": self.wanted,
             "threshold_bytes": self.threshold_bytes,
-            "writes_to_slc": self.writes_to_slc,
-            "writes_to_native": self.writes_to_native,
+            "writes_to_slc": self.routing.writes_to_slc,
+            "writes_to_native": self.routing.writes_to_native,
             "migrations_started": self.space.migrations_started,
             "resizes": self.space.resizes,
             "mean_slc_blocks": self.series.mean_slc_blocks(),

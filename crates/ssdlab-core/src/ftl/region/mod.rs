@@ -273,7 +273,28 @@ pub(crate) fn slc_region(initial_blocks: u32) -> RegionLayout {
 /// The SLC region's id.
 pub const SLC: RegionId = RegionId(1);
 
-/// The SLC region's space, as `dwa`, `ust` and `rl` keep it: migration when it is short of
+/// Routing by size against the hot/cold threshold theta (Sec. 2.1: writes not larger than
+/// theta go to SLC), with the counts every threshold policy reports (`static`, `dwa`, `rl`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ThresholdRouting {
+    pub writes_to_slc: u64,
+    pub writes_to_native: u64,
+}
+
+impl ThresholdRouting {
+    #[inline]
+    pub fn route(&mut self, write: &WriteInfo, threshold_bytes: u64) -> RegionId {
+        if write.request_bytes <= threshold_bytes {
+            self.writes_to_slc += 1;
+            SLC
+        } else {
+            self.writes_to_native += 1;
+            NATIVE
+        }
+    }
+}
+
+/// The SLC region's space, as `static`, `dwa`, `ust` and `rl` keep it: migration when it is short of
 /// free blocks, else a resize toward the size the policy wants, clamped to what can be
 /// reached; a resize that made no progress is retried only after another SLC block's worth of
 /// host writes (the native region may have freed blocks by then).

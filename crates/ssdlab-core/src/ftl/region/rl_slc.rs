@@ -49,8 +49,8 @@ use crate::config::ValidatedConfig;
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::{
-    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionStats, RegionView, SlcSeries, SlcSpace, WriteInfo,
-    NATIVE, SLC,
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionStats, RegionView, SlcSeries, SlcSpace,
+    ThresholdRouting, WriteInfo, NATIVE, SLC,
 };
 use crate::rl::{ActionSelection, EpsilonSchedule, LearningConfig, MixedRadix, QTable, TabularAgent};
 
@@ -204,8 +204,7 @@ pub struct RlSlc {
     average: CostAverage,
     save_to: Option<PathBuf>,
     loaded_from: Option<String>,
-    writes_to_slc: u64,
-    writes_to_native: u64,
+    routing: ThresholdRouting,
     page_bytes: u64,
     /// Per step: host bytes written by then, reward (NaN: none), total cost.
     step_bytes: Vec<u64>,
@@ -278,8 +277,7 @@ impl RlSlc {
             average: CostAverage::new(r.reward_positive, r.reward_negative),
             save_to: r.save_qtable.as_ref().map(PathBuf::from),
             loaded_from: r.load_qtable.clone(),
-            writes_to_slc: 0,
-            writes_to_native: 0,
+            routing: ThresholdRouting::default(),
             page_bytes: cfg.device.page_bytes,
             step_bytes: Vec::new(),
             step_rewards: Vec::new(),
@@ -391,13 +389,7 @@ impl RegionPolicy for RlSlc {
         vec![slc_region(self.min_blocks)]
     }
     fn route(&mut self, write: &WriteInfo) -> RegionId {
-        if write.request_bytes <= self.threshold_bytes() {
-            self.writes_to_slc += 1;
-            SLC
-        } else {
-            self.writes_to_native += 1;
-            NATIVE
-        }
+        self.routing.route(write, self.threshold_bytes())
     }
     fn before_write(&mut self, view: &RegionView) -> RegionAction {
         let pages = view.host_pages();
@@ -429,8 +421,8 @@ impl RegionPolicy for RlSlc {
             "slc_blocks_wanted": self.wanted_blocks,
             "slc_blocks_range": [self.min_blocks, self.max_blocks],
             "threshold_bytes": self.threshold_bytes(),
-            "writes_to_slc": self.writes_to_slc,
-            "writes_to_native": self.writes_to_native,
+            "writes_to_slc": self.routing.writes_to_slc,
+            "writes_to_native": self.routing.writes_to_native,
             "migrations_started": self.space.migrations_started,
             "resizes": self.space.resizes,
             "steps": self.agent.decisions(),

@@ -15,17 +15,15 @@ use serde_json::json;
 use crate::config::ValidatedConfig;
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::{
-    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, WriteInfo, NATIVE, SLC,
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, SlcSpace, ThresholdRouting, WriteInfo,
+    SLC,
 };
 
 pub struct StaticSlc {
     blocks: u32,
     threshold_bytes: u64,
-    trigger_free_blocks: u32,
-    target_free_blocks: u32,
-    writes_to_slc: u64,
-    writes_to_native: u64,
-    migrations_started: u64,
+    space: SlcSpace,
+    routing: ThresholdRouting,
     series: SlcSeries,
 }
 
@@ -35,11 +33,8 @@ impl StaticSlc {
         StaticSlc {
             blocks: s.blocks,
             threshold_bytes: s.threshold_bytes.0,
-            trigger_free_blocks: s.trigger_free_blocks,
-            target_free_blocks: s.target_free_blocks.unwrap_or(s.trigger_free_blocks + 1),
-            writes_to_slc: 0,
-            writes_to_native: 0,
-            migrations_started: 0,
+            space: SlcSpace::new(cfg),
+            routing: ThresholdRouting::default(),
             series: SlcSeries::new(cfg.device.page_bytes, s.sample_every_bytes.0),
         }
     }
@@ -53,32 +48,21 @@ impl RegionPolicy for StaticSlc {
         vec![slc_region(self.blocks)]
     }
     fn route(&mut self, write: &WriteInfo) -> RegionId {
-        if write.request_bytes <= self.threshold_bytes {
-            self.writes_to_slc += 1;
-            SLC
-        } else {
-            self.writes_to_native += 1;
-            NATIVE
-        }
+        self.routing.route(write, self.threshold_bytes)
     }
     fn before_write(&mut self, view: &RegionView) -> RegionAction {
         self.series.offer(view.host_pages(), view.blocks(SLC), self.threshold_bytes);
-        if view.free_blocks(SLC) < self.trigger_free_blocks {
-            self.migrations_started += 1;
-            RegionAction::Migrate { from: SLC, to: NATIVE, target_free_blocks: self.target_free_blocks }
-        } else {
-            RegionAction::Nothing
-        }
+        self.space.migration(view).unwrap_or(RegionAction::Nothing)
     }
     fn report(&self) -> serde_json::Value {
         json!({
             "slc_blocks": self.blocks,
             "threshold_bytes": self.threshold_bytes,
-            "trigger_free_blocks": self.trigger_free_blocks,
-            "target_free_blocks": self.target_free_blocks,
-            "writes_to_slc": self.writes_to_slc,
-            "writes_to_native": self.writes_to_native,
-            "migrations_started": self.migrations_started,
+            "trigger_free_blocks": self.space.trigger_free_blocks,
+            "target_free_blocks": self.space.target_free_blocks,
+            "writes_to_slc": self.routing.writes_to_slc,
+            "writes_to_native": self.routing.writes_to_native,
+            "migrations_started": self.space.migrations_started,
             "series": self.series.to_json(),
         })
     }
