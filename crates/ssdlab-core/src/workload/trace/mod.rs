@@ -13,7 +13,7 @@
 //! Layout: `source.rs` (decompression), `detect.rs` (auto-detection), `text.rs` and `fields.rs`
 //! (the line loop and byte-level parsing shared by the text formats), one file per format,
 //! `layout.rs` (devices kept apart), `filter.rs` (the options), `info.rs` (what the reader did),
-//! `binary.rs` (the compact binary format), `stats.rs` (trace statistics). See docs/traces.md
+//! `binary.rs` (the compact binary format), `stats/` (trace statistics). See docs/traces.md
 //! for every format, its units and sample lines.
 
 mod alibaba;
