@@ -45,8 +45,13 @@ def test_sequential_jobs_each_get_their_own_64th_of_the_space():
         for j in learnedftl.fio_jobs(settings)
         if (j.labels["workload"], j.labels["ftl"]) == ("seqread", "DFTL")
     ]
-    (inc,) = [o for o in job.overrides if o.startswith("workload.offset_increment=")]
-    assert int(inc.split("=")[1]) == learnedftl.logical_pages(settings) // 64 * 4096
+    (inc,) = [int(o.split("=")[1]) for o in job.overrides if o.startswith("workload.offset_increment=")]
+    (size,) = [int(o.split("=")[1]) for o in job.overrides if o.startswith("workload.size=")]
+    # Each job's region is its own 64th, the 64 of them (nearly) the whole space: the core
+    # refuses a region beyond the space, so resolving the job's config checks that they fit.
+    assert inc == size and size % 4096 == 0
+    assert 64 * (size + 4096) > 0.99 * learnedftl.logical_pages(settings) * 4096
+    config.resolve(job.preset, overrides=list(job.overrides))
 
 
 @pytest.fixture(scope="module")

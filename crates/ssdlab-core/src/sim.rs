@@ -43,6 +43,9 @@ struct Completion {
     op: IoOp,
     offset_bytes: u64,
     size_bytes: u64,
+    /// The job that issued it (`HostRequest::job`): with independent jobs, the one that issues
+    /// the next request when this one completes.
+    job: u32,
 }
 
 pub struct Simulation {
@@ -54,6 +57,9 @@ pub struct Simulation {
     seq: u64,
     pending: Option<HostRequest>,
     closed_depth: Option<u32>,
+    /// In closed loop, the source's independent jobs (`RecordSource::jobs`): a completion then
+    /// asks its own job for the next request. None: one stream, read ahead for prefetching.
+    jobs: Option<u32>,
     source_done: bool,
     stop_after_ns: Option<SimTime>,
     expected_requests: Option<u64>,
@@ -133,6 +139,8 @@ impl Simulation {
         let rebase = w.kind == WorkloadKind::Trace;
         let summary = WorkloadSummary { trace: source.trace_info(), ..WorkloadSummary::default() };
         let host = Host::new(source, geometry.page_bytes, cfg.used_logical_pages(), w.fold, w.speedup, rebase);
+        // Open loop issues at arrival times, not completions: its jobs take turns (`next_record`).
+        let jobs = host.jobs().filter(|_| closed);
         let expected_requests = match w.kind {
             WorkloadKind::Synthetic if w.duration_ns.is_none() => Some(w.count.unwrap_or(DEFAULT_SYNTHETIC_COUNT)),
             _ => w.count,
@@ -147,6 +155,7 @@ impl Simulation {
             seq: 0,
             pending: None,
             closed_depth: closed.then(|| w.queue_depth()),
+            jobs,
             source_done: false,
             stop_after_ns: w.duration_ns,
             expected_requests,
@@ -255,6 +264,7 @@ impl Simulation {
         let host = Host::new(Box::new(source), page_bytes, used, Fold::Modulo, 1.0, false);
         let measured_host = std::mem::replace(&mut self.host, host);
         let closed_depth = self.closed_depth.replace(depth);
+        let jobs = self.jobs.take();
         let stop_after_ns = self.stop_after_ns.replace(duration_ns);
         let log = self.log.take();
         let result = self.start_phase().and_then(|_| {
@@ -264,6 +274,7 @@ impl Simulation {
         });
         self.host = measured_host;
         self.closed_depth = closed_depth;
+        self.jobs = jobs;
         self.stop_after_ns = stop_after_ns;
         self.log = log;
         result?;
@@ -288,13 +299,19 @@ impl Simulation {
         Ok(())
     }
 
-    fn fetch(&mut self) -> Result<Option<HostRequest>> {
+    /// The next request: job `job`'s with independent jobs in closed loop (the job whose
+    /// request completed, or the job a start-up slot belongs to), else the one stream's.
+    fn fetch(&mut self, job: u32) -> Result<Option<HostRequest>> {
         if self.source_done {
             return Ok(None);
         }
+        let next = match self.jobs {
+            None => self.host.next_request()?,
+            Some(_) => self.host.next_request_of(job)?,
+        };
         // A closed loop issues at the completion that frees a slot (`now`), an open loop at
         // the arrival: either way, nothing is issued after `duration_ns`.
-        match self.host.next_request()? {
+        match next {
             Some(r) if self.stop_after_ns.is_none_or(|stop| r.arrival_ns.max(self.now) <= stop) => Ok(Some(r)),
             _ => {
                 self.source_done = true;
@@ -350,6 +367,7 @@ impl Simulation {
             op: req.op,
             offset_bytes: req.offset_bytes,
             size_bytes: req.size_bytes,
+            job: req.job,
         }));
         Ok(())
     }
@@ -407,17 +425,18 @@ impl Simulation {
     }
 
     /// The first requests of the workload: the closed loop's queue depth issued at once, or
-    /// the open loop's first arrival.
+    /// the open loop's first arrival. Independent jobs take the slots in turn, `iodepth` each.
     fn start_phase(&mut self) -> Result<()> {
         if let Some(depth) = self.closed_depth {
-            for _ in 0..depth {
-                match self.fetch()? {
+            let jobs = self.jobs.unwrap_or(1).max(1);
+            for slot in 0..depth {
+                match self.fetch(slot % jobs)? {
                     Some(r) => self.issue(r, self.now)?,
                     None => break,
                 }
             }
         } else {
-            self.pending = self.fetch()?;
+            self.pending = self.fetch(0)?;
         }
         Ok(())
     }
@@ -455,7 +474,7 @@ impl Simulation {
                 let req = self.pending.take().expect("arrival_first implies a pending request");
                 let at = req.arrival_ns.max(self.now);
                 self.issue(req, at)?;
-                self.pending = self.fetch()?;
+                self.pending = self.fetch(0)?;
             } else {
                 let Some(Reverse(c)) = self.queue.pop() else { unreachable!("peeked a completion") };
                 self.complete(c)?;
@@ -465,7 +484,8 @@ impl Simulation {
                     self.idle_wake = Some(c.time + self.cfg.idle.gap_ns);
                 }
                 if self.closed_depth.is_some() {
-                    if let Some(r) = self.fetch()? {
+                    // The freed slot is the completed request's job's (one stream: job 0).
+                    if let Some(r) = self.fetch(c.job)? {
                         self.issue(r, c.time)?;
                     }
                 }

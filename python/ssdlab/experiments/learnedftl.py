@@ -127,6 +127,16 @@ def logical_pages(settings: Settings) -> int:
     return math.floor(physical / (1 + dev["overprovisioning"]) * dev["utilization"])
 
 
+def _used_pages(settings: Settings) -> int:
+    """The pages the workload may address, as the core counts them (config/validate.rs:
+    physical x (1 - overprovisioning), then x utilization, each floored): the jobs' regions must
+    fit in them."""
+    dev = _resolved(settings)["device"]
+    planes = dev["channels"] * dev["chips_per_channel"] * dev["dies_per_chip"] * dev["planes_per_die"]
+    physical = planes * dev["blocks_per_plane"] * dev["pages_per_block"]
+    return math.floor(math.floor(physical * (1 - dev["overprovisioning"])) * dev["utilization"])
+
+
 def _common(settings: Settings, seed: int) -> tuple[str, ...]:
     return (*settings.device, "ftl.unwritten_reads=free", f"seed={seed}")
 
@@ -145,9 +155,11 @@ def _fio(pattern: str, settings: Settings) -> tuple[str, ...]:
         f"workload.numjobs={JOBS}",
     )
     if pattern.startswith("seq"):
-        # Each thread on its own 1/64 of the space, fio's offset_increment.
+        # Each thread on its own 1/64 of the space (fio's offset_increment and size), advancing
+        # on its own completions as fio's threads do.
         page = _resolved(settings)["device"]["page_bytes"]
-        out = (*out, f"workload.offset_increment={logical_pages(settings) // JOBS * page}")
+        share = _used_pages(settings) // JOBS * page
+        out = (*out, f"workload.offset_increment={share}", f"workload.size={share}")
     if pattern.endswith("read"):
         return (*out, f"workload.count={settings.read_requests}", *_warmup(settings))
     return (*out, f"workload.duration_ns={settings.write_ns}")

@@ -23,6 +23,11 @@ const WORKLOADS: &[(&str, &str)] = &[
     ("seqread", include_str!("presets/workloads/seqread.toml")),
     ("randrw", include_str!("presets/workloads/randrw.toml")),
     ("onoff", include_str!("presets/workloads/onoff.toml")),
+    // The LearnedFTL paper's FIO jobs (Wang et al., HPCA 2024, Sec. 4.2).
+    ("fio-64-seqwrite", include_str!("presets/workloads/fio-64-seqwrite.toml")),
+    ("fio-64-randwrite", include_str!("presets/workloads/fio-64-randwrite.toml")),
+    ("fio-64-seqread", include_str!("presets/workloads/fio-64-seqread.toml")),
+    ("fio-64-randread", include_str!("presets/workloads/fio-64-randread.toml")),
 ];
 
 pub fn names() -> Vec<&'static str> {

@@ -8,6 +8,7 @@ use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
 use crate::rl::{PercentileConfig, StepReward, TdParams};
 use crate::workload::config::{AddressDistribution, Arrival, WorkloadKind};
+use crate::workload::jobs::job_regions;
 
 /// A configuration that passed every check. Derefs to `Config`.
 #[derive(Debug, Clone)]
@@ -356,6 +357,11 @@ impl ValidatedConfig {
         p.check((w.working_set * used as f64 * d.page_bytes as f64) as u64 >= w.bs.0, "workload.working_set", || {
             "is smaller than one block of workload.bs".into()
         });
+        if w.kind == WorkloadKind::Synthetic {
+            // fio's job regions (`offset`, `offset_increment`, `size`) inside the working set,
+            // judged by the function the generator draws from.
+            p.absorb(job_regions(w, used.saturating_mul(d.page_bytes)).map(drop));
+        }
         if w.random_distribution == AddressDistribution::Zipf {
             p.check(w.zipf_theta > 0.0 && w.zipf_theta.is_finite(), "workload.zipf_theta", || {
                 "must be positive".into()
@@ -471,6 +477,31 @@ mod tests {
             let cfg = load(Some("kang-3d-128gb"), &[], &[format!("gc.scheduler={scheduler}")]).unwrap();
             assert!(ValidatedConfig::new(cfg).is_ok(), "{scheduler}");
         }
+    }
+
+    /// fio's job regions must lie in the working set (tiny: 21504 pages, 88080384 bytes); the
+    /// problem names the key, its value and why, and a run never starts.
+    #[test]
+    fn job_regions_beyond_the_working_set_are_refused() {
+        let problem = |keys: &str| {
+            let cfg = load(Some("tiny"), &[Layer::inline(format!("[workload]\n{keys}"))], &[]).unwrap();
+            ValidatedConfig::new(cfg).map(drop).map_err(|e| e.to_string())
+        };
+        let text = problem("offset = \"100m\"\n").unwrap_err();
+        assert!(text.contains("workload.offset: = 104857600 bytes leaves no room"), "{text}");
+        let text = problem("numjobs = 4\noffset_increment = \"30m\"\n").unwrap_err();
+        let expected = "workload.offset_increment: = 31457280 bytes starts job 3 of 4 at byte 94371840";
+        assert!(text.contains(expected), "{text}");
+        let text = problem("numjobs = 2\noffset_increment = \"40m\"\nsize = \"50m\"\n").unwrap_err();
+        assert!(text.contains("workload.size: = 52428800 bytes takes job 1 of 2"), "{text}");
+        assert!(text.contains("beyond the 88080384-byte working set"), "{text}");
+        let text = problem("size = 100\n").unwrap_err();
+        assert!(text.contains("workload.size: = 100 bytes is smaller than one block"), "{text}");
+        // A smaller working set moves the end; without numjobs the increment is unused.
+        let text = problem("working_set = 0.5\noffset = \"50m\"\n").unwrap_err();
+        assert!(text.contains("44040192-byte working set"), "{text}");
+        assert!(problem("offset_increment = \"1g\"\n").is_ok());
+        assert!(problem("numjobs = 4\noffset_increment = \"21m\"\nsize = \"21m\"\n").is_ok());
     }
 
     #[test]

@@ -110,13 +110,25 @@ pub struct WorkloadConfig {
     pub rwmixread: u32,
     /// Requests each job keeps outstanding in closed loop (fio's `iodepth`).
     pub iodepth: u32,
-    /// Jobs; closed loop keeps `iodepth x numjobs` requests outstanding (fio's `numjobs`).
+    /// Jobs; closed loop keeps `iodepth x numjobs` requests outstanding (fio's `numjobs`). With
+    /// `offset_increment` set, each job is "an independent thread", as in fio (see there).
     pub numjobs: u32,
-    /// Sequential patterns: each job has a cursor of its own starting `offset_increment x job`
-    /// bytes into the working set (fio's `offset_increment`; 0: every job starts at the
-    /// beginning, fio's default for jobs on one device), and requests go to the jobs in turn.
-    /// Unset: the jobs share one sequential stream.
+    /// Where I/O starts, in bytes into the working set (fio's `offset`: "start I/O at the
+    /// provided offset").
+    pub offset: ByteSize,
+    /// With it set, "the real offset becomes offset + offset_increment * thread_number" (fio's
+    /// `offset_increment`; 0: every job starts at `offset`, fio's default for jobs on one
+    /// device), and each job is its own stream: in closed loop it keeps `iodepth` requests
+    /// outstanding and issues its next one when one of its own completes, its sequential cursor
+    /// advancing only on its own requests (so jobs at one offset re-read and re-write the same
+    /// data, out of step); random jobs draw inside their own region. In open loop the jobs take
+    /// turns. Unset: the jobs share one stream over one region.
     pub offset_increment: Option<ByteSize>,
+    /// "The total size of file I/O for each thread of this job" (fio's `size`): the bytes from
+    /// each job's start it reads and writes, at least one block of `bs`; a sequential cursor
+    /// wraps to the job's start at its end. Unset: to the end of the working set. A region
+    /// beyond the working set is refused.
+    pub size: Option<ByteSize>,
     /// Fraction of the used logical space the job touches, in (0, 1].
     pub working_set: f64,
     /// How random offsets are drawn (fio's `random_distribution`).
@@ -165,7 +177,9 @@ impl Default for WorkloadConfig {
             rwmixread: 50,
             iodepth: 1,
             numjobs: 1,
+            offset: ByteSize(0),
             offset_increment: None,
+            size: None,
             working_set: 1.0,
             random_distribution: AddressDistribution::Uniform,
             zipf_theta: 1.2,

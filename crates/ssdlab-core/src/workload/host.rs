@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::units::{Lpn, SimTime};
 use crate::workload::config::Fold;
 use crate::workload::request::RecordSource;
-use crate::workload::IoOp;
+use crate::workload::{IoOp, TraceRecord};
 
 /// Requests the host reads ahead of the one being served (see `peek_lpn`).
 const LOOKAHEAD: usize = 2;
@@ -27,6 +27,8 @@ pub struct HostRequest {
     pub pages: u32,
     pub partial_head: bool,
     pub partial_tail: bool,
+    /// The job that issued it, for a source of independent jobs (`RecordSource::jobs`); else 0.
+    pub job: u32,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -103,6 +105,24 @@ impl Host {
         Ok(next)
     }
 
+    /// The source's independent jobs (`RecordSource::jobs`), or None for one stream.
+    pub fn jobs(&self) -> Option<u32> {
+        self.source.jobs()
+    }
+
+    /// Job `job`'s next request, from a source of independent jobs. Nothing is read ahead here:
+    /// which job asks next depends on which request completes first, so `peek_lpn` has nothing
+    /// to offer and the simulator goes without the prefetch hint in this mode.
+    pub fn next_request_of(&mut self, job: u32) -> Result<Option<HostRequest>> {
+        debug_assert!(!self.started, "the shared stream and per-job requests do not mix");
+        loop {
+            let Some(r) = self.source.next_record_of(job)? else { return Ok(None) };
+            if let Some(req) = self.page_request(r) {
+                return Ok(Some(HostRequest { job, ..req }));
+            }
+        }
+    }
+
     /// The first LPN of the request `k` places after the one last returned (0 = the next one;
     /// modulo folding only), so its mapping entries can be brought into cache while the current
     /// request is served.
@@ -116,31 +136,40 @@ impl Host {
     fn read_request(&mut self) -> Result<Option<HostRequest>> {
         loop {
             let Some(r) = self.source.next_record()? else { return Ok(None) };
-            if r.size_bytes == 0 {
-                self.stats.zero_size_skipped += 1;
-                continue;
+            if let Some(req) = self.page_request(r) {
+                return Ok(Some(req));
             }
-            let t0 = *self.first_time_ns.get_or_insert(r.time_ns);
-            let rel = if self.rebase { r.time_ns.saturating_sub(t0) } else { r.time_ns };
-            let arrival_ns = if self.speedup == 1.0 { rel } else { (rel as f64 / self.speedup) as u64 };
-            let first_page = r.offset_bytes / self.page_bytes;
-            let end = r.offset_bytes.saturating_add(r.size_bytes);
-            let last_page = (end - 1) / self.page_bytes;
-            let pages = (last_page - first_page + 1).min(u32::MAX as u64) as u32;
-            if last_page >= self.used_pages {
-                self.stats.folded_requests += 1;
-            }
-            return Ok(Some(HostRequest {
-                arrival_ns,
-                op: r.op,
-                offset_bytes: r.offset_bytes,
-                size_bytes: r.size_bytes,
-                first_page,
-                pages,
-                partial_head: r.offset_bytes % self.page_bytes != 0 || (pages == 1 && end % self.page_bytes != 0),
-                partial_tail: end % self.page_bytes != 0,
-            }));
         }
+    }
+
+    /// The record in page terms, or None for a request of size 0 (counted and dropped).
+    fn page_request(&mut self, r: TraceRecord) -> Option<HostRequest> {
+        if r.size_bytes == 0 {
+            self.stats.zero_size_skipped += 1;
+            return None;
+        }
+        let t0 = *self.first_time_ns.get_or_insert(r.time_ns);
+        let rel = if self.rebase { r.time_ns.saturating_sub(t0) } else { r.time_ns };
+        let arrival_ns = if self.speedup == 1.0 { rel } else { (rel as f64 / self.speedup) as u64 };
+        let first_page = r.offset_bytes / self.page_bytes;
+        let end = r.offset_bytes.saturating_add(r.size_bytes);
+        let last_page = (end - 1) / self.page_bytes;
+        let pages = (last_page - first_page + 1).min(u32::MAX as u64) as u32;
+        if last_page >= self.used_pages {
+            self.stats.folded_requests += 1;
+        }
+        Some(HostRequest {
+            arrival_ns,
+            op: r.op,
+            offset_bytes: r.offset_bytes,
+            size_bytes: r.size_bytes,
+            first_page,
+            pages,
+            partial_head: !r.offset_bytes.is_multiple_of(self.page_bytes)
+                || (pages == 1 && !end.is_multiple_of(self.page_bytes)),
+            partial_tail: !end.is_multiple_of(self.page_bytes),
+            job: 0,
+        })
     }
 
     /// The request's pages as LPNs in the used logical space (into a reused buffer).
@@ -165,7 +194,6 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::TraceRecord;
 
     struct Fixed(std::vec::IntoIter<TraceRecord>);
     impl RecordSource for Fixed {

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod host;
+pub mod jobs;
 pub mod request;
 pub mod synthetic;
 pub mod trace;

@@ -32,7 +32,21 @@ pub struct TraceRecord {
 
 /// Anything that yields host requests in arrival order (a trace, the synthetic generator).
 pub trait RecordSource {
+    /// The next request of the one stream (or, for a source of independent jobs, the next of
+    /// each job in turn: what an open loop issues).
     fn next_record(&mut self) -> Result<Option<TraceRecord>>;
+    /// Independent jobs, as fio's threads (`numjobs` with `offset_increment`): how many, or
+    /// `None` for one stream (the default). A closed loop then asks `next_record_of(job)` when a
+    /// request of that job completes, so each job advances on its own completions.
+    fn jobs(&self) -> Option<u32> {
+        None
+    }
+    /// The next request of job `job` (below `jobs()`). `None` ends the workload for every job.
+    /// Default: the shared stream.
+    fn next_record_of(&mut self, job: u32) -> Result<Option<TraceRecord>> {
+        let _ = job;
+        self.next_record()
+    }
     /// Lines skipped as malformed (traces with `on_bad_line = "skip"`).
     fn skipped(&self) -> u64 {
         0

@@ -2,6 +2,7 @@
 
 mod common;
 mod determinism;
+mod fio_jobs;
 mod fsp;
 mod golden;
 mod idle;
