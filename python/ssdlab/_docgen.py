@@ -1,6 +1,6 @@
-"""Generates docs/config.schema.json, docs/config.md and docs/cli.md from the code, so they
-cannot drift: `python -m ssdlab._docgen` writes them and `python -m ssdlab._docgen --check` (run
-by the tests) fails when any is stale.
+"""Generates docs/config.schema.json, docs/config.md, docs/cli.md and
+docs/workload-spec.schema.json from the code, so they cannot drift: `python -m ssdlab._docgen`
+writes them and `python -m ssdlab._docgen --check` (run by the tests) fails when any is stale.
 
 The configuration reference is rendered from the JSON Schema the core derives from its config
 types (`_core.config_schema()`): every key with its type, unit, default, allowed values, doc
@@ -312,6 +312,7 @@ def generate() -> dict[str, str]:
             "config.schema.json": schema_text,
             "config.md": config_md(json.loads(schema_text)),
             "cli.md": cli_md(),
+            "workload-spec.schema.json": _core.workload_spec_schema() + "\n",
         }
     finally:
         click.formatting.FORCED_WIDTH = saved

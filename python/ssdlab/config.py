@@ -32,19 +32,54 @@ def workload_patterns() -> list[str]:
     return list(_core.workload_patterns())
 
 
+def workload_specs() -> list[str]:
+    """Names of the built-in workload specs (the papers' traces from their statistics)."""
+    return list(_core.spec_names())
+
+
+def workload_spec_toml(name: str) -> str:
+    """The TOML of a built-in workload spec (with the comment citing its source table)."""
+    text = _core.spec_toml(name)
+    if text is None:
+        raise ConfigError(
+            f"unknown workload spec '{name}'; known: {', '.join(workload_specs())}", problems=[("spec", name)]
+        )
+    return text
+
+
+def spec_layer(spec: str | Path) -> Layer:
+    """A layer that draws requests from a workload spec (a file or a built-in name)."""
+    return (f"spec:{spec}", f'[workload]\nkind = "spec"\nspec = {toml_string(str(spec))}\n')
+
+
+def _is_spec(path: Path) -> bool:
+    """Whether a TOML file is a workload spec (top-level `address_space`), not a config layer."""
+    import tomllib
+
+    try:
+        return "address_space" in tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False  # the core reports the file's problem with its line
+
+
 def workload_layer(workload: str | Path) -> Layer:
-    """A built-in pattern name or a TOML file path, as a layer."""
+    """A built-in pattern or spec name, a config TOML file or a workload spec file, as a layer."""
     text = _core.workload_toml(str(workload))
     if text is not None:
         return (f"workload:{workload}", text)
     path = Path(workload)
+    if not path.is_file() and str(workload) in workload_specs():
+        return spec_layer(workload)
     if not path.is_file():
         patterns = ", ".join(workload_patterns())
         raise ConfigError(
-            f"workload '{workload}' is neither a built-in pattern ({patterns}) nor a file",
+            f"workload '{workload}' is neither a built-in pattern ({patterns}), a built-in spec "
+            f"(`ssdlab presets`) nor a file",
             path=str(path),
             problems=[("workload", str(workload))],
         )
+    if _is_spec(path):
+        return spec_layer(path)
     return (str(path), path.read_text())
 
 

@@ -16,9 +16,16 @@ def test_generated_docs_are_fresh():
     assert _docgen.main(["--check"]) == 0, "run `python -m ssdlab._docgen` and commit docs/"
 
 
-@pytest.mark.parametrize("name", ["config.schema.json", "config.md", "cli.md"])
+GENERATED = ["config.schema.json", "config.md", "cli.md", "workload-spec.schema.json"]
+
+
+def test_every_generated_file_is_checked_here():
+    assert sorted(_docgen.generate()) == sorted(GENERATED)
+
+
+@pytest.mark.parametrize("name", GENERATED)
 def test_check_fails_when_a_generated_file_is_stale(tmp_path, monkeypatch, name):
-    for generated in ("config.schema.json", "config.md", "cli.md"):
+    for generated in GENERATED:
         shutil.copy(_docgen.DOCS / generated, tmp_path / generated)
     monkeypatch.setattr(_docgen, "DOCS", tmp_path)
     assert _docgen.main(["--check"]) == 0

@@ -23,6 +23,7 @@ use crate::units::{Lpn, SimTime, NS_PER_S};
 use crate::workload::config::{Arrival, Fold, Replay, RwMode, WorkloadConfig, WorkloadKind};
 use crate::workload::host::{Host, HostRequest};
 use crate::workload::request::RecordSource;
+use crate::workload::spec::{SpecSource, WorkloadSpec};
 use crate::workload::synthetic::SyntheticSource;
 use crate::workload::IoOp;
 
@@ -123,6 +124,14 @@ impl Simulation {
                 Box::new(SyntheticSource::new(&cfg.workload, space, count, rng_for(cfg.seed, RngStream::Workload)))
             }
             WorkloadKind::Trace => crate::workload::trace::open_source(&cfg.workload)?,
+            WorkloadKind::Spec => {
+                let name = cfg.workload.spec.as_ref().ok_or_else(|| {
+                    Error::config("workload.spec", "a spec workload needs a spec (a file or a built-in name)")
+                })?;
+                let spec = WorkloadSpec::load(name)?;
+                let rng = rng_for(cfg.seed, RngStream::Workload);
+                Box::new(SpecSource::new(&spec, cfg.workload.count, rng))
+            }
         };
         Self::with_source(cfg, source)
     }
@@ -135,14 +144,22 @@ impl Simulation {
         let closed = match w.kind {
             WorkloadKind::Synthetic => w.arrival == Arrival::Closed,
             WorkloadKind::Trace => w.replay == Replay::Closed,
+            WorkloadKind::Spec => source.arrival_model().is_some_and(|depth| depth.is_some()),
+        };
+        // A spec sets its own queue depth; the others take the config's.
+        let closed_depth = match source.arrival_model() {
+            Some(depth) if w.kind == WorkloadKind::Spec => depth,
+            _ => closed.then(|| w.queue_depth()),
         };
         let rebase = w.kind == WorkloadKind::Trace;
         let summary = WorkloadSummary { trace: source.trace_info(), ..WorkloadSummary::default() };
+        let source_expects = source.expected_records();
         let host = Host::new(source, geometry.page_bytes, cfg.used_logical_pages(), w.fold, w.speedup, rebase);
         // Open loop issues at arrival times, not completions: its jobs take turns (`next_record`).
         let jobs = host.jobs().filter(|_| closed);
         let expected_requests = match w.kind {
             WorkloadKind::Synthetic if w.duration_ns.is_none() => Some(w.count.unwrap_or(DEFAULT_SYNTHETIC_COUNT)),
+            WorkloadKind::Spec => w.count.or(source_expects),
             _ => w.count,
         };
         let mut device = Device::new(geometry, timing);
@@ -154,7 +171,7 @@ impl Simulation {
             queue: BinaryHeap::new(),
             seq: 0,
             pending: None,
-            closed_depth: closed.then(|| w.queue_depth()),
+            closed_depth,
             jobs,
             source_done: false,
             stop_after_ns: w.duration_ns,

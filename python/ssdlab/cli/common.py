@@ -32,7 +32,7 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--workload",
             "-w",
             default=None,
-            help="Built-in pattern (randwrite, randread, seqwrite, seqread, randrw, onoff) or a TOML file.",
+            help="Built-in pattern (see `ssdlab presets`: randwrite, fio-64-randread, ...) or a TOML file.",
         ),
         click.option(
             "--trace",

@@ -8,7 +8,7 @@ import click
 
 from ssdlab._console import fmt_bytes, new_table
 from ssdlab.cli.common import console
-from ssdlab.config import preset_toml, workload_patterns
+from ssdlab.config import preset_toml, workload_patterns, workload_spec_toml, workload_specs
 from ssdlab.config import presets as preset_names
 from ssdlab.data import TRACES
 
@@ -55,6 +55,12 @@ def presets(show: str | None) -> None:
     console.print(table)
     console.print(sources)
     console.print("workload patterns: " + ", ".join(workload_patterns()), highlight=False)
+    specs = new_table("workload specs (--workload NAME; the papers' traces from their statistics)")
+    specs.add_column("name", no_wrap=True)
+    specs.add_column("source", overflow="fold")
+    for name in workload_specs():
+        specs.add_row(name, tomllib.loads(workload_spec_toml(name)).get("source", ""))
+    console.print(specs)
     traces = new_table("bundled real traces (--trace NAME; provenance in ssdlab/data/traces/README.md)")
     traces.add_column("name", no_wrap=True)
     traces.add_column("origin", overflow="fold")

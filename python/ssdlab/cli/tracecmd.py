@@ -263,3 +263,70 @@ def detect(files: tuple[str, ...]) -> None:
     """Print the format detected from each file's content."""
     for f in files:
         console.print(f"{f}: {_core.trace_detect(f)}", highlight=False)
+
+
+@trace.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option(
+    "--out", "-o", required=True, type=click.Path(dir_okay=False), help="The workload spec to write."
+)
+@trace_format_option
+@trace_options_option
+@click.option("--page-bytes", default=4096, show_default=True, help="Page size: figures and alignment.")
+@click.option(
+    "--requests", type=click.IntRange(min=1), default=None, help="Length of the spec (default: the trace's)."
+)
+@click.option(
+    "--address-space",
+    default=None,
+    metavar="SIZE",
+    help="Scale the address space (and the footprints with it) to SIZE, e.g. 64g (default: the trace's).",
+)
+def fit(
+    source: str,
+    out: str,
+    trace_format: str | None,
+    options: tuple[str, ...],
+    page_bytes: int,
+    requests: int | None,
+    address_space: str | None,
+) -> None:
+    """Fit a workload spec to a real trace, to replay it at any length or address space.
+
+    The spec keeps the trace's read ratio, sizes, popularity, re-reads, sequential runs and
+    arrivals (docs/workloads.md); compare with `ssdlab trace synth` and `ssdlab trace stats A B`."""
+    from ssdlab.data import resolve_trace
+
+    space = _size_bytes(address_space) if address_space else None
+    spec, warnings, _stats = _core.trace_fit(
+        resolve_trace(source), _options_toml(trace_format, options), page_bytes, requests, space
+    )
+    Path(out).write_text(spec)
+    for w in warnings:
+        console.print(f"[yellow]not fitted:[/] {w}", highlight=False)
+    console.print(f"workload spec written to {out}", highlight=False)
+
+
+@trace.command()
+@click.argument("spec")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False), help="Binary trace to write.")
+@click.option(
+    "--requests", type=click.IntRange(min=1), default=None, help="Requests (default: the spec's length)."
+)
+@click.option("--seed", default=1, show_default=True, help="Random seed.")
+def synth(spec: str, out: str, requests: int | None, seed: int) -> None:
+    """Draw a workload spec (a file or a built-in spec) into a binary trace."""
+    n = _core.trace_synth(spec, out, requests, seed)
+    console.print(f"{n:,} records written to {out}")
+
+
+def _size_bytes(text: str) -> int:
+    """A fio-style size (4096, 4k, 64g) in bytes."""
+    units = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20}
+    units |= {"mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40}
+    units |= {"tib": 1 << 40}
+    digits = text.strip().rstrip("bBiIkKmMgGtT")
+    suffix = text.strip()[len(digits) :].lower()
+    if not digits.isdigit() or suffix not in units:
+        raise click.BadParameter(f"'{text}' is not a size (e.g. 4096, 4k, 64g)", param_hint="--address-space")
+    return int(digits) * units[suffix]

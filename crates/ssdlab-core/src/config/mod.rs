@@ -16,7 +16,7 @@
 
 mod decode;
 mod load;
-mod origin;
+pub(crate) mod origin;
 pub mod presets;
 mod schema;
 mod validate;

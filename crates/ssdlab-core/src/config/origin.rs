@@ -98,7 +98,7 @@ impl<'de> serde::Deserialize<'de> for Located {
 
 /// The line where the last of `keys` is written in a TOML text (a key set twice cannot be: TOML
 /// rejects duplicates).
-fn key_line(text: &str, keys: &[&str]) -> Option<usize> {
+pub(crate) fn key_line(text: &str, keys: &[&str]) -> Option<usize> {
     let mut current = toml::from_str::<Located>(text).ok()?;
     let mut line = None;
     for key in keys {

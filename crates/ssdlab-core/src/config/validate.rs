@@ -394,6 +394,24 @@ impl ValidatedConfig {
                 Some(path) => p.check(path.is_file(), "workload.path", || format!("{}: no such file", path.display())),
             }
         }
+        if w.kind == WorkloadKind::Spec {
+            // The spec is read here, so an impossible spec is refused with the config, before
+            // any request is drawn; each of its problems keeps its own key and line.
+            match &w.spec {
+                None => p.0.push(ConfigProblem {
+                    key: "workload.spec".into(),
+                    reason: "a spec workload needs a spec (a file or a built-in name)".into(),
+                }),
+                Some(name) => match crate::workload::spec::WorkloadSpec::load(name) {
+                    Ok(_) => {}
+                    Err(Error::Config { problems, .. }) => p.0.extend(problems.into_iter().map(|c| ConfigProblem {
+                        key: "workload.spec".into(),
+                        reason: if c.key == "workload.spec" { c.reason } else { format!("{}: {}", c.key, c.reason) },
+                    })),
+                    Err(e) => p.0.push(ConfigProblem { key: "workload.spec".into(), reason: e.to_string() }),
+                },
+            }
+        }
         let wu = &config.warmup;
         p.check((0.0..=100.0).contains(&wu.random_writes), "warmup.random_writes", || "must be in [0, 100]".into());
         p.check(config.report.max_samples >= 2, "report.max_samples", || "must be at least 2".into());

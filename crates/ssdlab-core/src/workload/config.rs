@@ -17,6 +17,8 @@ pub enum WorkloadKind {
     Synthetic,
     /// Requests replayed from the trace file at `path`.
     Trace,
+    /// Requests drawn from the workload spec `spec` (a file or a built-in spec, docs/workloads.md).
+    Spec,
 }
 
 /// fio's `rw`.
@@ -152,6 +154,12 @@ pub struct WorkloadConfig {
     pub count: Option<u64>,
     /// Stop issuing requests after this much simulated time.
     pub duration_ns: Option<u64>,
+    // --- workload specs ---
+    /// The workload spec drawn from with `kind = "spec"`: a TOML file, or the name of a
+    /// built-in spec (`ssdlab presets`; a file of that name wins). The spec sets the requests'
+    /// sizes, addresses, arrivals and length; `count` replaces its length, and `fold`,
+    /// `speedup` and `duration_ns` apply as to a trace.
+    pub spec: Option<PathBuf>,
     // --- traces ---
     /// The trace file replayed with `kind = "trace"` (relative to the working directory).
     pub path: Option<PathBuf>,
@@ -191,6 +199,7 @@ impl Default for WorkloadConfig {
             off_ns: 100_000_000,
             count: None,
             duration_ns: None,
+            spec: None,
             path: None,
             speedup: 1.0,
             fold: Fold::Modulo,

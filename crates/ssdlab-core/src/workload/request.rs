@@ -47,6 +47,15 @@ pub trait RecordSource {
         let _ = job;
         self.next_record()
     }
+    /// The closed loop's queue depth a source sets itself (a workload spec's `[arrival]`):
+    /// `Some(Some(depth))` closed, `Some(None)` open loop, `None` (the default) as the config says.
+    fn arrival_model(&self) -> Option<Option<u32>> {
+        None
+    }
+    /// Requests the source will yield, when it knows (for progress), else `None`.
+    fn expected_records(&self) -> Option<u64> {
+        None
+    }
     /// Lines skipped as malformed (traces with `on_bad_line = "skip"`).
     fn skipped(&self) -> u64 {
         0

@@ -1,0 +1,379 @@
+//! Layer: workload. `ssdlab trace fit`: a workload spec from a real trace, so a short excerpt
+//! (or a trace that cannot be shared) can be replayed at any length or address space while
+//! keeping its read ratio, sizes, popularity, re-reads, sequential runs and arrivals.
+//!
+//! One pass over the trace feeds the statistics builder (`trace stats`' figures) and an exact
+//! histogram of request sizes; the spec is then read off those figures:
+//! - sizes: every distinct size as a bin when there are at most `MAX_POINT_BINS`, else the
+//!   power-of-two buckets as range bins with each bucket's mean;
+//! - footprints from the read and write footprints, placed in the shared ranking so that they
+//!   overlap as much as the trace's did (writes from rank 0, reads from where the overlap starts);
+//! - popularity: each op's curve (share of its footprint for 10 % .. 99 % of its accesses),
+//!   made concave where page granularity bent it;
+//! - re-reads: the spec draws some re-reads from popularity already (hot data is read and
+//!   written), so the explicit share is calibrated: a sample of the spec without explicit
+//!   re-reads is generated, its share e measured, and the explicit share set to
+//!   (measured - e) / (1 - e); distances from the trace's quantiles, requests turned into writes;
+//! - alignment: the share of requests that start off a page boundary;
+//! - arrivals: the inter-arrival quantiles as an empirical distribution (closed loop when the
+//!   trace has no times).
+//!
+//! A figure the trace is too short to fit (fewer than `MIN_SAMPLES` of what it needs) keeps its
+//! default and is named in the warnings; the other figures are fitted.
+
+use std::collections::BTreeMap;
+
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+use super::{
+    ArrivalKind, ArrivalSpec, Length, OpSpec, Popularity, PopularityKind, Reread, SizeBin, SizeHistogram, WeightBy,
+    WorkloadSpec, SPEC_VERSION,
+};
+use crate::error::{Error, Result};
+use crate::units::ByteSize;
+use crate::workload::trace::reader::TraceReader;
+use crate::workload::trace::stats::{StatsBuilder, TraceStats, DEFAULT_IDLE_THRESHOLD_NS};
+use crate::workload::{IoOp, TraceRecord};
+
+/// Distinct sizes of one op kept as bins of their own; more are grouped by powers of two.
+pub const MAX_POINT_BINS: usize = 48;
+
+/// Samples a figure needs before it is fitted (requests, page accesses or gaps).
+pub const MIN_SAMPLES: u64 = 50;
+
+/// Requests of the calibration sample (the trace's length when shorter).
+const CALIBRATION_REQUESTS: u64 = 200_000;
+
+/// How to scale the fitted workload.
+#[derive(Debug, Clone, Default)]
+pub struct FitOptions {
+    /// Requests of the spec (default: the trace's).
+    pub requests: Option<u64>,
+    /// Address space of the spec (default: the trace's, rounded up to a page); footprints and
+    /// their offsets scale with it.
+    pub address_space_bytes: Option<u64>,
+    /// Name written in the spec (default: the trace file's name).
+    pub name: Option<String>,
+}
+
+/// A fitted spec, the trace's figures it came from, and what could not be fitted.
+pub struct Fit {
+    pub spec: WorkloadSpec,
+    pub stats: TraceStats,
+    pub warnings: Vec<String>,
+}
+
+/// Fit a spec to everything `reader` delivers, in pages of `page_bytes` (also the spec's
+/// `align_bytes`: sizes and offsets are rounded to pages). `source` names the trace.
+pub fn fit(reader: &mut dyn TraceReader, page_bytes: u64, source: &str, options: &FitOptions) -> Result<Fit> {
+    let mut builder = StatsBuilder::new(page_bytes, DEFAULT_IDLE_THRESHOLD_NS)?;
+    let mut sizes = [BTreeMap::<u64, u64>::new(), BTreeMap::new()];
+    let (mut unaligned, mut requests) = (0u64, 0u64);
+    while let Some(record) = reader.next_record()? {
+        builder.push(&record);
+        if record.op != IoOp::Trim {
+            requests += 1;
+            unaligned += (record.offset_bytes % page_bytes != 0) as u64;
+        }
+        if let Some(i) = op_index(record.op) {
+            *sizes[i].entry(record.size_bytes.max(1)).or_default() += 1;
+        }
+    }
+    let stats = builder.finish(reader.skipped_lines(), reader.clamped_records(), reader.info());
+    let unaligned_share = if requests == 0 || page_bytes < 1024 { 0.0 } else { unaligned as f64 / requests as f64 };
+    let mut fitted = fit_stats(stats, &sizes, page_bytes, source, options, unaligned_share)?;
+    fitted.spec.unaligned_share = unaligned_share;
+    Ok(fitted)
+}
+
+fn op_index(op: IoOp) -> Option<usize> {
+    match op {
+        IoOp::Read => Some(0),
+        IoOp::Write => Some(1),
+        IoOp::Trim => None,
+    }
+}
+
+/// The spec from a trace's figures and its exact size counts (bytes -> requests, reads then
+/// writes).
+fn fit_stats(
+    stats: TraceStats,
+    sizes: &[BTreeMap<u64, u64>; 2],
+    page_bytes: u64,
+    source: &str,
+    options: &FitOptions,
+    unaligned_share: f64,
+) -> Result<Fit> {
+    let mut warnings = Vec::new();
+    let requests = stats.reads + stats.writes;
+    if requests == 0 {
+        return Err(Error::config("trace", format!("{source}: no reads or writes to fit a workload to")));
+    }
+    if stats.trims > 0 {
+        warnings.push(format!("trims: {} trims in the trace are not modelled (specs have none)", stats.trims));
+    }
+    let trace_space = stats.max_address_bytes.div_ceil(page_bytes).max(1) * page_bytes;
+    let space = options.address_space_bytes.map_or(trace_space, |s| s.div_ceil(page_bytes).max(1) * page_bytes);
+    let scale = space as f64 / trace_space as f64;
+    let pages = |p: u64| ByteSize(((p as f64 * scale).round() as u64).max(1) * page_bytes);
+
+    // Footprints: writes from rank 0, reads overlapping them as much as in the trace.
+    let (fr, fw, f) = (stats.read_footprint_pages, stats.write_footprint_pages, stats.footprint_pages);
+    let overlap = (fr + fw).saturating_sub(f);
+    let mut read = op_spec(&stats, 0, &sizes[0], page_bytes, &mut warnings);
+    let mut write = op_spec(&stats, 1, &sizes[1], page_bytes, &mut warnings);
+    if fw > 0 {
+        write.footprint = Some(pages(fw));
+    }
+    if fr > 0 {
+        read.footprint = Some(pages(fr));
+        let offset = ((fw.saturating_sub(overlap)) as f64 * scale).round() as u64 * page_bytes;
+        // Rounding must not push the read footprint past the space.
+        read.footprint_offset = ByteSize(offset.min(space.saturating_sub(read.footprint.map_or(0, |b| b.0))));
+    }
+
+    let read_ratio = stats.reads as f64 / requests as f64;
+    let mut spec = WorkloadSpec {
+        version: SPEC_VERSION,
+        name: options.name.clone().unwrap_or_else(|| source.to_string()),
+        source: format!("ssdlab trace fit of {source} ({requests} requests, pages of {page_bytes} bytes)"),
+        align_bytes: ByteSize(page_bytes),
+        address_space: ByteSize(space),
+        unaligned_share,
+        read_ratio,
+        length: Length { requests: Some(options.requests.unwrap_or(requests)), write_bytes: None },
+        read,
+        write,
+        reread: Reread::default(),
+        arrival: arrival(&stats, requests, &mut warnings),
+    };
+    calibrate_rereads(&mut spec, &stats, read_ratio, &mut warnings)?;
+    let problems = spec.problems();
+    if !problems.is_empty() {
+        let text: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.key, p.reason)).collect();
+        return Err(Error::invariant(format!("trace fit produced an invalid spec: {}", text.join("; "))));
+    }
+    Ok(Fit { spec, stats, warnings })
+}
+
+/// One op's sizes, popularity and sequential share.
+fn op_spec(
+    stats: &TraceStats,
+    op: usize,
+    sizes: &BTreeMap<u64, u64>,
+    page_bytes: u64,
+    warnings: &mut Vec<String>,
+) -> OpSpec {
+    let (name, count, pop, seq) = if op == 0 {
+        ("read", stats.reads, &stats.popularity.read, stats.sequential.read_share)
+    } else {
+        ("write", stats.writes, &stats.popularity.write, stats.sequential.write_share)
+    };
+    let mut spec = OpSpec::default();
+    if count == 0 {
+        return spec;
+    }
+    spec.sizes = size_histogram(sizes, page_bytes);
+    if sizes.len() > MAX_POINT_BINS {
+        warnings.push(format!(
+            "{name} sizes: {} distinct sizes grouped into power-of-two page buckets (sizes rounded up to pages)",
+            sizes.len()
+        ));
+    }
+    spec.sequential = seq.clamp(0.0, 1.0);
+    if pop.accesses < MIN_SAMPLES {
+        warnings.push(format!(
+            "{name} popularity: {} page accesses are too few to fit a curve (at least {MIN_SAMPLES}); uniform kept",
+            pop.accesses
+        ));
+    } else {
+        let points: Vec<(f64, f64)> =
+            pop.curve.iter().filter(|p| p.access_share < 1.0).map(|p| (p.footprint_share, p.access_share)).collect();
+        spec.popularity = Popularity { kind: PopularityKind::Curve, theta: 1.2, curve: concave(&points) };
+        if spec.popularity.curve.is_empty() {
+            spec.popularity.kind = PopularityKind::Uniform;
+        }
+    }
+    if count < MIN_SAMPLES {
+        warnings.push(format!(
+            "{name} sizes and sequential share: fitted from only {count} requests (fewer than {MIN_SAMPLES})"
+        ));
+    }
+    spec
+}
+
+/// Exact sizes (bytes) as point bins, or power-of-two page buckets as range bins each with its
+/// bucket's mean (sizes rounded up to pages).
+fn size_histogram(sizes: &BTreeMap<u64, u64>, page_bytes: u64) -> SizeHistogram {
+    let point = |bytes: u64, weight: f64| SizeBin { size: Some(ByteSize(bytes)), min: None, max: None, weight };
+    if sizes.len() <= MAX_POINT_BINS {
+        let bins = sizes.iter().map(|(&b, &n)| point(b, n as f64)).collect();
+        return SizeHistogram { weights: WeightBy::Count, bins };
+    }
+    // Buckets [2^k, 2^(k+1)) pages; a range bin [lo, hi] uniform over pages has mean
+    // (lo + hi) / 2, so hi = 2 * mean - lo keeps the bucket's mean (within a page).
+    let mut buckets: BTreeMap<u32, (u64, u64, u64)> = BTreeMap::new(); // k -> (requests, pages, max)
+    for (&bytes, &n) in sizes {
+        let u = bytes.div_ceil(page_bytes).max(1);
+        let b = buckets.entry(63 - u.leading_zeros()).or_default();
+        b.0 += n;
+        b.1 += u * n;
+        b.2 = b.2.max(u);
+    }
+    let bins = buckets
+        .into_iter()
+        .map(|(k, (n, units, largest))| {
+            let lo = 1u64 << k;
+            let mean = units as f64 / n as f64;
+            let hi = ((2.0 * mean - lo as f64).round() as u64).clamp(lo, largest);
+            if hi == lo {
+                point(lo * page_bytes, n as f64)
+            } else {
+                SizeBin {
+                    size: None,
+                    min: Some(ByteSize(lo * page_bytes)),
+                    max: Some(ByteSize(hi * page_bytes)),
+                    weight: n as f64,
+                }
+            }
+        })
+        .collect();
+    SizeHistogram { weights: WeightBy::Count, bins }
+}
+
+/// Curve points `(footprint share, access share)` made valid: footprint shares strictly
+/// increasing, and concave (each segment's slope at most the one before), by dropping points
+/// that page granularity bent upwards. Points with a footprint share of 1 are left to the
+/// implied end.
+fn concave(points: &[(f64, f64)]) -> Vec<[f64; 2]> {
+    let mut hull: Vec<(f64, f64)> = vec![(0.0, 0.0)];
+    let mut candidates: Vec<(f64, f64)> =
+        points.iter().copied().filter(|&(x, y)| x > 0.0 && x < 1.0 && y > 0.0).collect();
+    candidates.push((1.0, 1.0));
+    for p in candidates {
+        if p.0 <= hull[hull.len() - 1].0 {
+            continue;
+        }
+        // The upper concave hull: drop the last point while it lies under the chord to p.
+        while hull.len() >= 2 {
+            let (a, b) = (hull[hull.len() - 2], hull[hull.len() - 1]);
+            let cross = (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0);
+            if cross >= 0.0 {
+                hull.pop();
+            } else {
+                break;
+            }
+        }
+        hull.push(p);
+    }
+    hull.into_iter().filter(|&(x, _)| x > 0.0 && x < 1.0).map(|(x, y)| [x, y]).collect()
+}
+
+/// Inter-arrival gaps as an empirical distribution, or a closed loop when the trace has none.
+fn arrival(stats: &TraceStats, requests: u64, warnings: &mut Vec<String>) -> ArrivalSpec {
+    let ia = &stats.inter_arrival;
+    if requests < MIN_SAMPLES || ia.max_ns == 0 {
+        warnings.push(format!(
+            "arrivals: {} (closed loop, queue depth 1, kept)",
+            if ia.max_ns == 0 { "the trace has no time between requests" } else { "too few requests to fit gaps" }
+        ));
+        return ArrivalSpec::default();
+    }
+    // The histogram's quantiles are within 1 %; below p10 the gaps fall linearly to 0.
+    let q = [
+        (0.0, 0),
+        (0.1, ia.p10_ns),
+        (0.25, ia.p25_ns),
+        (0.5, ia.p50_ns),
+        (0.75, ia.p75_ns),
+        (0.9, ia.p90_ns),
+        (0.99, ia.p99_ns),
+        (0.999, ia.p99_9_ns),
+        (1.0, ia.max_ns),
+    ];
+    let mut points: Vec<[f64; 2]> = Vec::new();
+    let mut last = 0.0;
+    for (p, v) in q {
+        last = (v as f64).max(last);
+        points.push([p, last]);
+    }
+    ArrivalSpec { kind: ArrivalKind::Empirical, inter_arrival_ns: points, ..ArrivalSpec::default() }
+}
+
+/// Set `[reread]` so that the generated workload re-reads as much as the trace did.
+fn calibrate_rereads(
+    spec: &mut WorkloadSpec,
+    stats: &TraceStats,
+    read_ratio: f64,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let measured = stats.reread.share;
+    if stats.reread.page_accesses < MIN_SAMPLES {
+        if stats.reads > 0 && stats.writes > 0 {
+            warnings.push(format!(
+                "re-reads: {} read page-accesses of written data are too few to fit (at least {MIN_SAMPLES}); none added",
+                stats.reread.page_accesses
+            ));
+        }
+        return Ok(());
+    }
+    let sample = spec.length.requests.unwrap_or(0).min(stats.reads + stats.writes).min(CALIBRATION_REQUESTS);
+    let emergent = reread_share_of(spec, sample)?;
+    // A read that continues a sequential run is placed before a re-read is drawn, so only the
+    // others can be sent back.
+    let open = (1.0 - emergent) * (1.0 - spec.read.sequential);
+    let share = if open <= 0.0 { 0.0 } else { ((measured - emergent) / open).clamp(0.0, 1.0) };
+    // Requests between write and read -> writes back: about one request in (1 - read ratio) is
+    // a write. The quantiles are of re-read page accesses, used as the distance distribution.
+    let d = &stats.reread.distance_requests;
+    let writes_per_request = (1.0 - read_ratio).max(1e-6);
+    let mut points = Vec::new();
+    let mut last = 1.0f64;
+    for (p, v) in
+        [(0.0, 0), (0.1, d.p10), (0.25, d.p25), (0.5, d.p50), (0.75, d.p75), (0.9, d.p90), (0.99, d.p99), (1.0, d.max)]
+    {
+        last = ((v as f64 + 1.0) * writes_per_request).max(1.0).max(last);
+        points.push([p, last]);
+    }
+    spec.reread = Reread { share, distance_writes: points };
+    Ok(())
+}
+
+/// The re-read share (of read page-accesses) of `requests` requests drawn from `spec`.
+fn reread_share_of(spec: &WorkloadSpec, requests: u64) -> Result<f64> {
+    let mut builder = StatsBuilder::new(spec.align_bytes.0, DEFAULT_IDLE_THRESHOLD_NS)?;
+    let source = super::SpecSource::new(spec, Some(requests.max(1)), Pcg64Mcg::seed_from_u64(0x5eed));
+    for record in source {
+        builder.push(&record);
+    }
+    Ok(builder.finish(0, 0, None).reread.share)
+}
+
+/// Records of a spec, for tests and `trace synth`.
+pub fn generate(spec: &WorkloadSpec, requests: Option<u64>, seed: u64) -> impl Iterator<Item = TraceRecord> {
+    super::SpecSource::new(spec, requests, crate::rng::rng_for(seed, crate::rng::RngStream::Workload))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concave_keeps_the_upper_hull() {
+        let pts = [(0.05, 0.5), (0.1, 0.6), (0.12, 0.8), (0.5, 0.9)];
+        // (0.1, 0.6) lies under the chord from (0.05, 0.5) to (0.12, 0.8).
+        assert_eq!(concave(&pts), vec![[0.05, 0.5], [0.12, 0.8], [0.5, 0.9]]);
+        assert!(concave(&[(1.0, 1.0)]).is_empty());
+    }
+
+    #[test]
+    fn many_sizes_become_range_bins_that_keep_each_buckets_mean() {
+        let sizes: BTreeMap<u64, u64> = (1..=100).map(|u| (u * 4096, 1)).collect();
+        let h = size_histogram(&sizes, 4096);
+        let bucket_4_7 = &h.bins[2];
+        assert_eq!(bucket_4_7.range_bytes(), (4 * 4096, 7 * 4096));
+        let total: f64 = h.bins.iter().map(|b| b.weight).sum();
+        assert_eq!(total, 100.0);
+    }
+}

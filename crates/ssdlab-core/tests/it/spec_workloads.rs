@@ -1,0 +1,49 @@
+//! Workload specs as a source of `ssdlab run`: a built-in spec and a spec file drive the
+//! simulator, with verify mode on, and a spec's problems are refused with the config.
+
+use crate::common::{config, run, temp_path};
+use ssdlab_core::config::{load, Layer};
+use ssdlab_core::ValidatedConfig;
+
+#[test]
+fn a_builtin_spec_runs_with_verify_and_its_length_and_mix() {
+    // fsp-ali735 (RL-FSP Table II): 70.1 % reads, 8 KiB requests, Poisson arrivals; 20,000
+    // requests of it on the tiny device, addresses folded into its space.
+    let toml = "verify = true\n[workload]\nkind = \"spec\"\nspec = \"fsp-ali735\"\ncount = 20000\n";
+    let report = run(config("tiny", toml, &[]));
+    assert_eq!(report.workload.requests, 20_000);
+    let reads = report.workload.reads as f64 / 20_000.0;
+    assert!((reads - 0.701).abs() < 0.015, "read share {reads}");
+    assert_eq!(report.workload.write_bytes, report.workload.writes * 8192);
+    assert!(report.verify.final_scan_passed && report.verify.reads_checked > 0);
+}
+
+#[test]
+fn a_spec_file_with_its_own_closed_loop_and_write_length() {
+    let path = temp_path("closed-spec.toml");
+    std::fs::write(
+        &path,
+        "address_space = '32m'\nread_ratio = 0.5\n[length]\nwrite_bytes = '8m'\n\
+         [write]\nsequential = 0.5\nsizes.bins = [{ min = '4k', max = '32k', weight = 1.0 }]\n\
+         [arrival]\nkind = 'closed'\nqueue_depth = 4\n",
+    )
+    .unwrap();
+    let toml = format!("verify = true\n[workload]\nkind = \"spec\"\nspec = \"{}\"\n", path.display());
+    let report = run(config("tiny", &toml, &[]));
+    // The run ends at the write that reaches 8 MiB.
+    assert!(report.workload.write_bytes >= 8 << 20 && report.workload.write_bytes < (8 << 20) + (32 << 10));
+    assert!(report.verify.final_scan_passed);
+}
+
+#[test]
+fn an_impossible_spec_is_refused_with_the_config() {
+    let path = temp_path("bad-spec.toml");
+    std::fs::write(&path, "address_space = '1g'\n[length]\nrequests = 5\n[read]\nfootprint = '2g'\n").unwrap();
+    let toml = format!("[workload]\nkind = \"spec\"\nspec = \"{}\"\n", path.display());
+    let cfg = load(Some("tiny"), &[Layer::inline(toml)], &[]).unwrap();
+    let err = ValidatedConfig::new(cfg).unwrap_err().to_string();
+    assert!(err.contains("workload.spec: read.footprint: 2147483648 bytes is larger than address_space"), "{err}");
+    assert!(err.contains("bad-spec.toml:5"), "{err}");
+    let cfg = load(Some("tiny"), &[Layer::inline("[workload]\nkind = \"spec\"\n")], &[]).unwrap();
+    assert!(ValidatedConfig::new(cfg).unwrap_err().to_string().contains("a spec workload needs a spec"));
+}
