@@ -52,12 +52,18 @@ def spec_layer(spec: str | Path) -> Layer:
     return (f"spec:{spec}", f'[workload]\nkind = "spec"\nspec = {toml_string(str(spec))}\n')
 
 
+#: Top-level keys only a workload spec has (a config layer's tables are `[workload]`,
+#: `[device]`, ...): a file with one of them is read as a spec, whose own check then names
+#: whatever is missing.
+SPEC_KEYS = {"address_space", "read_ratio", "length", "read", "write", "reread", "arrival", "align_bytes"}
+
+
 def _is_spec(path: Path) -> bool:
-    """Whether a TOML file is a workload spec (top-level `address_space`), not a config layer."""
+    """Whether a TOML file is a workload spec, not a config layer."""
     import tomllib
 
     try:
-        return "address_space" in tomllib.loads(path.read_text())
+        return bool(SPEC_KEYS & tomllib.loads(path.read_text()).keys())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return False  # the core reports the file's problem with its line
 

@@ -97,3 +97,9 @@ def test_impossible_specs_and_short_traces_are_named(tmp_path, traces, capsys):
     assert tomllib.loads(out.read_text())["write"]["popularity"]["kind"] == "curve"
     code, err = _exit_code_and_err(capsys, "trace", "fit", "x", "-o", str(out), "--address-space", "lots")
     assert code == 2 and "not a size" in err, err
+    # Options the trace cannot be fitted with: named, exit 2, never an internal error.
+    hm0 = str(traces / "msr" / "hm_0.sample1000.csv")
+    code, err = _exit_code_and_err(capsys, "trace", "fit", hm0, "-o", str(out), "--page-bytes", "2097152")
+    assert code == 2 and "page_bytes" in err and "internal" not in err, err
+    code, err = _exit_code_and_err(capsys, "trace", "fit", hm0, "-o", str(out), "--address-space", "4k")
+    assert code == 2 and "larger than address_space" in err and "internal" not in err, err

@@ -61,7 +61,7 @@ pub fn trace_fit(
     });
     let fitted = result.py_err(py)?;
     let stats = serde_json::to_string(&fitted.stats).unwrap_or_default();
-    Ok((fitted.spec.to_toml(), fitted.warnings, stats))
+    Ok((fitted.spec.to_toml().py_err(py)?, fitted.warnings, stats))
 }
 
 /// Draw a workload spec (a file or a built-in name) into a binary trace (`ssdlab trace synth`);

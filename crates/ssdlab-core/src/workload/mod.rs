@@ -5,6 +5,7 @@ pub mod config;
 pub mod host;
 pub mod jobs;
 pub mod request;
+pub mod scatter;
 pub mod spec;
 pub mod synthetic;
 pub mod trace;

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::workload::config::{AddressDistribution, Arrival, RwMode, WorkloadConfig};
 use crate::workload::jobs::{job_regions, working_set_bytes, JobRegion};
 use crate::workload::request::RecordSource;
+use crate::workload::scatter::{coprime_from, scatter, skip_off_period};
 use crate::workload::{IoOp, TraceRecord};
 
 /// One job's region and what drawing in it needs.
@@ -28,16 +29,13 @@ struct Region {
 impl Region {
     fn new(r: JobRegion, cfg: &WorkloadConfig) -> Region {
         let slots = r.slots;
-        let mut scatter = 2_654_435_761u64 % slots.max(2);
-        while slots > 1 && gcd(scatter, slots) != 1 {
-            scatter += 1;
-        }
+        let scatter = coprime_from(2_654_435_761u64 % slots.max(2), slots);
         Region {
             start_bytes: r.start_bytes,
             slots,
             zipf: (cfg.random_distribution == AddressDistribution::Zipf)
                 .then(|| Zipf::new(slots, cfg.zipf_theta).expect("validated zipf parameters")),
-            scatter: scatter.max(1),
+            scatter,
             hot_slots: ((slots as f64 * cfg.hot_fraction) as u64).clamp(1, slots),
             cursor: 0,
         }
@@ -61,14 +59,6 @@ pub struct SyntheticSource {
     turn: usize,
     remaining: Option<u64>,
     rng: Pcg64Mcg,
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 impl SyntheticSource {
@@ -122,7 +112,7 @@ impl SyntheticSource {
                 AddressDistribution::Uniform => self.rng.gen_range(0..region.slots),
                 AddressDistribution::Zipf => {
                     let rank = region.zipf.as_ref().map(|z| z.sample(&mut self.rng) as u64).unwrap_or(1) - 1;
-                    ((rank as u128 * region.scatter as u128) % region.slots as u128) as u64
+                    scatter(rank, region.scatter, region.slots)
                 }
                 AddressDistribution::Hotcold => {
                     if region.hot_slots >= region.slots || self.rng.gen_bool(self.hot_share) {
@@ -140,12 +130,7 @@ impl SyntheticSource {
         let Some(gap) = self.gap else { return 0 };
         self.clock_ns += gap.sample(&mut self.rng);
         if self.arrival == Arrival::Onoff {
-            let period = (self.on_ns + self.off_ns) as f64;
-            let phase = self.clock_ns % period;
-            if phase >= self.on_ns as f64 {
-                // Fell into the off period: move to the start of the next on period.
-                self.clock_ns += period - phase;
-            }
+            self.clock_ns = skip_off_period(self.clock_ns, self.on_ns as f64, (self.on_ns + self.off_ns) as f64);
         }
         self.clock_ns as u64
     }

@@ -1,7 +1,7 @@
 //! Workload specs as a source of `ssdlab run`: a built-in spec and a spec file drive the
 //! simulator, with verify mode on, and a spec's problems are refused with the config.
 
-use crate::common::{config, run, temp_path};
+use crate::common::{config, read_request_log, run, temp_path};
 use ssdlab_core::config::{load, Layer};
 use ssdlab_core::ValidatedConfig;
 
@@ -46,4 +46,32 @@ fn an_impossible_spec_is_refused_with_the_config() {
     assert!(err.contains("bad-spec.toml:5"), "{err}");
     let cfg = load(Some("tiny"), &[Layer::inline("[workload]\nkind = \"spec\"\n")], &[]).unwrap();
     assert!(ValidatedConfig::new(cfg).unwrap_err().to_string().contains("a spec workload needs a spec"));
+}
+
+#[test]
+fn a_closed_spec_sets_the_queue_depth_and_an_open_one_its_arrivals() {
+    let arrivals = |arrival: &str, name: &str| -> Vec<u64> {
+        let spec = temp_path(&format!("{name}.toml"));
+        std::fs::write(&spec, format!("address_space = '32m'\n[length]\nrequests = 200\n[arrival]\n{arrival}\n"))
+            .unwrap();
+        let log = temp_path(&format!("{name}.parquet"));
+        let toml = format!(
+            "[workload]\nkind = \"spec\"\nspec = \"{}\"\n[report]\nrequest_log = \"{}\"\n",
+            spec.display(),
+            log.display()
+        );
+        run(config("tiny", &toml, &[]));
+        let mut times: Vec<u64> = read_request_log(&log).iter().map(|r| r.arrival_ns).collect();
+        times.sort_unstable();
+        times
+    };
+    // Closed loop, 4 outstanding: four requests issued at once, the fifth at a completion.
+    let closed = arrivals("kind = 'closed'\nqueue_depth = 4", "qd4");
+    assert_eq!(&closed[..4], &[0, 0, 0, 0]);
+    assert!(closed[4] > 0);
+    // Poisson at 1,000/s: 200 arrivals over about 0.2 s, whatever the device does.
+    let open = arrivals("kind = 'poisson'\nrate_iops = 1000.0", "poisson");
+    assert_eq!(open.iter().filter(|&&t| t == 0).count(), 0);
+    let span_s = *open.last().unwrap() as f64 / 1e9;
+    assert!((0.15..0.25).contains(&span_s), "{span_s}");
 }

@@ -3,8 +3,9 @@
 //! re-reads, sequential runs, arrivals) within the tolerances of `close`. They are the same for
 //! every trace. Footprints and popularity points have wider bounds: a fitted workload touches
 //! 77-104 % of its trace's footprint, and a trace whose sequential runs start on its hot data
-//! comes out more concentrated (docs/workloads.md has the table and the reasons); the bounds
-//! keep those known gaps from growing unnoticed.
+//! comes out more concentrated (docs/workloads.md has the table and the reasons). Those two
+//! bounds sit just outside what the model reaches today: they guard a documented gap against
+//! regressions and claim no fidelity; the others are the fit's own tolerances.
 
 use crate::common::shared_trace;
 use ssdlab_core::workload::spec::fit::{fit, generate, FitOptions, MIN_SAMPLES};

@@ -42,6 +42,9 @@ pub const MAX_POINT_BINS: usize = 48;
 /// Samples a figure needs before it is fitted (requests, page accesses or gaps).
 pub const MIN_SAMPLES: u64 = 50;
 
+/// The largest page (`align_bytes`) a spec takes.
+const MAX_ALIGN_BYTES: u64 = 1 << 20;
+
 /// Requests of the calibration sample (the trace's length when shorter).
 const CALIBRATION_REQUESTS: u64 = 200_000;
 
@@ -107,6 +110,12 @@ fn fit_stats(
 ) -> Result<Fit> {
     let mut warnings = Vec::new();
     let requests = stats.reads + stats.writes;
+    if !(512..=MAX_ALIGN_BYTES).contains(&page_bytes) {
+        return Err(Error::config("page_bytes", format!("{page_bytes} must be between 512 bytes and 1 MiB")));
+    }
+    if let Some(s) = options.address_space_bytes.filter(|&s| s == 0 || s > i64::MAX as u64 / 2) {
+        return Err(Error::config("address_space", format!("{s} bytes must be above 0 and below 2^62")));
+    }
     if requests == 0 {
         return Err(Error::config("trace", format!("{source}: no reads or writes to fit a workload to")));
     }
@@ -149,10 +158,11 @@ fn fit_stats(
         arrival: arrival(&stats, requests, &mut warnings),
     };
     calibrate_rereads(&mut spec, &stats, read_ratio, &mut warnings)?;
+    // What the options asked for may not hold the trace (an address space smaller than its
+    // requests): the spec's own problems say what, as for a spec file.
     let problems = spec.problems();
     if !problems.is_empty() {
-        let text: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.key, p.reason)).collect();
-        return Err(Error::invariant(format!("trace fit produced an invalid spec: {}", text.join("; "))));
+        return Err(Error::Config { path: None, problems });
     }
     Ok(Fit { spec, stats, warnings })
 }
@@ -292,13 +302,20 @@ fn arrival(stats: &TraceStats, requests: u64, warnings: &mut Vec<String>) -> Arr
         (0.999, ia.p99_9_ns),
         (1.0, ia.max_ns),
     ];
-    let mut points: Vec<[f64; 2]> = Vec::new();
-    let mut last = 0.0;
-    for (p, v) in q {
-        last = (v as f64).max(last);
-        points.push([p, last]);
-    }
+    let points = monotone(q.iter().map(|&(p, v)| (p, v as f64)), 0.0);
     ArrivalSpec { kind: ArrivalKind::Empirical, inter_arrival_ns: points, ..ArrivalSpec::default() }
+}
+
+/// Quantile points with values made non-decreasing and at least `floor` (histogram quantiles
+/// are each within 1 %, so neighbours can cross).
+fn monotone(points: impl Iterator<Item = (f64, f64)>, floor: f64) -> Vec<[f64; 2]> {
+    let mut last = floor;
+    points
+        .map(|(p, v)| {
+            last = v.max(last);
+            [p, last]
+        })
+        .collect()
 }
 
 /// Set `[reread]` so that the generated workload re-reads as much as the trace did.

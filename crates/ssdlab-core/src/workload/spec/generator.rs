@@ -4,9 +4,11 @@
 //!
 //! Addresses: an operation's footprint is a range of ranks `0..F` (rank 0 the hottest; reads and
 //! writes share the ranking). Ranks are cut into chunks of `chunk_units` consecutive units, and
-//! chunk `c` is placed at chunk `c * scatter mod chunks` of the address space, so a hot set is
-//! spread over the space (as real hot data is) while a request stays contiguous. A request's
-//! start is kept inside its rank chunk, so the pages it touches stay inside the footprint.
+//! chunk `c` is placed at chunk `c * scatter mod chunks` of the address space (ranks past the
+//! last whole chunk keep their place), so a hot set is spread over the space (as real hot data
+//! is) while a request stays contiguous. A request drawn by rank is kept inside its rank chunk
+//! and the footprint; a sequential run over hot data continues by address and may leave them
+//! (docs/workloads.md, known gaps).
 
 use std::collections::VecDeque;
 
@@ -18,6 +20,7 @@ use super::sample::{QuantileSampler, RankSampler, SizeSampler};
 use super::{ArrivalKind, OpSpec, WorkloadSpec};
 use crate::error::Result;
 use crate::workload::request::RecordSource;
+use crate::workload::scatter::{coprime_from, scatter, skip_off_period};
 use crate::workload::{IoOp, TraceRecord};
 
 /// Writes remembered for re-reads: re-read distances beyond this are clamped to it.
@@ -32,7 +35,6 @@ const MIN_CHUNK_UNITS: u64 = 256;
 /// One operation's sampling state.
 struct OpGen {
     sizes: SizeSampler,
-    align: u64,
     ranks: RankSampler,
     /// Units of the footprint (ranks).
     footprint_units: u64,
@@ -45,12 +47,6 @@ struct OpGen {
 }
 
 impl OpGen {
-    /// A request size: (bytes, units of `align_bytes` it spans).
-    fn size(&self, rng: &mut Pcg64Mcg) -> (u64, u64) {
-        let bytes = self.sizes.sample(rng);
-        (bytes, bytes.div_ceil(self.align).max(1))
-    }
-
     /// `requests`: about how many requests of this operation the workload has (to choose which
     /// popularity segments are walked).
     fn new(spec: &OpSpec, align: u64, space_units: u64, requests: f64, rng: &mut Pcg64Mcg) -> OpGen {
@@ -61,7 +57,6 @@ impl OpGen {
         OpGen {
             ranks: RankSampler::new(&spec.popularity, footprint_units, accesses, request_units.round() as u64, rng),
             sizes,
-            align,
             footprint_units,
             first_rank: spec.footprint_offset.0 / align,
             sequential: spec.sequential,
@@ -83,28 +78,21 @@ impl Layout {
         let chunks = (space_units / chunk_units).max(1);
         // About the golden ratio of the chunk count, made coprime with it, so consecutive hot
         // chunks land far apart and every chunk is used once.
-        let mut scatter = ((chunks as f64 * 0.618_033_988_75) as u64).max(1);
-        while chunks > 1 && gcd(scatter, chunks) != 1 {
-            scatter += 1;
-        }
+        let scatter = coprime_from((chunks as f64 * 0.618_033_988_75) as u64, chunks);
         Layout { chunk_units, chunks, scatter }
     }
 
     /// The first unit of a request of `units` at `rank` of a footprint ending at rank
     /// `end_rank` (exclusive): the request stays inside the rank's chunk and the footprint.
+    /// Ranks past the last whole chunk (the space's tail) keep their own place.
     fn place(&self, rank: u64, units: u64, end_rank: u64) -> u64 {
         let chunk = rank / self.chunk_units;
         let in_chunk = end_rank.saturating_sub(chunk * self.chunk_units).min(self.chunk_units);
         let within = (rank % self.chunk_units).min(in_chunk.saturating_sub(units));
-        ((chunk % self.chunks) * self.scatter % self.chunks) * self.chunk_units + within
-    }
-}
-
-pub(crate) fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
+        if chunk >= self.chunks {
+            return chunk * self.chunk_units + within;
+        }
+        scatter(chunk, self.scatter, self.chunks) * self.chunk_units + within
     }
 }
 
@@ -209,12 +197,8 @@ impl SpecSource {
             Arrivals::Poisson(gap) => self.clock_ns += gap.sample(&mut self.rng),
             Arrivals::Empirical(gaps) => self.clock_ns += gaps.sample(&mut self.rng),
             &Arrivals::Onoff { gap, on_ns, period_ns } => {
-                self.clock_ns += gap.sample(&mut self.rng);
-                let phase = self.clock_ns % period_ns;
-                if phase >= on_ns {
-                    // Fell into the silent period: move to the start of the next on period.
-                    self.clock_ns += period_ns - phase;
-                }
+                let clock = self.clock_ns + gap.sample(&mut self.rng);
+                self.clock_ns = skip_off_period(clock, on_ns, period_ns);
             }
         }
         self.clock_ns as u64
@@ -226,20 +210,15 @@ impl SpecSource {
         let is_read = op == IoOp::Read;
         let space_bytes = self.space_units * self.align;
         let g = if is_read { &mut self.read } else { &mut self.write };
-        let (bytes, units) = g.size(&mut self.rng);
-        let units = units.min(self.space_units);
+        let bytes = g.sizes.sample(&mut self.rng);
         if g.sequential > 0.0 && self.rng.gen_bool(g.sequential) {
             if let Some(next) = g.next_sequential.filter(|&n| n + bytes <= space_bytes) {
                 // Over walked (cold) data the run takes the walk's next ranks, so later draws
-                // of the walk do not land on it again; elsewhere it just goes on.
-                match g.ranks.continue_run(units) {
-                    Some(rank) => {
-                        let start = self.layout.place(rank + g.first_rank, units, g.first_rank + g.footprint_units);
-                        if start != next / self.align {
-                            g.ranks.end_run(); // a chunk or region ended: the run leaves the walk
-                        }
-                    }
-                    None => g.ranks.end_run(),
+                // of the walk do not land on it again; elsewhere it just goes on (and may leave
+                // the footprint: docs/workloads.md, known gaps).
+                let span = (next % self.align + bytes).div_ceil(self.align);
+                if g.ranks.continue_run(span).is_none() {
+                    g.ranks.end_run();
                 }
                 return (next, bytes);
             }
@@ -263,7 +242,8 @@ impl SpecSource {
         } else {
             let g = if is_read { &mut self.read } else { &mut self.write };
             let rank = g.first_rank + g.ranks.sample(&mut self.rng, span);
-            self.layout.place(rank, span, g.first_rank + g.footprint_units)
+            let end_rank = g.first_rank + g.footprint_units;
+            self.layout.place(rank, span, end_rank)
         };
         let offset = start.min(self.space_units - span) * self.align + shift;
         (offset, bytes.min(space_bytes.saturating_sub(offset)).max(1))
@@ -339,20 +319,37 @@ mod tests {
 
     #[test]
     fn requests_stay_inside_the_space_and_the_footprint() {
+        // 10 MiB is not a whole number of chunks: the tail keeps its place, and every page of
+        // the write footprint can be reached. (Sequential runs over hot data may leave the
+        // footprint: docs/workloads.md, known gaps.)
         let s = spec(
-            "address_space = '64m'\nread_ratio = 0.5\n[length]\nrequests = 20000\n\
-             [read]\nfootprint = '8m'\nsizes.bins = [{ min = '4k', max = '64k', weight = 1 }]\n\
-             [write]\nfootprint = '16m'\nsizes.bins = [{ size = '128k', weight = 1 }]\n",
+            "address_space = '10m'\nread_ratio = 0.5\n[length]\nrequests = 40000\n\
+             [read]\nfootprint = '2m'\nsizes.bins = [{ min = '4k', max = '64k', weight = 1 }]\n\
+             [write]\nfootprint = '10m'\nsizes.bins = [{ size = '16k', weight = 1 }]\n",
         );
         let mut pages = [hashbrown::HashSet::<u64, rustc_hash::FxBuildHasher>::default(), Default::default()];
         for r in records(&s, 3) {
-            assert!(r.offset_bytes + r.size_bytes <= 64 << 20);
+            assert!(r.offset_bytes + r.size_bytes <= 10 << 20);
             let set = &mut pages[(r.op == IoOp::Write) as usize];
             set.extend((r.offset_bytes / 4096)..(r.offset_bytes + r.size_bytes) / 4096);
         }
-        // Footprints (in 4 KiB pages) reach but do not pass 8 MiB and 16 MiB.
-        assert!((1900..=2048).contains(&pages[0].len()), "{}", pages[0].len());
-        assert!((3900..=4096).contains(&pages[1].len()), "{}", pages[1].len());
+        // Footprints (in 4 KiB pages) reach but do not pass 2 MiB and 10 MiB.
+        assert!((480..=512).contains(&pages[0].len()), "{}", pages[0].len());
+        assert!((2500..=2560).contains(&pages[1].len()), "{}", pages[1].len());
+    }
+
+    #[test]
+    fn huge_sparse_spaces_place_without_overflow() {
+        // 2^41 chunks' worth of 512-byte units: the scatter product needs 128 bits.
+        let s = spec(
+            "align_bytes = 512\naddress_space = '1000t'\nread_ratio = 0.0\n[length]\nrequests = 1000\n\
+             [read]\nsizes.bins = [{ size = 512, weight = 1 }]\n[write]\nsizes.bins = [{ size = 512, weight = 1 }]\n",
+        );
+        let mut starts: Vec<u64> = records(&s, 9).iter().map(|r| r.offset_bytes).collect();
+        assert!(starts.iter().all(|&o| o < 1000 << 40));
+        starts.sort_unstable();
+        starts.dedup();
+        assert!(starts.len() > 990, "distinct places: {}", starts.len());
     }
 
     #[test]

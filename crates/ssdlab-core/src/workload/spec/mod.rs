@@ -6,10 +6,10 @@
 //! The model, in the order a request is drawn (docs/workloads.md says it in prose):
 //! - the operation: a read with probability `read_ratio`, else a write;
 //! - its size, from the operation's size histogram (`[read.sizes]`, weights by count or bytes);
-//! - its place: with probability `[reread].share` a read goes back to data written earlier in the
-//!   run, `distance` writes ago; else with probability `sequential` it continues where the last
-//!   request of its operation ended; else its start is drawn from the operation's popularity
-//!   over its footprint. Reads and writes rank the same addresses (rank 0 is the hottest for
+//! - its place: with probability `sequential` it continues where the last request of its
+//!   operation ended; else, for a read, with probability `[reread].share`
+//!   it goes back to data written earlier in the run, `distance` writes ago; else its start is
+//!   drawn from the operation's popularity over its footprint. Reads and writes rank the same addresses (rank 0 is the hottest for
 //!   both), so a hot read set inside the written footprint is rewritten and re-read as the run
 //!   goes on; ranks are laid out in chunks scattered over the address space;
 //! - its arrival: closed loop, Poisson, on/off, or inter-arrival gaps from fitted quantiles;
@@ -45,7 +45,7 @@ pub struct WorkloadSpec {
     pub source: String,
     /// Offsets and sizes are multiples of this many bytes (the trace's sector or page).
     pub align_bytes: ByteSize,
-    /// The range of logical addresses the workload spans, from 0.
+    /// The range of logical addresses the workload spans, from 0 (required).
     pub address_space: ByteSize,
     /// Share of requests that start off an `align_bytes` boundary (traces addressed in 512-byte
     /// sectors often do): such a request is shifted by a uniform multiple of 512 bytes inside
@@ -72,7 +72,7 @@ impl Default for WorkloadSpec {
             name: String::new(),
             source: String::new(),
             align_bytes: ByteSize(4096),
-            address_space: ByteSize(1 << 30),
+            address_space: ByteSize(0),
             unaligned_share: 0.0,
             read_ratio: 0.5,
             length: Length::default(),
@@ -224,8 +224,9 @@ impl Default for Popularity {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Reread {
-    /// Share of reads that go to data written earlier, in [0, 1]. Before any write, such a read
-    /// is drawn from the read popularity instead.
+    /// Share of the reads that do not continue a sequential run that go to data written
+    /// earlier, in [0, 1] (of all reads: share x (1 - read.sequential)). Before any write, such a
+    /// read is drawn from the read popularity instead.
     pub share: f64,
     /// How many writes back the re-read data was written: `[cumulative probability, writes]`
     /// points from probability 0 to 1, interpolated. Empty: the last write. Distances above
@@ -354,9 +355,10 @@ impl WorkloadSpec {
         serde_json::to_string_pretty(&root).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
-    /// The spec as TOML (what `trace fit` writes).
-    pub fn to_toml(&self) -> String {
-        toml::to_string(self).expect("a spec always serialises")
+    /// The spec as TOML (what `trace fit` writes); a spec whose `problems()` are empty always
+    /// serialises.
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| Error::config("spec", format!("cannot be written as TOML: {e}")))
     }
 
     /// Every problem of a decoded spec, each as `key: value and why`. Empty: the spec can be met.
@@ -371,8 +373,12 @@ impl WorkloadSpec {
             bad("align_bytes", format!("{align} must be between 1 byte and 1 MiB"));
         }
         let space = self.address_space.0;
-        if space < align.max(1) {
+        if space == 0 {
+            bad("address_space", "required: the range of logical addresses the workload spans".into());
+        } else if space < align.max(1) {
             bad("address_space", format!("{space} bytes is smaller than align_bytes ({align})"));
+        } else if space > i64::MAX as u64 {
+            bad("address_space", format!("{space} bytes is above 2^63 - 1, which TOML cannot hold"));
         }
         check_share(&mut bad, "read_ratio", self.read_ratio);
         check_share(&mut bad, "unaligned_share", self.unaligned_share);
@@ -382,8 +388,11 @@ impl WorkloadSpec {
         if self.length.requests.is_none() && self.length.write_bytes.is_none() {
             bad("length", "set requests or write_bytes (the workload must end)".into());
         }
-        if self.length.write_bytes.is_some_and(|b| b.0 == 0) && self.read_ratio < 1.0 {
+        if self.length.write_bytes.is_some_and(|b| b.0 == 0) {
             bad("length.write_bytes", "0 bytes: the workload would end at once".into());
+        }
+        if self.length.requests == Some(0) {
+            bad("length.requests", "0: the workload would end at once".into());
         }
         if self.length.write_bytes.is_some() && self.length.requests.is_none() && self.read_ratio >= 1.0 {
             bad("length.write_bytes", "a workload of reads only never writes: set length.requests".into());
@@ -417,7 +426,8 @@ impl WorkloadSpec {
 impl OpSpec {
     fn check(&self, op: &str, align: u64, space: u64, bad: &mut impl FnMut(&str, String)) {
         let offset = self.footprint_offset.0;
-        if offset + self.footprint.map_or(0, |f| f.0) > space || (offset > 0 && self.footprint.is_none()) {
+        let end = offset.checked_add(self.footprint.map_or(0, |f| f.0));
+        if end.is_none_or(|end| end > space) || (offset > 0 && self.footprint.is_none()) {
             bad(
                 &format!("{op}.footprint_offset"),
                 format!("{offset} bytes: the footprint must be set and end inside address_space ({space})"),
@@ -455,6 +465,11 @@ impl OpSpec {
                 bad(&k, format!("range {lo}..{hi} bytes: min and max must be multiples of align_bytes ({align})"));
             } else if hi > space {
                 bad(&k, format!("size {hi} bytes is larger than address_space ({space})"));
+            } else if self.footprint.is_some_and(|f| hi > f.0) {
+                bad(
+                    &k,
+                    format!("size {hi} bytes is larger than {op}.footprint ({})", self.footprint.map_or(0, |f| f.0)),
+                );
             } else if hi > u32::MAX as u64 {
                 bad(&k, format!("size {hi} bytes is above 4 GiB - 1, which no trace can hold"));
             }
@@ -558,7 +573,7 @@ mod tests {
     fn a_minimal_spec_loads_and_round_trips() {
         let spec = parse(MINIMAL).unwrap();
         assert_eq!(spec.address_space, ByteSize(1 << 30));
-        assert_eq!(parse(&spec.to_toml()).unwrap(), spec);
+        assert_eq!(parse(&spec.to_toml().unwrap()).unwrap(), spec);
     }
 
     #[test]
@@ -588,6 +603,27 @@ mod tests {
         assert!(err.contains("colour: unknown key (w.toml:2)"), "{err}");
         assert!(err.contains("read.sizes.bins[1]: bins out of order"), "{err}");
         assert!(err.contains("write.popularity.curve[1]: [0.6, 0.9]: steeper than the segment before"), "{err}");
+    }
+
+    #[test]
+    fn sums_that_overflow_zero_lengths_and_requests_beyond_the_footprint_are_refused() {
+        let err = parse(
+            "address_space = '1g'\n[length]\nrequests = 0\nwrite_bytes = 0\n[read]\nfootprint = '1g'\n\
+             footprint_offset = '17179869183g'\n[write]\nfootprint = '64k'\n\
+             sizes.bins = [{ size = '1m', weight = 1 }]\n",
+        )
+        .unwrap_err()
+        .to_string();
+        for needle in [
+            "length.requests: 0",
+            "length.write_bytes: 0 bytes",
+            "read.footprint_offset",
+            "write.sizes.bins[0]: size 1048576 bytes is larger than write.footprint (65536)",
+        ] {
+            assert!(err.contains(needle), "missing «{needle}» in:\n{err}");
+        }
+        let err = parse("[length]\nrequests = 5\n").unwrap_err().to_string();
+        assert!(err.contains("address_space: required"), "{err}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64Mcg;
 
 use super::{Popularity, PopularityKind, SizeHistogram, WeightBy};
+use crate::workload::scatter::coprime_from;
 
 /// Request sizes in bytes: a point bin is any size; a range bin is uniform over the multiples of
 /// `align_bytes` from its min to its max.
@@ -153,14 +154,12 @@ impl RankSampler {
             let per_rank = (y1 - y0) * accesses / len as f64;
             let regions = (len / (64 * request_ranks.max(1))).clamp(2, MAX_WALK_REGIONS).min(len);
             segments.push(if per_rank < WALK_BELOW_ACCESSES_PER_PAGE && len > request_ranks {
-                let mut stride = ((regions as f64 * 0.618_033_988_75) as u64).max(1);
-                while regions > 1 && super::generator::gcd(stride, regions) != 1 {
-                    stride += 1;
-                }
+                let stride = coprime_from((regions as f64 * 0.618_033_988_75) as u64, regions);
+                let (region_len, last_len) = (len / regions, len - (regions - 1) * (len / regions));
                 Segment::Walk {
                     first,
-                    region_len: len / regions,
-                    last_len: len - (regions - 1) * (len / regions),
+                    region_len,
+                    last_len,
                     fill: vec![0; regions as usize],
                     stride: stride % regions.max(2),
                     next: rng.gen_range(0..regions),
