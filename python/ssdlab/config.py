@@ -17,14 +17,16 @@ def presets() -> list[str]:
     return list(_core.presets())
 
 
+def _builtin_toml(kind: str, key: str, name: str, text: str | None, known: list[str]) -> str:
+    """A built-in's TOML, or a ConfigError naming the known ones."""
+    if text is None:
+        raise ConfigError(f"unknown {kind} '{name}'; known: {', '.join(known)}", problems=[(key, name)])
+    return text
+
+
 def preset_toml(name: str) -> str:
     """The TOML of a device preset (with the comment citing its source table)."""
-    text = _core.preset_toml(name)
-    if text is None:
-        raise ConfigError(
-            f"unknown preset '{name}'; known: {', '.join(presets())}", problems=[("preset", name)]
-        )
-    return text
+    return _builtin_toml("preset", "preset", name, _core.preset_toml(name), presets())
 
 
 def workload_patterns() -> list[str]:
@@ -39,12 +41,7 @@ def workload_specs() -> list[str]:
 
 def workload_spec_toml(name: str) -> str:
     """The TOML of a built-in workload spec (with the comment citing its source table)."""
-    text = _core.spec_toml(name)
-    if text is None:
-        raise ConfigError(
-            f"unknown workload spec '{name}'; known: {', '.join(workload_specs())}", problems=[("spec", name)]
-        )
-    return text
+    return _builtin_toml("workload spec", "spec", name, _core.spec_toml(name), workload_specs())
 
 
 def spec_layer(spec: str | Path) -> Layer:
