@@ -132,6 +132,59 @@ class Report:
             "gc_victims": self.raw["gc"]["victims_reclaimed"],
         }
 
+    @property
+    def learning(self) -> pd.DataFrame:
+        """The learning diagnostics of every decision point run by an agent (`gc`, `eviction`,
+        `region`), one row each: policy, whether it is the random-action control, decisions
+        (exploited, explored, in an unseen state), rewards (count, mean, standard deviation),
+        states visited and the Q-value spread of the visited states (mean, p90, max). Empty when
+        no policy of the run learns. The executed and greedy action histograms are lists in the
+        columns `action_histogram` and `greedy_action_histogram`."""
+        import pandas as pd
+
+        rows = {}
+        for point, r in self.raw.get("learning", {}).items():
+            spread = r.get("q_spread") or {}
+            rows[point] = {
+                "policy": r["policy"],
+                "control": r["control"],
+                "decisions": r["decisions"],
+                "exploitations": r["exploitations"],
+                "explorations": r["explorations"],
+                "unseen_state_decisions": r.get("unseen_state_decisions"),
+                "evictions": r.get("evictions"),
+                "rewards": r["rewards"],
+                "mean_reward": _nan(r.get("mean_reward")),
+                "sd_reward": _nan(r.get("sd_reward")),
+                "states_visited": r["states_visited"],
+                "n_states": r["n_states"],
+                "q_spread_mean": _nan(spread.get("mean")),
+                "q_spread_p90": _nan(spread.get("p90")),
+                "q_spread_max": _nan(spread.get("max")),
+                "action_histogram": r["action_histogram"],
+                "greedy_action_histogram": r["greedy_action_histogram"],
+            }
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        frame.index.name = "point"
+        return frame
+
+    def learning_curve(self, point: str) -> pd.DataFrame:
+        """The reward series of one decision point (`gc`, `eviction`, `region`): per window of
+        decisions, the rewards received, their mean and standard deviation (NaN for a window
+        without rewards) and the running mean since the start."""
+        import pandas as pd
+
+        learning = self.raw.get("learning", {})
+        if point not in learning:
+            known = ", ".join(learning) or "none"
+            raise KeyError(f"no learning report for {point!r} (points with an agent: {known})")
+        series = learning[point]["reward_series"]
+        columns = ["decisions", "window_rewards", "window_mean_reward", "window_sd_reward", "mean_reward"]
+        frame = pd.DataFrame(series, columns=columns)
+        for c in columns[2:]:
+            frame[c] = frame[c].astype(float)
+        return frame
+
     def write_requests_parquet(self, path: str | Path) -> None:
         """Write the per-request log as Parquet (needs a run with `request_log`)."""
         if self.request_log is not None:
@@ -142,3 +195,7 @@ class Report:
         if self._requests is None:
             raise ValueError("this run kept no per-request log: run with request_log=True or a path")
         self._requests.to_parquet(path, index=False)
+
+
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else float(value)

@@ -208,3 +208,42 @@ def test_verify_mode_checks_every_page_read():
     reads = report["workload"]["reads"]
     assert 0 < reads < 3000
     assert verify["reads_checked"] == 2 * reads
+
+
+def test_learning_diagnostics_of_an_agent_and_its_random_control(tmp_path):
+    """The `learning` section as a DataFrame and a learning curve, for RLGC and its control."""
+    base = [
+        "gc.scheduler=rlgc",
+        "gc.trigger_free_blocks=12",
+        "gc.rlgc.zero_interval=same_arrival",
+        "gc.rlgc.reward_sample_every=500",
+        "workload.count=20000",
+        "warmup.fill=true",
+        "warmup.random_writes=0.5",
+    ]
+    learned = ssdlab.run(preset="tiny", workload="randwrite", overrides=base)
+    control = ssdlab.run(
+        preset="tiny", workload="randwrite", overrides=[*base, "gc.rlgc.random_control=true"]
+    )
+    frame = learned.learning
+    assert list(frame.index) == ["gc"]
+    row = frame.loc["gc"]
+    assert row["policy"] == "rlgc" and not row["control"]
+    assert row["decisions"] == row["exploitations"] + row["explorations"] > 1000
+    assert sum(row["action_histogram"]) == row["decisions"]
+    assert 0 < row["states_visited"] <= row["n_states"] == 68
+    assert row["q_spread_mean"] > 0
+    c = control.learning.loc["gc"]
+    assert c["control"] and c["exploitations"] == 0 and c["explorations"] == c["decisions"]
+    curve = learned.learning_curve("gc")
+    assert list(curve["decisions"][:2]) == [500, 1000]
+    assert curve["window_rewards"].sum() <= row["rewards"]
+    assert curve["mean_reward"].iloc[-1] == pytest.approx(row["mean_reward"], abs=0.05)
+    with pytest.raises(KeyError, match="points with an agent: gc"):
+        learned.learning_curve("region")
+    assert ssdlab.run(preset="tiny", workload="randwrite", overrides=SMALL).learning.empty
+    path = tmp_path / "curve.png"
+    plots.learning_curves({"RLGC": curve, "RLGC control": control.learning_curve("gc")}, path=path)
+    assert path.stat().st_size > 0
+    with pytest.raises(ssdlab.ConfigError, match=r"gc\.rlgc\.random_control"):
+        ssdlab.run(preset="tiny", workload="randwrite", overrides=[*SMALL, "gc.rlgc.random_control=true"])

@@ -78,6 +78,10 @@ fn main() {
             "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[ftl]\nmapping = \"dftl\"\n\
              [ftl.dftl]\ncmt_bytes = \"2m\"\n"
         }
+        "randwrite_rlgc" => {
+            "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n\
+             [gc]\nscheduler = \"rlgc\"\n[gc.rlgc]\nzero_interval = \"same_arrival\"\n"
+        }
         "randread_aged" => "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\nrandom_writes = 1.0\n",
         "randread_tpftl" => {
             "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\nrandom_writes = 1.0\n\
@@ -90,6 +94,7 @@ fn main() {
         other => {
             eprintln!(
                 "unknown scenario {other}: use randwrite_gc, randread, randwrite_buffer, randread_dftl, randwrite_dftl, \
+                 randwrite_rlgc, \
                  randread_aged, randread_tpftl, randread_learned, fsp_<eviction id> or \
                  fill_512gib_dynamic / fill_512gib_static"
             );

@@ -667,6 +667,14 @@ impl Simulation {
                 buffer_occupied_pages: self.buffer_series.as_ref().map(|(o, _)| o.clone()),
                 buffer_dirty_pages: self.buffer_series.as_ref().map(|(_, d)| d.clone()),
             },
+            learning: [
+                ("gc", self.ftl.scheduler().learning()),
+                ("eviction", self.ftl.buffer().and_then(|b| b.policy.learning())),
+                ("region", self.ftl.region_policy().learning()),
+            ]
+            .into_iter()
+            .filter_map(|(point, report)| report.map(|r| (point, r)))
+            .collect(),
         }
     }
 

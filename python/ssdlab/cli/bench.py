@@ -33,6 +33,9 @@ SCENARIOS = {
     # DFTL with a 2 MiB CMT: nearly every random access misses it.
     "randread_dftl": [*_RANDREAD, *_DFTL],
     "randwrite_dftl": [*_RANDWRITE_GC, *_DFTL],
+    # RLGC deciding after every write (closed loop: the literal zero interval, else no request
+    # would get a decision): the agent, its learning diagnostics and partial GC per request.
+    "randwrite_rlgc": [*_RANDWRITE_GC, "gc.scheduler=rlgc", "gc.rlgc.zero_interval=same_arrival"],
     # Random reads of an aged drive (filled, then one drive of random writes: GC has run), the
     # page mapping against TPFTL and LearnedFTL with a 2 MiB cache each.
     "randread_aged": [*_RANDREAD, "warmup.random_writes=1.0"],

@@ -122,4 +122,30 @@ def normalized_bars(table: pd.DataFrame, baseline: str, path: str | Path | None 
     return fig
 
 
-__all__ = ["latency_cdf", "latency_tail", "normalized_bars", "time_series"]
+def learning_curves(
+    curves: Mapping[str, pd.DataFrame], path: str | Path | None = None, title: str = "", window: int = 1
+):
+    """Learning curves, one per label: the mean reward per window of decisions
+    (`Report.learning_curve`), smoothed over `window` points, against decisions taken. A learned
+    policy beside its random-action control shows whether the reward moved because of learning.
+    A figure saved to `path` is closed."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, curve in curves.items():
+        if curve.empty:
+            continue
+        y = curve["window_mean_reward"].rolling(window, min_periods=1).mean()
+        ax.plot(curve["decisions"], y, label=label, linestyle="--" if "control" in label else "-")
+    ax.set_xlabel("decisions")
+    ax.set_ylabel("mean reward per window")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if curves:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+    return fig
+
+
+__all__ = ["latency_cdf", "latency_tail", "learning_curves", "normalized_bars", "time_series"]

@@ -459,6 +459,12 @@ pub struct FspConfig {
     pub latency_window: usize,
     /// ... and recomputed after this many.
     pub latency_refresh_every: usize,
+    /// `rl_fsp`: which later decision Eq. 1's `Q(S_{p+1}, A_{p+1})` is read from (see
+    /// `FspBootstrap`).
+    pub bootstrap: FspBootstrap,
+    /// `rl_fsp`'s random-action control: every candidate's page type drawn uniformly, with the
+    /// same candidates, grouping, rewrite and rewards. Refused for another eviction policy.
+    pub random_control: bool,
 }
 
 impl Default for FspConfig {
@@ -478,8 +484,24 @@ impl Default for FspConfig {
             latency_rewards: vec![1.0, 0.5, 0.0, -1.0],
             latency_window: 10_000,
             latency_refresh_every: 1000,
+            bootstrap: FspBootstrap::default(),
+            random_control: false,
         }
     }
+}
+
+/// Which decision RL-FSP's update bootstraps from (Eq. 1's `S_{p+1}, A_{p+1}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FspBootstrap {
+    /// The mean value of the next unit's four decisions, the same for every page of a unit, so
+    /// the learned page type does not depend on the order a unit's pages are recorded (ours, the
+    /// default).
+    #[default]
+    NextUnit,
+    /// The decision recorded next, as Eq. 1 literally reads: a unit recorded LSB to MSB makes
+    /// each page type bootstrap from the next type's value.
+    NextDecision,
 }
 
 impl Default for CacheConfig {
@@ -623,12 +645,31 @@ pub struct SlcRlConfig {
     pub reward_positive: f64,
     /// ... and when it is above.
     pub reward_negative: f64,
+    /// What a step's cost is compared with (Algorithm 2: the average of the earlier steps).
+    pub reward_baseline: SlcRewardBaseline,
+    /// `reward_baseline = "exponential"`: weight of the newest step, in (0, 1] (ours).
+    pub reward_baseline_smoothing: f64,
     /// Learn during the run (false: act on the loaded table without updating it).
     pub learn: bool,
     /// Start from this pre-trained Q-table (a file `save_qtable` wrote; Sec. 4.2), not zeros.
     pub load_qtable: Option<String>,
     /// Write the Q-table here at the end of the run.
     pub save_qtable: Option<String>,
+    /// The random-action control: each step's size and threshold change drawn uniformly from
+    /// the 9 actions, with the same steps, states and rewards. Refused for another `slc.policy`.
+    pub random_control: bool,
+}
+
+/// The cost a step of the RL SLC cache is rewarded against (Algorithm 2 lines 4-9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SlcRewardBaseline {
+    /// The mean of every earlier step, as the paper words it.
+    #[default]
+    AllSteps,
+    /// An exponential moving average of the earlier steps (`reward_baseline_smoothing`), so the
+    /// baseline follows the workload's phases (ours: a variant measured for seed spread).
+    Exponential,
 }
 
 impl Default for SlcRlConfig {
@@ -645,9 +686,12 @@ impl Default for SlcRlConfig {
             epsilon: 0.07,
             reward_positive: 1.0,
             reward_negative: -1.0,
+            reward_baseline: SlcRewardBaseline::default(),
+            reward_baseline_smoothing: 0.1,
             learn: true,
             load_qtable: None,
             save_qtable: None,
+            random_control: false,
         }
     }
 }
@@ -806,6 +850,22 @@ pub enum ZeroInterval {
     NoIdleGap,
 }
 
+/// Which response rewards an RLGC decision (Alg. 1 lines 8-9: "we call the reward function
+/// with the response time of the current request ... we update the q-table entry of the previous
+/// request").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RewardRequest {
+    /// The response of the next request that also got a decision: with `no_idle_gap` that is a
+    /// request that found the drive idle, almost always fast, so the reward carries little.
+    #[default]
+    NextDecision,
+    /// The response of the request that arrived right after the decided one, decided or not: the
+    /// request the step's copies can delay (ours, issue #30). The update still bootstraps from
+    /// the next decision.
+    NextRequest,
+}
+
 /// How the RL agent exploits (RLGC Eq. 2 and footnote 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -859,6 +919,8 @@ pub struct RlgcConfig {
     pub policy: RlgcPolicyKind,
     /// Which requests count as a zero interval and get no decision (Alg. 1 lines 3-5).
     pub zero_interval: ZeroInterval,
+    /// Which response rewards a decision (Alg. 1 lines 8-9).
+    pub reward_request: RewardRequest,
     /// Added to every action's weight in the stochastic policy (w = Q + shift + floor, the
     /// shift making the smallest Q zero), so a zero-valued action can still be drawn; > 0 (ours,
     /// footnote 2 has none).
@@ -875,6 +937,10 @@ pub struct RlgcConfig {
     pub reward_refresh_every: usize,
     /// Decisions between two points of the reported reward series.
     pub reward_sample_every: u64,
+    /// The random-action control of `rlgc`, `rlgc_aggressive` and `rlgc_qtc`: the same
+    /// triggers, states, cap and intensive GC, with the copies drawn uniformly from the action
+    /// set. Refused for a scheduler that does not learn.
+    pub random_control: bool,
 }
 
 /// Table 3's current-interval edges as we complete them: 100 us, then 15 edges spaced
@@ -911,12 +977,14 @@ impl Default for RlgcConfig {
             epsilon_switch_after_decisions: 1000,
             policy: RlgcPolicyKind::default(),
             zero_interval: ZeroInterval::default(),
+            reward_request: RewardRequest::default(),
             stochastic_floor: 0.01,
             reward_percentiles: vec![70.0, 90.0, 99.0],
             rewards: vec![1.0, 0.5, 0.0, -0.5],
             reward_window: 10_000,
             reward_refresh_every: 1000,
             reward_sample_every: 1000,
+            random_control: false,
         }
     }
 }

@@ -335,6 +335,18 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
     p
 }
 
+/// A random-action control (`key` set) replaces a learned policy's choices: refused when the
+/// policy chosen under `policy_key` has no agent (its `learning()` is `None`).
+fn refuse_control_without_agent(key: &str, control: bool, policy_key: &str, id: &str, learns: bool) -> Result<()> {
+    if control && !learns {
+        return Err(Error::config(
+            key,
+            format!("{policy_key} = \"{id}\" does not learn, so it has no random-action control; choose a learned policy or drop the key"),
+        ));
+    }
+    Ok(())
+}
+
 impl Ftl {
     /// `policy_rng` is the run's policy random stream, handed to the GC scheduler.
     pub fn build(cfg: &ValidatedConfig, policy_rng: Pcg64Mcg) -> Result<Ftl> {
@@ -346,6 +358,14 @@ impl Ftl {
         let logical = cfg.used_logical_pages();
         let physical = geometry.pages();
         let regions = (registry::find(region::REGISTRY, "slc.policy", &cfg.slc.policy)?.build)(cfg)?;
+        let learns = regions.learning().is_some();
+        refuse_control_without_agent(
+            "slc.rl.random_control",
+            cfg.slc.rl.random_control,
+            "slc.policy",
+            regions.id(),
+            learns,
+        )?;
         let scope = match cfg.gc.scope {
             GcScopeKind::Region => GcScope::Region,
             GcScopeKind::Plane => GcScope::Plane,
@@ -431,6 +451,14 @@ impl Ftl {
                 format!("the {} scheduler does no idle-time work; use \"off\"", scheduler.id()),
             ));
         }
+        let learns = scheduler.learning().is_some();
+        refuse_control_without_agent(
+            "gc.rlgc.random_control",
+            cfg.gc.rlgc.random_control,
+            "gc.scheduler",
+            scheduler.id(),
+            learns,
+        )?;
         let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)(cfg)?;
         if placement_layout.lines && !victim.selects_lines() {
             return Err(Error::config(
@@ -452,8 +480,23 @@ impl Ftl {
             };
             let eviction =
                 (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(eviction_ctx)?;
+            let learns = eviction.learning().is_some();
+            refuse_control_without_agent(
+                "cache.fsp.random_control",
+                cfg.cache.fsp.random_control,
+                "cache.eviction",
+                eviction.id(),
+                learns,
+            )?;
             Some(WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction))
         } else {
+            refuse_control_without_agent(
+                "cache.fsp.random_control",
+                cfg.cache.fsp.random_control,
+                "cache.capacity",
+                "0 (no write buffer)",
+                false,
+            )?;
             None
         };
         Ok(Ftl {

@@ -23,8 +23,18 @@
 //!   `Settlement::EpisodeEnd`: decisions of episode `e` are settled by `end_episode()` when
 //!   episode `e + d` ends (a window of `d L` to `(d + 1) L - 1` decisions).
 //! * Bootstrap: `Q(S_{p+1}, A_{p+1})` in Eq. 1 is read from the shadow table (the paper does
-//!   not say which; the shadow holds the latest estimates). `S_{p+1}, A_{p+1}` is the decision
-//!   recorded after `p`, which may belong to the next episode.
+//!   not say which; the shadow holds the latest estimates). Which decision is "p + 1" is
+//!   `Bootstrap`:
+//!   - `NextDecision`: the decision recorded after `p`, which may belong to the next episode;
+//!   - `NextUnit` (ours, what RL-FSP uses): the caller groups decisions into units (`end_unit`;
+//!     FSP's four pages programmed together), and every decision of unit `u` bootstraps from
+//!     the mean shadow value of unit `u + 1`'s decisions, taken once, before any of unit `u`'s
+//!     updates. With `NextDecision` a unit recorded in slot order (LSB, CLSB, CMSB, MSB) makes
+//!     each slot bootstrap from the next slot, so the value of an action carries the value of
+//!     the action recorded after it and the greedy choice depends on the recording order; with
+//!     `NextUnit` the bootstrap is the same for every decision of a unit, whatever its order.
+//!     A unit's decisions settle together, when its last one is due and the next unit is
+//!     closed, so their reward windows end together. Needs rolling settlement.
 //! * Rewards accumulate: `reward(id, r)` adds `r`, because the paper's final reward is the sum
 //!   of a page-type part and a latency part. A decision settled without any reward is skipped
 //!   (no update) and counted in `unrewarded`, rather than updated with an invented 0.
@@ -41,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::rl::policy::{epsilon_greedy, ActionSelection, Choice};
 use crate::rl::qtable::{QTable, QTableUtilisation};
-use crate::rl::update::{sarsa_update, TdParams};
+use crate::rl::update::{td_blend, TdParams};
 
 /// When delayed updates are applied to the shadow table (see the module header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -50,6 +60,15 @@ pub enum Settlement {
     #[default]
     Rolling,
     EpisodeEnd,
+}
+
+/// Which later decision an update bootstraps from (see the module header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Bootstrap {
+    #[default]
+    NextDecision,
+    NextUnit,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,6 +88,8 @@ pub struct AcrossEpisodeConfig {
     /// Discount factor. FSP Sec. III-B: 0.8.
     #[serde(default = "default_gamma")]
     pub gamma: f64,
+    #[serde(default)]
+    pub bootstrap: Bootstrap,
 }
 
 fn default_episode_length() -> u64 {
@@ -95,6 +116,7 @@ impl Default for AcrossEpisodeConfig {
             settlement: Settlement::default(),
             alpha: default_alpha(),
             gamma: default_gamma(),
+            bootstrap: Bootstrap::default(),
         }
     }
 }
@@ -107,6 +129,9 @@ impl AcrossEpisodeConfig {
         if self.reward_delay_episodes.checked_mul(self.episode_length).is_none() {
             return Err(Error::config(format!("{prefix}.reward_delay_episodes"), "delay x episode_length overflows"));
         }
+        if self.bootstrap == Bootstrap::NextUnit && self.settlement != Settlement::Rolling {
+            return Err(Error::config(format!("{prefix}.bootstrap"), "next_unit needs rolling settlement"));
+        }
         TdParams { alpha: self.alpha, gamma: self.gamma }.validate(prefix)
     }
 }
@@ -118,6 +143,7 @@ pub struct DecisionId(pub u64);
 #[derive(Debug, Clone)]
 struct Pending {
     episode: u64,
+    unit: u64,
     state: usize,
     action: usize,
     reward: Option<f64>,
@@ -167,6 +193,10 @@ pub struct AcrossEpisodeQTable {
     episode_settled: u64,
     episode_unrewarded: u64,
     episode_reward_sum: f64,
+    /// The open unit (`NextUnit`); units below it are closed.
+    unit: u64,
+    /// The bootstrap value of the unit being settled (`NextUnit`): (unit, mean of the next).
+    unit_bootstrap: Option<(u64, f64)>,
 }
 
 impl AcrossEpisodeQTable {
@@ -189,6 +219,8 @@ impl AcrossEpisodeQTable {
             episode_settled: 0,
             episode_unrewarded: 0,
             episode_reward_sum: 0.0,
+            unit: 0,
+            unit_bootstrap: None,
         })
     }
 
@@ -234,25 +266,59 @@ impl AcrossEpisodeQTable {
     pub fn record(&mut self, state: usize, action: usize) -> DecisionId {
         debug_assert!(state < self.shadow.n_states() && action < self.shadow.n_actions());
         let id = self.next_id;
-        self.pending.push_back(Pending { episode: self.episode, state, action, reward: None });
+        let settle = self.due_count();
+        self.pending.push_back(Pending { episode: self.episode, unit: self.unit, state, action, reward: None });
         self.next_id += 1;
         self.in_episode += 1;
         self.shadow.mark_visited(state);
-        if self.config.settlement == Settlement::Rolling {
-            // Settle every i with i + lag <= id (and a recorded successor).
-            while self.first_pending + self.lag <= id && self.first_pending < id {
-                self.settle_front();
-            }
+        for _ in 0..settle {
+            self.settle_front();
         }
         DecisionId(id)
     }
 
-    /// The decision the next `record` will settle (rolling mode), so its reward can be given now.
+    /// Close the current unit (`Bootstrap::NextUnit`): the next `record` opens a new one.
+    pub fn end_unit(&mut self) {
+        self.unit += 1;
+    }
+
+    /// How many of the oldest pending decisions the next `record` settles (rolling mode).
+    fn due_count(&self) -> usize {
+        if self.config.settlement != Settlement::Rolling {
+            return 0;
+        }
+        let recording = self.next_id;
+        match self.config.bootstrap {
+            // Every i with i + lag <= the id being recorded (its successor is then recorded).
+            Bootstrap::NextDecision => {
+                (0..self.pending.len()).take_while(|&k| self.first_pending + k as u64 + self.lag <= recording).count()
+            }
+            // Whole units whose last decision is due and whose next unit is closed.
+            Bootstrap::NextUnit => {
+                let mut n = 0;
+                while n < self.pending.len() {
+                    let unit = self.pending[n].unit;
+                    let len = self.pending.iter().skip(n).take_while(|p| p.unit == unit).count();
+                    let last = self.first_pending + (n + len) as u64 - 1;
+                    if unit + 1 >= self.unit || last + self.lag > recording {
+                        break;
+                    }
+                    n += len;
+                }
+                n
+            }
+        }
+    }
+
+    /// The decisions the next `record` will settle (rolling mode), oldest first, so their rewards
+    /// can be given now.
+    pub fn due(&self) -> impl Iterator<Item = DecisionId> {
+        (self.first_pending..self.first_pending + self.due_count() as u64).map(DecisionId)
+    }
+
+    /// The first of `due()`.
     pub fn next_due(&self) -> Option<DecisionId> {
-        let due = self.config.settlement == Settlement::Rolling
-            && !self.pending.is_empty()
-            && self.first_pending + self.lag <= self.next_id;
-        due.then_some(DecisionId(self.first_pending))
+        self.due().next()
     }
 
     /// Add `r` to the reward of a decision that is not yet settled.
@@ -299,15 +365,22 @@ impl AcrossEpisodeQTable {
     /// Apply the update of the oldest pending decision; its successor must be recorded.
     fn settle_front(&mut self) {
         debug_assert!(self.pending.len() >= 2);
-        let Some(p) = self.pending.pop_front() else {
+        let bootstrap = match self.config.bootstrap {
+            Bootstrap::NextDecision => self.pending.get(1).map(|n| self.shadow.get(n.state, n.action)),
+            Bootstrap::NextUnit => {
+                let unit = self.pending.front().map(|p| p.unit);
+                unit.map(|u| self.next_unit_value(u))
+            }
+        };
+        let (Some(p), Some(next_q)) = (self.pending.pop_front(), bootstrap) else {
             return;
         };
         self.first_pending += 1;
-        let next = &self.pending[0];
         match p.reward {
             Some(r) => {
                 let (alpha, gamma) = (self.config.alpha, self.config.gamma);
-                sarsa_update(&mut self.shadow, p.state, p.action, r, next.state, next.action, alpha, gamma);
+                let old = self.shadow.get(p.state, p.action);
+                self.shadow.set(p.state, p.action, td_blend(old, r + gamma * next_q, alpha));
                 self.settled += 1;
                 self.episode_settled += 1;
                 self.episode_reward_sum += r;
@@ -317,6 +390,29 @@ impl AcrossEpisodeQTable {
                 self.episode_unrewarded += 1;
             }
         }
+    }
+
+    /// The mean shadow value of unit `unit + 1`'s decisions, fixed when unit `unit` starts to
+    /// settle (its own updates must not change its bootstrap).
+    fn next_unit_value(&mut self, unit: u64) -> f64 {
+        if let Some((u, v)) = self.unit_bootstrap {
+            if u == unit {
+                return v;
+            }
+        }
+        // Summed in (action, state) order, so the recording order changes no bit of the mean.
+        let mut next: Vec<(usize, usize)> = self
+            .pending
+            .iter()
+            .skip_while(|p| p.unit == unit)
+            .take_while(|p| p.unit == unit + 1)
+            .map(|p| (p.action, p.state))
+            .collect();
+        next.sort_unstable();
+        let sum: f64 = next.iter().map(|&(a, s)| self.shadow.get(s, a)).sum();
+        let v = if next.is_empty() { 0.0 } else { sum / next.len() as f64 };
+        self.unit_bootstrap = Some((unit, v));
+        v
     }
 
     pub fn stats(&self) -> AcrossEpisodeStats {
@@ -453,5 +549,86 @@ mod tests {
         assert!(bad.validate("x").is_err());
         let bad = AcrossEpisodeConfig { alpha: 2.0, ..c };
         assert!(AcrossEpisodeQTable::new(2, 2, &bad).is_err());
+    }
+
+    /// Record `units` (each four (state, reward) pairs, slot k taking action k) in the order
+    /// `orders[u]` gives, rewarding each decision when due; returns the shadow table.
+    fn run_units(bootstrap: Bootstrap, units: &[[(usize, f64); 4]], orders: &[[usize; 4]]) -> QTable {
+        let config = AcrossEpisodeConfig { episode_length: 8, bootstrap, ..AcrossEpisodeConfig::default() };
+        let mut q = AcrossEpisodeQTable::new(3, 4, &config).unwrap();
+        let mut rewards = std::collections::BTreeMap::new();
+        for (u, unit) in units.iter().enumerate() {
+            for &slot in &orders[u] {
+                for id in q.due().collect::<Vec<_>>() {
+                    q.reward(id, rewards[&id.0]).unwrap();
+                }
+                let (state, r) = unit[slot];
+                let id = q.record(state, slot);
+                rewards.insert(id.0, r);
+                if q.episode_complete() {
+                    q.end_episode();
+                }
+            }
+            q.end_unit();
+        }
+        q.shadow().clone()
+    }
+
+    fn greedy(t: &QTable) -> Vec<usize> {
+        (0..t.n_states()).map(|s| t.argmax(s)).collect()
+    }
+
+    proptest::proptest! {
+        /// RL-FSP's property: with the next-unit bootstrap, the order a unit's decisions are
+        /// recorded in changes no value, hence no greedy action.
+        #[test]
+        fn next_unit_values_do_not_depend_on_the_recording_order(
+            units in proptest::collection::vec(
+                proptest::array::uniform4((0usize..3, proptest::sample::select(vec![-1.0, -0.5, 0.5, 1.0, 2.0]))),
+                6..40,
+            ),
+            seed in 0u64..1000,
+        ) {
+            use rand::seq::SliceRandom;
+            let mut rng = Pcg64Mcg::seed_from_u64(seed);
+            let slot_order = vec![[0, 1, 2, 3]; units.len()];
+            let shuffled: Vec<[usize; 4]> = (0..units.len())
+                .map(|_| {
+                    let mut o = [0, 1, 2, 3];
+                    o.shuffle(&mut rng);
+                    o
+                })
+                .collect();
+            let a = run_units(Bootstrap::NextUnit, &units, &slot_order);
+            let b = run_units(Bootstrap::NextUnit, &units, &shuffled);
+            proptest::prop_assert_eq!(a.values(), b.values());
+            proptest::prop_assert_eq!(greedy(&a), greedy(&b));
+        }
+    }
+
+    #[test]
+    fn next_decision_values_depend_on_the_recording_order() {
+        // One state; the page-type rewards of a never-read page (-1, -0.5, +0.5, +1 for LSB..MSB)
+        // every unit. Recorded LSB to MSB, each type bootstraps from the next one's value, and
+        // the fixed point makes CMSB look best (the (-0.96, 0.05, 0.68, 0.23)); recorded
+        // MSB to LSB the order of the bias flips. The next-unit bootstrap ranks MSB first either way.
+        let unit = [(0, -1.0), (0, -0.5), (0, 0.5), (0, 1.0)];
+        let units = vec![unit; 400];
+        let forward = vec![[0, 1, 2, 3]; 400];
+        let backward = vec![[3, 2, 1, 0]; 400];
+        let f = run_units(Bootstrap::NextDecision, &units, &forward);
+        let b = run_units(Bootstrap::NextDecision, &units, &backward);
+        assert_eq!(f.argmax(0), 2, "{:?}", f.row(0));
+        assert_ne!(f.row(0), b.row(0));
+        for order in [&forward, &backward] {
+            let t = run_units(Bootstrap::NextUnit, &units, order);
+            assert_eq!(t.argmax(0), 3, "{:?}", t.row(0));
+        }
+        let bad = AcrossEpisodeConfig {
+            bootstrap: Bootstrap::NextUnit,
+            settlement: Settlement::EpisodeEnd,
+            ..AcrossEpisodeConfig::default()
+        };
+        assert!(bad.validate("x").unwrap_err().to_string().contains("x.bootstrap"));
     }
 }

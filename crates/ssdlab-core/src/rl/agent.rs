@@ -10,16 +10,21 @@
 //! `LearningConfig::rlgc()`: alpha 0.3, gamma 0.8 (RLGC footnote 3), epsilon 0.8 for the first
 //! 1000 decisions then 0.01 (Sec. 5.2), stochastic selection (footnote 2).
 //!
-//! The reward series holds one sample every `reward_sample_every` decisions: the mean of the
-//! rewards received since the previous sample and the running mean since the start (`null`
-//! when there were none), enough to draw a learning curve like the FSP paper's Fig. 12.
+//! The reward series holds one sample every `reward_sample_every` decisions
+//! (`rl::diagnostics::RewardTracker`): the mean and spread of the rewards received since the
+//! previous sample and the running mean since the start (`null` when there were none), enough to
+//! draw a learning curve like the FSP paper's Fig. 12.
+//!
+//! `random_control`: every action is drawn uniformly (`rl::policy::choose`) and counted as an
+//! exploration; the table still learns, so the report shows what the values would have said.
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::rl::diagnostics::{AgentDiagnostics, RewardSample, RewardTracker};
 use crate::rl::epsilon::EpsilonSchedule;
-use crate::rl::policy::{epsilon_greedy, ActionSelection, Choice};
+use crate::rl::policy::{choose, ActionSelection, Choice};
 use crate::rl::qtable::{QTable, QTableUtilisation};
 use crate::rl::update::{q_learning_update, sarsa_update, TdParams};
 
@@ -34,6 +39,9 @@ pub struct LearningConfig {
     /// Decisions between two points of the reward series.
     #[serde(default = "default_reward_sample_every")]
     pub reward_sample_every: u64,
+    /// The random-action control: actions drawn uniformly, whatever the table says.
+    #[serde(default)]
+    pub random_control: bool,
 }
 
 fn default_reward_sample_every() -> u64 {
@@ -50,6 +58,7 @@ impl LearningConfig {
             alpha: td.alpha,
             gamma: td.gamma,
             reward_sample_every: default_reward_sample_every(),
+            random_control: false,
         }
     }
 
@@ -76,17 +85,6 @@ impl LearningConfig {
         }
         Ok(())
     }
-}
-
-/// One point of the reward time series.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RewardSample {
-    /// Decisions taken when the sample was taken.
-    pub decisions: u64,
-    /// Mean reward since the previous sample.
-    pub window_mean_reward: Option<f64>,
-    /// Mean reward since the start.
-    pub mean_reward: Option<f64>,
 }
 
 /// Counters for a report.
@@ -116,13 +114,7 @@ pub struct TabularAgent {
     updates: u64,
     episodes: u64,
     action_histogram: Vec<u64>,
-    reward_sum: f64,
-    reward_count: u64,
-    window_sum: f64,
-    window_count: u64,
-    /// Decisions left before the next reward sample.
-    until_sample: u64,
-    series: Vec<RewardSample>,
+    rewards: RewardTracker,
 }
 
 impl TabularAgent {
@@ -136,18 +128,13 @@ impl TabularAgent {
         config.validate("learning")?;
         Ok(TabularAgent {
             action_histogram: vec![0; q.n_actions()],
-            until_sample: config.reward_sample_every,
+            rewards: RewardTracker::new(config.reward_sample_every),
             q,
             config,
             decisions: 0,
             explorations: 0,
             updates: 0,
             episodes: 0,
-            reward_sum: 0.0,
-            reward_count: 0,
-            window_sum: 0.0,
-            window_count: 0,
-            series: Vec::new(),
         })
     }
 
@@ -160,16 +147,12 @@ impl TabularAgent {
     /// As `act`, also saying whether the action was exploratory.
     pub fn act_choice<R: Rng + ?Sized>(&mut self, state: usize, rng: &mut R) -> Choice {
         let epsilon = self.config.epsilon.value(self.decisions, self.episodes);
-        let choice = epsilon_greedy(self.q.row(state), epsilon, &self.config.selection, rng);
+        let choice = choose(self.q.row(state), epsilon, &self.config.selection, self.config.random_control, rng);
         self.q.mark_visited(state);
         self.decisions += 1;
         self.explorations += u64::from(choice.explored);
         self.action_histogram[choice.action] += 1;
-        self.until_sample -= 1;
-        if self.until_sample == 0 {
-            self.until_sample = self.config.reward_sample_every;
-            self.sample_rewards();
-        }
+        self.rewards.decision(self.decisions);
         choice
     }
 
@@ -191,22 +174,28 @@ impl TabularAgent {
     }
 
     fn note_reward(&mut self, r: f64) {
-        debug_assert!(r.is_finite(), "non-finite reward {r}");
         self.updates += 1;
-        self.reward_sum += r;
-        self.reward_count += 1;
-        self.window_sum += r;
-        self.window_count += 1;
+        self.rewards.reward(r);
     }
 
-    fn sample_rewards(&mut self) {
-        self.series.push(RewardSample {
-            decisions: self.decisions,
-            window_mean_reward: mean(self.window_sum, self.window_count),
-            mean_reward: mean(self.reward_sum, self.reward_count),
-        });
-        self.window_sum = 0.0;
-        self.window_count = 0;
+    /// A reward received without an update (a policy that acts on a frozen table).
+    pub fn observe_reward(&mut self, r: f64) {
+        self.rewards.reward(r);
+    }
+
+    /// The agent's part of the learning diagnostics: the visited states' rows.
+    pub fn diagnostics(&self) -> AgentDiagnostics {
+        let q = &self.q;
+        let rows = (0..q.n_states()).filter(|&s| q.is_visited(s)).map(|s| q.row(s));
+        AgentDiagnostics::from_rows(q.n_states() as u64, q.n_actions(), self.explorations, rows)
+    }
+
+    pub fn rewards(&self) -> &RewardTracker {
+        &self.rewards
+    }
+
+    pub fn action_histogram(&self) -> &[u64] {
+        &self.action_histogram
     }
 
     pub fn q_table(&self) -> &QTable {
@@ -237,16 +226,12 @@ impl TabularAgent {
             episodes: self.episodes,
             epsilon: self.config.epsilon.value(self.decisions, self.episodes),
             action_histogram: self.action_histogram.clone(),
-            rewards: self.reward_count,
-            mean_reward: mean(self.reward_sum, self.reward_count),
-            reward_series: self.series.clone(),
+            rewards: self.rewards.rewards(),
+            mean_reward: self.rewards.mean(),
+            reward_series: self.rewards.series().to_vec(),
             utilisation: self.q.utilisation(),
         }
     }
-}
-
-fn mean(sum: f64, count: u64) -> Option<f64> {
-    (count > 0).then(|| sum / count as f64)
 }
 
 #[cfg(test)]
@@ -330,13 +315,9 @@ mod tests {
         assert_eq!((s.decisions, s.explorations, s.updates, s.episodes, s.rewards), (4, 0, 2, 1, 2));
         assert_eq!(s.action_histogram.iter().sum::<u64>(), 4);
         assert_eq!(s.mean_reward, Some(0.0));
-        assert_eq!(
-            s.reward_series,
-            vec![
-                RewardSample { decisions: 2, window_mean_reward: Some(1.0), mean_reward: Some(1.0) },
-                RewardSample { decisions: 4, window_mean_reward: None, mean_reward: Some(1.0) },
-            ]
-        );
+        let series: Vec<(u64, Option<f64>, Option<f64>)> =
+            s.reward_series.iter().map(|r| (r.decisions, r.window_mean_reward, r.mean_reward)).collect();
+        assert_eq!(series, vec![(2, Some(1.0), Some(1.0)), (4, None, Some(1.0))]);
         assert_eq!((s.utilisation.states_visited, s.utilisation.entries_written), (2, 2));
         // Reports serialise.
         let json = serde_json::to_string(&s).unwrap();

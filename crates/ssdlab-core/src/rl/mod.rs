@@ -17,9 +17,11 @@
 //! | `qtc` | Q-table cache: per-action LRU of (state key -> Q) | Kang & Yoo DAC'18 (slides) |
 //! | `across_episode` | active/shadow Q-table with delayed rewards | FSP Sec. III-B, Fig. 6 |
 //! | `agent` | `TabularAgent`: table + schedule + selection + counters | RLGC Alg. 1 |
+//! | `diagnostics` | reward windows, Q spread, the report's `learning` section | ours |
 
 pub mod across_episode;
 pub mod agent;
+pub mod diagnostics;
 pub mod epsilon;
 pub mod percentile;
 pub mod policy;
@@ -29,12 +31,13 @@ pub mod state;
 pub mod update;
 
 pub use across_episode::{
-    AcrossEpisodeConfig, AcrossEpisodeQTable, AcrossEpisodeStats, DecisionId, EpisodeSummary, Settlement,
+    AcrossEpisodeConfig, AcrossEpisodeQTable, AcrossEpisodeStats, Bootstrap, DecisionId, EpisodeSummary, Settlement,
 };
-pub use agent::{AgentStats, LearningConfig, RewardSample, TabularAgent};
+pub use agent::{AgentStats, LearningConfig, TabularAgent};
+pub use diagnostics::{AgentDiagnostics, LearningReport, QSpread, RewardSample, RewardTracker};
 pub use epsilon::EpsilonSchedule;
 pub use percentile::{PercentileConfig, PercentileThresholds, StepReward};
-pub use policy::{epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
+pub use policy::{choose, epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
 pub use qtable::{QTable, QTableUtilisation};
 pub use qtc::{LruCache, QInitialiser, QTableCache, QtcChoice, QtcConfig, QtcStats};
 pub use state::{state_key, Binning, MixedRadix};

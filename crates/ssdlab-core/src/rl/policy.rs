@@ -115,6 +115,23 @@ pub struct Choice {
     pub explored: bool,
 }
 
+/// `epsilon_greedy`, or for the random-action control (`random_control`) a uniformly drawn
+/// action counted as explored (one `gen_range` draw). The control keeps every trigger, mask and
+/// state of the policy; only the choice ignores the values.
+#[inline]
+pub fn choose<R: Rng + ?Sized>(
+    row: &[f64],
+    epsilon: f64,
+    selection: &ActionSelection,
+    random_control: bool,
+    rng: &mut R,
+) -> Choice {
+    if random_control {
+        return Choice { action: rng.gen_range(0..row.len()), explored: true };
+    }
+    epsilon_greedy(row, epsilon, selection, rng)
+}
+
 /// Epsilon-greedy selection over `row` (one Q value per action; must be non-empty).
 #[inline]
 pub fn epsilon_greedy<R: Rng + ?Sized>(row: &[f64], epsilon: f64, selection: &ActionSelection, rng: &mut R) -> Choice {
@@ -323,6 +340,20 @@ mod tests {
         assert_eq!(a, run(5));
         let explored = a.iter().filter(|c| c.explored).count();
         assert!((1800..2200).contains(&explored), "{explored}");
+    }
+
+    #[test]
+    fn random_control_is_uniform_whatever_the_values() {
+        let mut rng = Pcg64Mcg::seed_from_u64(8);
+        let mut seen = [0u32; 3];
+        for _ in 0..6000 {
+            let c = choose(&[9.0, 0.0, -9.0], 0.0, &ActionSelection::default(), true, &mut rng);
+            assert!(c.explored);
+            seen[c.action] += 1;
+        }
+        assert!(seen.iter().all(|&n| (1800..2200).contains(&n)), "{seen:?}");
+        let c = choose(&[9.0, 0.0, -9.0], 0.0, &ActionSelection::default(), false, &mut rng);
+        assert_eq!(c, Choice { action: 0, explored: false });
     }
 
     #[test]

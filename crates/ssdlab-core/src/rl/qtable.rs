@@ -133,6 +133,11 @@ impl QTable {
         self.visited[state] = true;
     }
 
+    /// Whether a decision was taken, or a value written, in `state` this run.
+    pub fn is_visited(&self, state: usize) -> bool {
+        self.visited.get(state).copied().unwrap_or(false)
+    }
+
     /// The Q values of one state, indexed by action.
     #[inline]
     pub fn row(&self, state: usize) -> &[f64] {
@@ -370,6 +375,11 @@ mod tests {
 
         let cases = [
             ("garbage", "not json"),
+            // A file cut short (a crashed save): refused whole, never half-loaded.
+            (
+                "truncated",
+                r#"{"format":"ssdlab-qtable","format_version":1,"n_states":2,"n_actions":1,"values":[[0.5],[0."#,
+            ),
             ("wrong_format", r#"{"format":"x","format_version":1,"n_states":1,"n_actions":1,"values":[[0]]}"#),
             ("version", r#"{"format":"ssdlab-qtable","format_version":9,"n_states":1,"n_actions":1,"values":[[0]]}"#),
             ("zero_states", r#"{"format":"ssdlab-qtable","format_version":1,"n_states":0,"n_actions":1,"values":[]}"#),

@@ -47,6 +47,9 @@ pub struct Report {
     pub idle: IdleSummary,
     pub verify: VerifySummary,
     pub time_series: TimeSeriesReport,
+    /// Learning diagnostics of every decision point run by an agent (`gc`, `eviction`,
+    /// `region`), absent for policies that do not learn (`rl::diagnostics`).
+    pub learning: std::collections::BTreeMap<&'static str, crate::rl::LearningReport>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

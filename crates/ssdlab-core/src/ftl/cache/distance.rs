@@ -14,8 +14,8 @@
 //! page type i). Units shorter than a wordline are the LRU tail.
 
 use crate::error::{Error, Result};
-use crate::ftl::cache::frequency::check_fsp;
 use crate::ftl::cache::group::candidate_count;
+use crate::ftl::cache::group::check_fsp;
 use crate::ftl::cache::{BufferView, BuildCtx, EvictionPolicy};
 use crate::units::Lpn;
 use serde_json::{json, Value};
@@ -88,7 +88,7 @@ impl EvictionPolicy for DistanceEviction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ftl::cache::frequency::tests::ctx_config;
+    use crate::ftl::cache::frequency_count::tests::ctx_config;
     use crate::ftl::cache::{LruEviction, PageWrite, WriteBuffer};
 
     #[test]

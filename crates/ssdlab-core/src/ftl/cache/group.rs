@@ -9,11 +9,24 @@
 //! the tail; types are filled LSB first. The LRU tail page always leaves (it is the nearest
 //! candidate of its own class), so no page can starve in the buffer.
 
-use crate::ftl::cache::{BufferView, BufferedPage};
+use crate::error::{Error, Result};
+use crate::ftl::cache::{BufferView, BufferedPage, BuildCtx};
 use crate::units::Lpn;
 
 /// Page types per wordline this module handles (QLC has 4; PLC would have 5).
 pub const MAX_TYPES: usize = 8;
+
+/// Check `candidates_fraction` and the page types, shared by the FSP policies.
+pub fn check_fsp(ctx: &BuildCtx) -> Result<()> {
+    let f = ctx.cfg.cache.fsp.candidates_fraction;
+    if !(f > 0.0 && f <= 1.0) {
+        return Err(Error::config("cache.fsp.candidates_fraction", format!("must be in (0, 1], got {f}")));
+    }
+    if ctx.page_types() as usize > MAX_TYPES {
+        return Err(Error::config("device.cell", format!("at most {MAX_TYPES} page types")));
+    }
+    Ok(())
+}
 
 /// Eviction candidates of a buffer of `capacity_pages`: `fraction` of its pages (the paper's
 /// fixed 5 % of the LRU list's nodes, Sec. IV-A), at least one unit.

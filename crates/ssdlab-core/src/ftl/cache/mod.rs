@@ -23,6 +23,7 @@
 
 mod distance;
 mod frequency;
+mod frequency_count;
 mod group;
 mod history;
 mod lru;
@@ -30,6 +31,7 @@ mod rl_fsp;
 
 pub use distance::DistanceEviction;
 pub use frequency::FrequencyEviction;
+pub use frequency_count::FrequencyCountEviction;
 pub use group::group_by_type;
 pub use history::ReadHistory;
 pub use lru::LruEviction;
@@ -167,6 +169,10 @@ pub trait EvictionPolicy: Send {
     fn report(&self) -> Value {
         Value::Null
     }
+    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn).
+    fn learning(&self) -> Option<crate::rl::LearningReport> {
+        None
+    }
 }
 
 /// What an eviction policy is built from.
@@ -200,8 +206,14 @@ pub const REGISTRY: &[Entry<BuildEviction>] = &[
     },
     Entry {
         id: "frequency",
-        summary: "FSP paper's Frequency (Lv et al.): page type by historical read count, immediate rewrite",
+        summary:
+            "FSP paper's Frequency (Lv et al.): 1 bit of recent reads per page picks LSB or MSB, immediate rewrite",
         build: |ctx| Ok(Box::new(FrequencyEviction::new(&ctx)?)),
+    },
+    Entry {
+        id: "frequency_count",
+        summary: "Frequency by RL-FSP's 4-bin long-term read count (stronger than the paper's 1 bit)",
+        build: |ctx| Ok(Box::new(FrequencyCountEviction::new(&ctx)?)),
     },
     Entry {
         id: "distance",

@@ -38,6 +38,13 @@
 //!   shorter units (page-at-a-time regions, the last pages of the end-of-run flush) are the LRU
 //!   tail and teach nothing.
 //! * Every host read counts in the history, buffer hits included.
+//! * Bootstrap (`cache.fsp.bootstrap`, issue #30): Eq. 1's `Q(S_{p+1}, A_{p+1})` is the mean
+//!   value of the next unit's four decisions (`rl::Bootstrap::NextUnit`), not the decision
+//!   recorded next. A unit is recorded in slot order, so with the literal reading each page type
+//!   bootstraps from the next type's value and the greedy type of a never-read page becomes
+//!   CMSB, not MSB (gamma 0.8: Q = (-0.96, 0.05, 0.68, 0.23)); the paper's rewards (Sec. III-B:
+//!   an unread page on MSB earns +1) say MSB. `next_decision` keeps the literal reading.
+//! * `cache.fsp.random_control`: every class drawn uniformly (the random-action control).
 
 use std::collections::VecDeque;
 
@@ -46,14 +53,15 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxBuildHasher;
 use serde_json::{json, Value};
 
+use crate::config::FspBootstrap;
 use crate::error::{Error, Result};
-use crate::ftl::cache::frequency::check_fsp;
+use crate::ftl::cache::group::check_fsp;
 use crate::ftl::cache::group::{typed_unit, MAX_TYPES};
 use crate::ftl::cache::history::{ReadHistory, LONG_TERM_BINS};
 use crate::ftl::cache::{BufferView, BufferedPage, BuildCtx, EvictionPolicy, Rewrite};
 use crate::rl::{
-    epsilon_greedy, AcrossEpisodeConfig, AcrossEpisodeQTable, ActionSelection, EpsilonSchedule, MixedRadix,
-    PercentileConfig, PercentileThresholds, Settlement, StepReward,
+    choose, AcrossEpisodeConfig, AcrossEpisodeQTable, ActionSelection, AgentDiagnostics, Bootstrap, EpsilonSchedule,
+    LearningReport, MixedRadix, PercentileConfig, PercentileThresholds, RewardTracker, Settlement, StepReward,
 };
 use crate::units::Lpn;
 
@@ -127,6 +135,14 @@ pub struct RlFspEviction {
     units: u64,
     substitutions: u64,
     rewrites: u64,
+    random_control: bool,
+    /// Classifications asked of the agent, and how many explored (the learning report's
+    /// exploration counts are these; its decisions are the recorded ones).
+    classified: u64,
+    explorations: u64,
+    /// Recorded decisions per page type (the type programmed, after substitution).
+    action_histogram: Vec<u64>,
+    rewards: RewardTracker,
 }
 
 impl RlFspEviction {
@@ -163,6 +179,10 @@ impl RlFspEviction {
             settlement: Settlement::Rolling,
             alpha: c.alpha,
             gamma: c.gamma,
+            bootstrap: match c.bootstrap {
+                FspBootstrap::NextUnit => Bootstrap::NextUnit,
+                FspBootstrap::NextDecision => Bootstrap::NextDecision,
+            },
         };
         learning.validate("cache.fsp")?;
         let encoding = fsp_encoding(types)?;
@@ -189,6 +209,11 @@ impl RlFspEviction {
             units: 0,
             substitutions: 0,
             rewrites: 0,
+            random_control: c.random_control,
+            classified: 0,
+            explorations: 0,
+            action_histogram: vec![0; types as usize],
+            rewards: RewardTracker::new(c.episode_length),
         })
     }
 
@@ -222,22 +247,29 @@ impl RlFspEviction {
         }
         let state = self.state(page).index(&self.encoding);
         let epsilon = self.epsilon.value(self.table.decisions(), episode);
-        let choice = epsilon_greedy(self.table.active().row(state), epsilon, &ActionSelection::fsp(), &mut self.rng);
+        let row = self.table.active().row(state);
+        let choice = choose(row, epsilon, &ActionSelection::fsp(), self.random_control, &mut self.rng);
+        self.classified += 1;
+        self.explorations += u64::from(choice.explored);
         let class = choice.action as u8;
         self.classes.insert(page.lpn, (class, state as u16, episode));
         class
     }
 
-    /// Record that `lpn`, in `state`, was programmed to `page_type`; first reward the decision
+    /// Record that `lpn`, in `state`, was programmed to `page_type`; first reward the decisions
     /// the record settles; end the episode when it is complete.
     fn record(&mut self, lpn: Lpn, state: usize, page_type: u8) {
-        if let Some(due) = self.table.next_due() {
+        let due: Vec<_> = self.table.due().collect();
+        for id in due {
             let (l, t) = self.pending.pop_front().expect("a due decision is pending");
-            let read = self.history.read_since(l.0, due.0 + 1).then(|| self.last_band[l.index()] as usize);
+            let read = self.history.read_since(l.0, id.0 + 1).then(|| self.last_band[l.index()] as usize);
             let r = fsp_reward(&self.type_rewards, &self.latency_rewards, t as usize, read);
-            self.table.reward(due, r).expect("the due decision is unsettled and r is finite");
+            self.table.reward(id, r).expect("the due decision is unsettled and r is finite");
+            self.rewards.reward(r);
         }
         self.table.record(state, page_type as usize);
+        self.action_histogram[page_type as usize] += 1;
+        self.rewards.decision(self.table.decisions());
         self.pending.push_back((lpn, page_type));
         if let Some(p) = self.previous_type.get_mut(lpn.index()) {
             *p = page_type;
@@ -305,6 +337,7 @@ impl EvictionPolicy for RlFspEviction {
             for (k, &lpn) in out.iter().enumerate() {
                 self.record(lpn, states[k] as usize, k as u8);
             }
+            self.table.end_unit();
         }
     }
     fn report(&self) -> Value {
@@ -320,7 +353,28 @@ impl EvictionPolicy for RlFspEviction {
             "states_visited": stats.utilisation.states_visited,
             "latency_thresholds_ns_per_kib": self.latency.thresholds(),
             "episode_mean_rewards": self.episode_rewards,
+            // argmax_a Q(s, a) of the active table per state (ties to LSB): the learned policy.
+            "greedy_actions": (0..self.table.active().n_states()).map(|s| self.table.active().argmax(s)).collect::<Vec<_>>(),
         })
+    }
+    fn learning(&self) -> Option<LearningReport> {
+        // The values decisions use: the active table (the shadow one is a step ahead).
+        let q = self.table.active();
+        let visited = self.table.shadow();
+        let rows = (0..q.n_states()).filter(|&s| visited.is_visited(s)).map(|s| q.row(s));
+        let agent = AgentDiagnostics::from_rows(q.n_states() as u64, q.n_actions(), self.explorations, rows);
+        let decisions = self.table.decisions();
+        // Classifications asked of the agent (a unit's recorded types may be substitutes).
+        let mut report = LearningReport::new(
+            "rl_fsp",
+            self.random_control,
+            decisions,
+            self.action_histogram.clone(),
+            &self.rewards,
+            agent,
+        );
+        report.exploitations = self.classified.saturating_sub(self.explorations);
+        Some(report)
     }
 }
 
@@ -334,7 +388,7 @@ impl RlFspEviction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ftl::cache::frequency::tests::ctx_config;
+    use crate::ftl::cache::frequency_count::tests::ctx_config;
     use crate::ftl::cache::{LruEviction, PageWrite, WriteBuffer};
 
     fn policy(fsp: &str) -> RlFspEviction {
@@ -395,11 +449,11 @@ mod tests {
     }
 
     #[test]
-    fn delayed_rewards_reach_the_shadow_table_and_renew_the_active_one_at_episode_end() {
+    fn next_decision_bootstrap_rewards_reach_the_shadow_table_and_renew_the_active_one() {
         // One unit per episode; no exploration: an all-zero row picks LSB for every page and the
         // group module places the rest by substitution.
         let mut p =
-            policy("episode_length = 4\nepsilon_initial = 0.0\nepsilon_after = 0.0\ncandidates_fraction = 0.25\n");
+            policy("episode_length = 4\nepsilon_initial = 0.0\nepsilon_after = 0.0\ncandidates_fraction = 0.25\nbootstrap = \"next_decision\"\n");
         assert_eq!(evict(&mut p, &[10, 11, 12, 13]), [10, 11, 12, 13]);
         // Page 10 (LSB) is read in the next episode, with the first response: band 0.
         p.on_read(Lpn(10), false);
@@ -421,6 +475,33 @@ mod tests {
         assert_eq!(active.values(), shadow.values());
         assert_eq!(p.episode_rewards, [None, Some((2.0 - 0.5 + 0.5 + 1.0) / 4.0)]);
         assert_eq!(p.table.episode(), 2);
+    }
+
+    #[test]
+    fn next_unit_bootstrap_settles_a_unit_together_from_the_next_units_mean() {
+        // As above, with the default bootstrap: unit 0 settles once unit 1 is closed and its last
+        // decision is due, i.e. at the first record of unit 2.
+        let mut p =
+            policy("episode_length = 4\nepsilon_initial = 0.0\nepsilon_after = 0.0\ncandidates_fraction = 0.25\n");
+        evict(&mut p, &[10, 11, 12, 13]);
+        p.on_read(Lpn(10), false);
+        p.on_read_done(&[Lpn(10)], 8192, 100_000);
+        let s10 =
+            FspState { long_term: 0, short_term: false, large_request: false, large_data: true, previous_type: 0 }
+                .index(&p.encoding);
+        evict(&mut p, &[20, 21, 22, 23]);
+        assert_eq!(p.tables().1.get(s10, 0), 0.0, "unit 0 waits for unit 1 to close");
+        evict(&mut p, &[30, 31, 32, 33]);
+        let (_, shadow) = p.tables();
+        // Every page of unit 0 bootstraps from unit 1's mean shadow value, still 0:
+        // LSB read: 0.3 x (1 + 1) = 0.6; CLSB unread: 0.3 x -0.5; CMSB: 0.3 x 0.5; MSB: 0.3 x 1.
+        let q: Vec<f64> = (0..4).map(|a| shadow.get(s10, a)).collect();
+        for (got, want) in q.iter().zip([0.6, -0.15, 0.15, 0.3]) {
+            assert!((got - want).abs() < 1e-12, "{q:?}");
+        }
+        let l = p.learning().unwrap();
+        assert_eq!((l.decisions, l.rewards, l.action_histogram.clone()), (12, 4, vec![3, 3, 3, 3]));
+        assert_eq!(l.agent.states_visited, 1);
     }
 
     #[test]

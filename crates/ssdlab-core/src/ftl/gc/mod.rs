@@ -192,6 +192,10 @@ pub trait GcScheduler: Send {
     fn report(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn).
+    fn learning(&self) -> Option<crate::rl::LearningReport> {
+        None
+    }
 }
 
 /// GC figures common to every scheduler.

@@ -226,6 +226,10 @@ pub trait RegionPolicy: Send {
     fn report(&self) -> Value {
         Value::Null
     }
+    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn).
+    fn learning(&self) -> Option<crate::rl::LearningReport> {
+        None
+    }
 }
 
 pub type BuildRegions = fn(&ValidatedConfig) -> Result<Box<dyn RegionPolicy>>;

@@ -34,6 +34,8 @@
 //!   overwrote at least half as many SLC pages as they wrote there.
 //! * The average of Algorithm 2 is the mean over every earlier step; the first step has none
 //!   and earns no reward (nor is there a previous action to credit).
+//!   `reward_baseline = "exponential"` (ours) compares with an exponential moving average
+//!   instead, so a step is judged against recent steps rather than the whole run.
 //! * Alpha and gamma are not given: RLGC's 0.3 and 0.8 (the same authors' earlier agent).
 //! * The region starts at its smallest (the warm-up fill writes to the native region only) and
 //!   the first write resizes it to the starting size (`slc.blocks`; 0: the middle of the
@@ -45,14 +47,14 @@ use std::path::PathBuf;
 use rand_pcg::Pcg64Mcg;
 use serde_json::json;
 
-use crate::config::ValidatedConfig;
+use crate::config::{SlcRewardBaseline, ValidatedConfig};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::{
     slc_region, RegionAction, RegionLayout, RegionPolicy, RegionStats, RegionView, SlcSeries, SlcSpace,
     ThresholdRouting, WriteInfo, NATIVE, SLC,
 };
-use crate::rl::{ActionSelection, EpsilonSchedule, LearningConfig, MixedRadix, QTable, TabularAgent};
+use crate::rl::{ActionSelection, EpsilonSchedule, LearningConfig, LearningReport, MixedRadix, QTable, TabularAgent};
 
 /// Table 3's bins.
 pub const SIZE_BINS: usize = 9;
@@ -98,27 +100,43 @@ impl StepCosts {
 }
 
 /// Algorithm 2 lines 4-9: the reward against the running average, which then takes the step.
+/// With a `smoothing` the average is exponential (`slc.rl.reward_baseline = "exponential"`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CostAverage {
     sum: f64,
     steps: u64,
     positive: f64,
     negative: f64,
+    smoothing: Option<f64>,
+    ema: f64,
 }
 
 impl CostAverage {
     pub fn new(positive: f64, negative: f64) -> Self {
-        CostAverage { sum: 0.0, steps: 0, positive, negative }
+        CostAverage { sum: 0.0, steps: 0, positive, negative, smoothing: None, ema: 0.0 }
+    }
+    /// An exponential moving average with weight `smoothing` for the newest step.
+    pub fn exponential(positive: f64, negative: f64, smoothing: f64) -> Self {
+        CostAverage { smoothing: Some(smoothing), ..Self::new(positive, negative) }
+    }
+    /// The baseline the next step is compared with.
+    fn baseline(&self) -> Option<f64> {
+        (self.steps > 0).then(|| if self.smoothing.is_some() { self.ema } else { self.sum / self.steps as f64 })
     }
     /// The reward of a step whose total cost is `total` (None for the first step), after which
     /// the average includes it.
     pub fn reward(&mut self, total: f64) -> Option<f64> {
-        let reward =
-            (self.steps > 0).then(|| if total > self.sum / self.steps as f64 { self.negative } else { self.positive });
+        let reward = self.baseline().map(|b| if total > b { self.negative } else { self.positive });
+        self.ema = match (self.smoothing, self.steps) {
+            (Some(_), 0) => total,
+            (Some(w), _) => w * total + (1.0 - w) * self.ema,
+            (None, _) => 0.0,
+        };
         self.sum += total;
         self.steps += 1;
         reward
     }
+    /// The mean cost of every step so far.
     pub fn mean(&self) -> Option<f64> {
         (self.steps > 0).then(|| self.sum / self.steps as f64)
     }
@@ -228,6 +246,10 @@ impl RlSlc {
                 return Err(Error::config(key, "must be finite"));
             }
         }
+        let w = r.reward_baseline_smoothing;
+        if !(w > 0.0 && w <= 1.0) {
+            return Err(Error::config("slc.rl.reward_baseline_smoothing", format!("must be in (0, 1], got {w}")));
+        }
         let space = SlcSpace::new(cfg);
         let (min_blocks, max_blocks) = (space.min_blocks, space.max_blocks(cfg));
         let encoder =
@@ -238,6 +260,7 @@ impl RlSlc {
             alpha: r.alpha,
             gamma: r.gamma,
             reward_sample_every: 100,
+            random_control: r.random_control,
         };
         learning.validate("slc.rl")?;
         let q = match &r.load_qtable {
@@ -274,7 +297,12 @@ impl RlSlc {
             previous: None,
             previous_action: KEEP,
             at_last_step: [RegionStats::default(); 2],
-            average: CostAverage::new(r.reward_positive, r.reward_negative),
+            average: match r.reward_baseline {
+                SlcRewardBaseline::AllSteps => CostAverage::new(r.reward_positive, r.reward_negative),
+                SlcRewardBaseline::Exponential => {
+                    CostAverage::exponential(r.reward_positive, r.reward_negative, r.reward_baseline_smoothing)
+                }
+            },
             save_to: r.save_qtable.as_ref().map(PathBuf::from),
             loaded_from: r.load_qtable.clone(),
             routing: ThresholdRouting::default(),
@@ -330,6 +358,8 @@ impl RlSlc {
         if let (Some(r), Some((s_prev, a_prev))) = (reward, self.previous) {
             if self.learn {
                 self.agent.learn_q(s_prev, a_prev, r, state);
+            } else {
+                self.agent.observe_reward(r);
             }
         }
         self.previous = Some((state, action));
@@ -445,6 +475,18 @@ impl RegionPolicy for RlSlc {
             "series": self.series.to_json(),
         })
     }
+    fn learning(&self) -> Option<LearningReport> {
+        let a = &self.agent;
+        let control = a.config().random_control;
+        Some(LearningReport::new(
+            "rl",
+            control,
+            a.decisions(),
+            a.action_histogram().to_vec(),
+            a.rewards(),
+            a.diagnostics(),
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -503,5 +545,16 @@ mod tests {
         // Utilisation weights: all host cost at U = 0, all reclaim cost at U = 1.
         assert_eq!(c2.total(0.0), 400_000.0);
         assert_eq!(c2.total(1.0), 800_000.0);
+    }
+
+    #[test]
+    fn exponential_baseline_by_hand() {
+        // Weight 0.5: baselines 100, then 0.5 * 300 + 0.5 * 100 = 200, then 0.5 * 150 + 100 = 175.
+        let mut avg = CostAverage::exponential(1.0, -1.0, 0.5);
+        assert_eq!(avg.reward(100.0), None);
+        assert_eq!(avg.reward(300.0), Some(-1.0), "300 > 100");
+        assert_eq!(avg.reward(150.0), Some(1.0), "150 <= 200");
+        assert_eq!(avg.reward(180.0), Some(-1.0), "180 > 175 (the all-steps mean, 183.3, would reward it)");
+        assert_eq!(avg.mean(), Some(182.5), "the reported mean stays the mean of every step");
     }
 }

@@ -52,15 +52,19 @@ use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::config::{GcConfig, RlgcConfig, ZeroInterval};
+use crate::config::{GcConfig, RewardRequest, RlgcConfig, ZeroInterval};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::gc::scheduler::partial::IntensiveMode;
 use crate::ftl::gc::{GcAction, GcObservation, GcScheduler};
-use crate::rl::{PercentileConfig, PercentileThresholds, RewardSample, StepReward};
+use crate::rl::{AgentDiagnostics, LearningReport, PercentileConfig, PercentileThresholds, RewardTracker, StepReward};
 use crate::workload::IoOp;
 
 /// Requests remembered in the history (the QTC state looks 5 actions back).
 pub const ACTION_HISTORY: usize = 5;
+
+/// `reward_request = "next_request"`: a decision whose next request has not completed this many
+/// requests later is given up (that request completed first, before the step ran).
+const AWAIT_HORIZON_REQUESTS: u64 = 1024;
 
 /// What the deciders may base their state on, as of the arrival of request t.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -115,6 +119,14 @@ pub trait Decider: Send {
     /// Largest action.
     fn max_copies(&self) -> u32;
     fn report(&self) -> serde_json::Value;
+    /// The agent's diagnostics (`None`: the decider does not learn, e.g. a predictor).
+    fn diagnostics(&self) -> Option<AgentDiagnostics> {
+        None
+    }
+    /// Whether actions are drawn uniformly (the random-action control).
+    fn random_control(&self) -> bool {
+        false
+    }
 }
 
 /// The aggressive variant's triggering (Sec. 5.3).
@@ -241,6 +253,9 @@ struct Counters {
     skipped_zero_interval: u64,
     /// Decisions dropped because intensive mode took over at completion.
     overridden_by_intensive: u64,
+    /// Decisions whose next request completed before them (`reward_request = "next_request"`):
+    /// its response could not show the step, so the decision teaches nothing.
+    unrewarded_decisions: u64,
     /// Partial steps that asked for the aggressive victim filter.
     filtered_steps: u64,
     learning_updates: u64,
@@ -261,12 +276,14 @@ pub struct Driver<D: Decider> {
     pending: BTreeMap<u64, Decision>,
     /// The last decision executed, awaiting its reward.
     last: Option<Decision>,
+    reward_request: RewardRequest,
+    /// `next_request`: decisions executed after request `seq - 1`, keyed by `seq`, awaiting the
+    /// response of request `seq` (requests overlap: several may wait) ...
+    awaiting: BTreeMap<u64, Decision>,
+    /// ... and once it came, each with its reward, awaiting the next decision to bootstrap from.
+    rewarded: Vec<(Decision, f64)>,
     counters: Counters,
-    reward_sum: f64,
-    window_sum: f64,
-    window_count: u64,
-    sample_every: u64,
-    series: Vec<RewardSample>,
+    rewards: RewardTracker,
 }
 
 impl<D: Decider> Driver<D> {
@@ -294,12 +311,11 @@ impl<D: Decider> Driver<D> {
             last_pages: 0,
             pending: BTreeMap::new(),
             last: None,
+            reward_request: gc.rlgc.reward_request,
+            awaiting: BTreeMap::new(),
+            rewarded: Vec::new(),
             counters: Counters { action_histogram: vec![0; n_actions], ..Counters::default() },
-            reward_sum: 0.0,
-            window_sum: 0.0,
-            window_count: 0,
-            sample_every: gc.rlgc.reward_sample_every,
-            series: Vec::new(),
+            rewards: RewardTracker::new(gc.rlgc.reward_sample_every),
         })
     }
 
@@ -331,6 +347,32 @@ impl<D: Decider> Driver<D> {
         h.free_blocks = obs.free_blocks;
     }
 
+    /// Forget the decisions awaiting a reward or a successor: the next decision starts fresh.
+    fn cut_chain(&mut self) {
+        self.last = None;
+        self.awaiting.clear();
+        self.rewarded.clear();
+    }
+
+    /// The reward for `prev`, bootstrapping on `cur`, by `reward_request`; `r` is this
+    /// request's reward (the one carrying `cur`).
+    fn reward_previous(&mut self, r: Option<f64>, cur: Decision) {
+        match self.reward_request {
+            RewardRequest::NextDecision => {
+                if let Some((prev, r)) = self.last.zip(r) {
+                    self.decider.learn(prev, r, cur);
+                    self.note_reward(r);
+                }
+            }
+            RewardRequest::NextRequest => {
+                for (prev, r) in std::mem::take(&mut self.rewarded) {
+                    self.decider.learn(prev, r, cur);
+                    self.note_reward(r);
+                }
+            }
+        }
+    }
+
     fn push_action(&mut self, copies: u32) {
         let a = &mut self.history.actions;
         a.copy_within(0..ACTION_HISTORY - 1, 1);
@@ -339,25 +381,14 @@ impl<D: Decider> Driver<D> {
 
     fn note_reward(&mut self, r: f64) {
         self.counters.learning_updates += 1;
-        self.reward_sum += r;
-        self.window_sum += r;
-        self.window_count += 1;
+        self.rewards.reward(r);
     }
 
     fn note_decision(&mut self, copies: u32) {
         let c = &mut self.counters;
         c.decisions += 1;
         c.action_histogram[copies as usize] += 1;
-        if c.decisions.is_multiple_of(self.sample_every) {
-            let updates = c.learning_updates;
-            self.series.push(RewardSample {
-                decisions: c.decisions,
-                window_mean_reward: (self.window_count > 0).then(|| self.window_sum / self.window_count as f64),
-                mean_reward: (updates > 0).then(|| self.reward_sum / updates as f64),
-            });
-            self.window_sum = 0.0;
-            self.window_count = 0;
-        }
+        self.rewards.decision(c.decisions);
     }
 }
 
@@ -375,13 +406,13 @@ impl<D: Decider> GcScheduler for Driver<D> {
             return GcAction::Nothing;
         }
         if self.intensive.is_active() {
-            self.last = None;
+            self.cut_chain();
             self.push_action(self.intensive.copies());
             return GcAction::Nothing;
         }
         let Some(cap) = self.trigger.regime(obs.free_blocks) else {
             self.counters.untriggered += 1;
-            self.last = None;
+            self.cut_chain();
             self.push_action(0);
             return GcAction::Nothing;
         };
@@ -406,19 +437,36 @@ impl<D: Decider> GcScheduler for Driver<D> {
         self.intensive.update(obs.host_free_blocks);
         let r = self.reward.score(obs.op, response_ns);
         let decision = self.pending.remove(&obs.request_seq);
+        // `next_request`: the response of the request after a decided one.
+        if let Some(prev) = self.awaiting.remove(&obs.request_seq) {
+            match r {
+                Some(r) => self.rewarded.push((prev, r)),
+                None => self.counters.unrewarded_decisions += 1,
+            }
+        }
         if self.trigger.eligible(obs.op) && self.intensive.is_active() {
             if decision.is_some() {
                 self.counters.overridden_by_intensive += 1;
             }
-            self.last = None;
+            self.cut_chain();
             return GcAction::Partial { copies: self.intensive.step(), min_invalid_fraction: 0.0 };
         }
         let Some(cur) = decision else { return GcAction::Nothing };
-        if let (Some(prev), Some(r)) = (self.last, r) {
-            self.decider.learn(prev, r, cur);
-            self.note_reward(r);
-        }
+        self.reward_previous(r, cur);
         self.last = Some(cur);
+        if self.reward_request == RewardRequest::NextRequest {
+            self.awaiting.insert(obs.request_seq + 1, cur);
+            // A next request that completed before its decided one never comes: such entries
+            // are dropped once far behind, unrewarded (the map stays small).
+            let horizon = (obs.request_seq + 1).saturating_sub(AWAIT_HORIZON_REQUESTS);
+            while let Some(entry) = self.awaiting.first_entry() {
+                if *entry.key() >= horizon {
+                    break;
+                }
+                entry.remove();
+                self.counters.unrewarded_decisions += 1;
+            }
+        }
         let min_invalid_fraction = self.trigger.victim_filter(obs.free_blocks);
         if min_invalid_fraction > 0.0 && cur.copies > 0 {
             self.counters.filtered_steps += 1;
@@ -445,14 +493,23 @@ impl<D: Decider> GcScheduler for Driver<D> {
             "untriggered_requests": c.untriggered,
             "skipped_zero_interval": c.skipped_zero_interval,
             "overridden_by_intensive": c.overridden_by_intensive,
+            "reward_request": self.reward_request,
+            "unrewarded_decisions": c.unrewarded_decisions,
             "filtered_steps": c.filtered_steps,
             "learning_updates": updates,
-            "mean_reward": (updates > 0).then(|| self.reward_sum / updates as f64),
-            "reward_series": self.series,
+            "mean_reward": self.rewards.mean(),
+            "reward_series": self.rewards.series(),
             "reward_thresholds": self.reward.thresholds(),
             "intensive": self.intensive.stats(),
             "agent": self.decider.report(),
         })
+    }
+
+    fn learning(&self) -> Option<LearningReport> {
+        let agent = self.decider.diagnostics()?;
+        let c = &self.counters;
+        let control = self.decider.random_control();
+        Some(LearningReport::new(self.id, control, c.decisions, c.action_histogram.clone(), &self.rewards, agent))
     }
 }
 
@@ -541,6 +598,57 @@ mod tests {
         d.before_serve(&together);
         assert_eq!(d.after_serve(&together, 10), partial(3, 0.0), "no_idle_gap: the device was idle");
         assert_eq!((d.counters.skipped_zero_interval, d.decisions()), (1, 1));
+    }
+
+    #[test]
+    fn next_request_rewards_a_decision_with_the_response_of_the_request_after_it() {
+        let make = |reward_request| {
+            let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+            gc.rlgc.reward_request = reward_request;
+            let fixed = Fixed { copies: 2, next_state: 0, learned: Vec::new() };
+            Driver::new("test", fixed, &gc, Trigger::new(&gc, false), Pcg64Mcg::seed_from_u64(1)).unwrap()
+        };
+        // Write 1 (decided), read 2 (base RLGC: no decision), write 3 (decided); the reward of
+        // decision 1 is write 3's response (`next_decision`) or read 2's (`next_request`).
+        for (mode, learned_pairs) in [(RewardRequest::NextDecision, 1), (RewardRequest::NextRequest, 1)] {
+            let mut d = make(mode);
+            let (w1, r2, w3) = (obs(1, IoOp::Write, 5, 3), obs(2, IoOp::Read, 5, 3), obs(3, IoOp::Write, 5, 3));
+            d.before_serve(&w1);
+            assert_eq!(d.after_serve(&w1, 100), partial(2, 0.0));
+            d.before_serve(&r2);
+            assert_eq!(d.after_serve(&r2, 900), GcAction::Nothing);
+            d.before_serve(&w3);
+            d.after_serve(&w3, 5000);
+            assert_eq!(d.decider.learned.len(), learned_pairs, "{mode:?}");
+            let (prev, r, cur) = d.decider.learned[0];
+            assert_eq!((prev.state, cur.state), (1, 2), "{mode:?}: decision 1 bootstraps from decision 3");
+            match mode {
+                // Write 3's 5000 ns against the write window {100}: above every threshold.
+                RewardRequest::NextDecision => assert_eq!(r, -0.5),
+                // Read 2's 900 ns, the first read: within every read threshold.
+                RewardRequest::NextRequest => assert_eq!(r, 1.0),
+            }
+        }
+        // Overlapping requests: write 2 completes before write 1, so decision 1's next request
+        // ran before its step and decision 1 is never rewarded; decision 2 is, by write 3.
+        let mut d = make(RewardRequest::NextRequest);
+        let (w1, w2, w3) = (obs(1, IoOp::Write, 5, 3), obs(2, IoOp::Write, 5, 3), obs(3, IoOp::Write, 5, 3));
+        d.before_serve(&w1);
+        d.before_serve(&w2);
+        d.after_serve(&w2, 100);
+        d.after_serve(&w1, 100);
+        d.before_serve(&w3);
+        d.after_serve(&w3, 100);
+        let pairs: Vec<(u64, u64)> = d.decider.learned.iter().map(|(p, _, c)| (p.state, c.state)).collect();
+        assert_eq!(pairs, [(2, 3)]);
+        // ... and given up once far behind.
+        for seq in 4..1100 {
+            let o = obs(seq, IoOp::Write, 5, 3);
+            d.before_serve(&o);
+            d.after_serve(&o, 100);
+        }
+        assert_eq!(d.counters.unrewarded_decisions, 1);
+        assert!(d.awaiting.len() <= 1);
     }
 
     #[test]

@@ -30,6 +30,9 @@
 //!   triggering. Intensive GC: `intensive_copies` per write (7; the kang-* presets 5 / 7 by pages
 //!   per block, Sec. 5.2) from one free block left until free > T_IGC = 3.
 //!
+//! `gc.rlgc.random_control = true` draws the copies uniformly from 0..=max (the random-action
+//! control, issue #30); the table still learns, so the report shows what it would have chosen.
+//!
 //! Deviations from the paper: see `framework.rs` (triggering on writes only in the baseline,
 //! "zero interval" read as no idle gap,
 //! per-operation reward thresholds, learning on the capped action, history-based "previous
@@ -42,7 +45,8 @@ use crate::config::{GcConfig, RlgcConfig, RlgcPolicyKind};
 use crate::error::Result;
 use crate::ftl::gc::scheduler::framework::{Decider, Decision, Driver, History, Trigger};
 use crate::rl::{
-    ActionSelection, Binning, EpsilonSchedule, Exploit, Explore, LearningConfig, MixedRadix, TabularAgent,
+    ActionSelection, AgentDiagnostics, Binning, EpsilonSchedule, Exploit, Explore, LearningConfig, MixedRadix,
+    TabularAgent,
 };
 
 /// The learning settings of `[gc.rlgc]` as an `rl::LearningConfig`.
@@ -53,6 +57,7 @@ pub fn learning_config(r: &RlgcConfig) -> LearningConfig {
         alpha: r.alpha,
         gamma: r.gamma,
         reward_sample_every: r.reward_sample_every.max(1),
+        random_control: r.random_control,
     }
 }
 
@@ -120,6 +125,14 @@ impl Decider for TabularDecider {
 
     fn max_copies(&self) -> u32 {
         self.max_copies
+    }
+
+    fn diagnostics(&self) -> Option<AgentDiagnostics> {
+        Some(self.agent.diagnostics())
+    }
+
+    fn random_control(&self) -> bool {
+        self.agent.config().random_control
     }
 
     fn report(&self) -> serde_json::Value {
