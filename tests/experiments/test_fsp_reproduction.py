@@ -42,13 +42,20 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
     paths = [traces / rel for rel in fsp.DEFAULT_TRACES]
     jobs = fsp.jobs(paths, fsp.Settings(seeds=2))
     assert len(jobs) == len(paths) * len(fsp.CACHE_MIB) * len(fsp.POLICIES) * 2
-    evictions = {"Baseline": "lru", "Baseline-RW": "lru", "Frequency": "frequency", "Distance": "distance"}
+    evictions = {
+        "Baseline": "lru",
+        "Baseline-RW": "lru",
+        "Frequency": "frequency",
+        "Frequency-count": "frequency_count",
+        "Distance": "distance",
+    }
     for job in jobs:
         resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
         assert 'fold = "compact"' in resolved
         assert f"cache.capacity={job.labels['cache_mib']}MiB" in job.overrides
         assert f'eviction = "{evictions.get(job.labels["policy"], "rl_fsp")}"' in resolved
         assert ("insert_reads = true" in resolved) == (job.labels["policy"] == "Baseline-RW")
+        assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
         # Half the space filled before the trace (fsp.DRIVE), every request of the trace.
         assert set(fsp.DRIVE) <= set(job.overrides)
         assert "fill = true" in resolved
@@ -131,11 +138,14 @@ def test_quick_reproduction_shows_the_mechanisms_the_paper_relies_on(quick):
     assert (hits["Baseline-RW"] > hits["Baseline"]).all()
     # Every host write reaches the flash as full-sequence programs of four pages.
     assert (runs["programs"] > 0).all()
-    # Only RL learns in episodes of 1000 decisions; Frequency and RL substitute page types.
-    rl = runs[runs["policy"] == "RL"]
+    # Only RL and its control learn, in episodes of 1000 decisions; the Frequencies and RL
+    # substitute page types.
+    agents = runs["policy"].isin(["RL", "RL-control"])
+    rl = runs[agents]
     assert (rl["episodes"] > 0).all() and (rl["decisions"] >= 1000 * rl["episodes"]).all()
-    assert runs.loc[runs["policy"] != "RL", "episodes"].isna().all()
-    assert runs.loc[runs["policy"].isin(["Frequency", "RL"]), "substitutions"].notna().all()
+    assert runs.loc[~agents, "episodes"].isna().all()
+    typed = ["Frequency", "Frequency-count", "RL"]
+    assert runs.loc[runs["policy"].isin(typed), "substitutions"].notna().all()
 
 
 def test_quick_reproduction_writes_one_reward_per_rl_episode(quick):
@@ -162,6 +172,28 @@ def test_quick_reproduction_writes_its_tables_and_plots(quick):
     assert (fig9["Baseline"] == 1.0).all() and "mean" in fig9.index
     for name in PLOTS:
         assert (out / name).stat().st_size > 0
+
+
+def test_quick_reproduction_sets_rl_beside_its_random_control(quick):
+    out, tables = quick
+    runs = pd.read_csv(out / "runs.csv")
+    agents = runs[runs["policy"].isin(["RL", "RL-control"])]
+    assert (agents["rl_control"].astype(bool) == (agents["policy"] == "RL-control")).all()
+    # A reward is a page type's (+-1 at most) plus, for a page read, a latency band's (+-1 at most).
+    assert agents["rl_mean_reward"].between(-2, 2).all() and (agents["rl_q_spread_mean"] > 0).all()
+    others = runs[~runs["policy"].isin(["RL", "RL-control"])]
+    assert others[["rl_control", "rl_mean_reward", "rl_q_spread_mean"]].isna().all().all()
+    control = tables["Learned vs random control: RL against RL-control"]
+    assert len(control) == len(fsp.QUICK_TRACES) * len(fsp.QUICK.cache_mib) + 1
+    ratio = control["read latency RL / RL-control"]
+    assert ((ratio > 0) & ratio.map(math.isfinite)).all()
+    assert control[["LSB read share RL", "LSB read share RL-control"]].stack().between(0, 1).all()
+    # The LSB share per scheduler: every scheduler, the paper's Frequency and the counting one.
+    share = tables["LSB read share (LSB reads / flash reads) per scheduler, mean over traces"]
+    assert list(share.index) == list(fsp.POLICIES) and {"Frequency", "Frequency-count"} <= set(share.index)
+    assert share.stack().between(0, 1).all()
+    for trace in fsp.trace_labels([Path(t) for t in fsp.QUICK_TRACES]).values():
+        assert (out / f"learning_curves_{trace}.png").stat().st_size > 0
 
 
 def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):

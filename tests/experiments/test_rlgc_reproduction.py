@@ -6,6 +6,7 @@ default)."""
 from __future__ import annotations
 
 import math
+import tomllib
 
 import pandas as pd
 import pytest
@@ -59,6 +60,28 @@ def test_jobs_start_empty_and_give_each_baseline_its_own_settings(loads):
             assert 'background = "idle"' in resolved
 
 
+def test_controls_and_qtc_variants_change_only_what_their_names_say(loads):
+    settings = rlgc.Settings(seeds=1)
+    probes = rlgc.probe(loads[:1], rlgc.PRESETS[:1], settings, processes=1)
+    grid = rlgc.schedulers(include_predictors=False)
+    assert set(grid) == {*rlgc.SCHEDULERS, "Base-2", "QTC-u1", "Base-control", "Aggr-control", "QTC-control"}
+    jobs, _ = rlgc.build_jobs(loads[:1], rlgc.PRESETS[:1], grid, settings, probes)
+    gc = {
+        j.labels["scheduler"]: tomllib.loads(config.resolve(j.preset, trace=j.trace, overrides=j.overrides))[
+            "gc"
+        ]
+        for j in jobs
+    }
+    for name in rlgc.LEARNED:
+        control = gc[f"{name}-control"]
+        assert control["rlgc"]["random_control"] and not gc[name]["rlgc"]["random_control"]
+        assert control["scheduler"] == gc[name]["scheduler"]
+    # The slides' action set (0..=2, QTC's own) for the RLGC that QTC is compared with.
+    assert (gc["Base"]["rlgc"]["max_copies"], gc["Base-2"]["rlgc"]["max_copies"]) == (5, 2)
+    assert gc["QTC"]["qtc"]["max_copies"] == 2
+    assert (gc["QTC"]["qtc"]["unseen_copies"], gc["QTC-u1"]["qtc"]["unseen_copies"]) == (0, 1)
+
+
 @pytest.fixture(scope="module")
 def quick(traces, tmp_path_factory):
     out = tmp_path_factory.mktemp("rlgc-quick")
@@ -69,7 +92,7 @@ def quick(traces, tmp_path_factory):
 def test_quick_reproduction_verifies_every_scheduler(quick):
     out, _ = quick
     runs = pd.read_csv(out / "runs.csv")
-    schedulers = set(rlgc.SCHEDULERS) | set(rlgc.PREDICTORS)
+    schedulers = set(rlgc.schedulers(include_predictors=True))
     assert set(runs["scheduler"]) == schedulers
     assert len(runs) == len(schedulers) * 2 * 2 * rlgc.QUICK.seeds
     assert runs["verified"].all(), runs.loc[
@@ -116,6 +139,50 @@ def test_quick_reproduction_tables_follow_the_papers_shape(quick):
         assert f"{preset} p99.99 std dev over seeds, % of mean" in tables
     spread = tables["p99.99 ratio to LazyRTGC over seeds (sustainable workloads)"]
     assert ("Base", "std") in spread.index
+
+
+def test_quick_reproduction_records_each_agents_learning(quick):
+    out, _ = quick
+    runs = pd.read_csv(out / "runs.csv")
+    learners = [*rlgc.LEARNED, *rlgc.QTC_VARIANTS, *rlgc.CONTROLS]
+    agents = runs[runs["scheduler"].isin(learners)]
+    others = runs[~runs["scheduler"].isin(learners)]
+    assert others[[f"rl_{c}" for c in rlgc.LEARNING]].isna().all().all()
+    controls = agents["scheduler"].str.endswith("-control")
+    assert (agents["rl_control"].astype(bool) == controls).all()
+    # A control's every action is drawn at random; a learned agent exploits where GC has work.
+    assert (agents.loc[controls, "rl_exploitations"] == 0).all()
+    assert (agents.loc[controls, "rl_explorations"] > 0).all()
+    bursts = agents[~controls & (agents["workload"] == "bursts_20_80_hotcold")]
+    assert (bursts["rl_exploitations"] > 0).all()
+    # The rewards are 1, 0.5, 0 and -0.5 (`gc.rlgc.rewards`).
+    assert agents["rl_mean_reward"].dropna().between(-0.5, 1).all()
+    assert (bursts["rl_q_spread_mean"] > 0).all()
+    # Only QTC meets states its cache does not hold.
+    qtc = agents["scheduler"].str.startswith("QTC")
+    assert agents.loc[qtc, "rl_unseen_state_decisions"].notna().all()
+    assert agents.loc[~qtc, "rl_unseen_state_decisions"].isna().all()
+    assert (bursts.loc[bursts["scheduler"] == "QTC", "rl_unseen_state_decisions"] > 0).all()
+
+
+def test_quick_reproduction_compares_learned_with_control_and_qtc_like_for_like(quick):
+    out, tables = quick
+    control = tables["learned vs random control: p99.99 learned / control (mean of per-seed ratios)"]
+    assert list(control.columns) == list(rlgc.LEARNED)
+    for preset in rlgc.PRESETS:
+        rows = control.loc[preset]
+        assert {"wdev_3.csv", "bursts_20_80_hotcold", "average (sustainable)", "average (all)"} == set(
+            rows.index
+        )
+        assert (rows > 0).all().all() and rows.map(math.isfinite).all().all()
+    qtc = tables[next(t for t in tables if t.startswith("QTC vs RLGC p99.99"))]
+    assert list(qtc.columns) == ["QTC / Base-2", "QTC-u1 / Base-2", "QTC / Base", "paper"]
+    figures = qtc.drop(columns="paper")
+    assert (figures > 0).all().all() and figures.map(math.isfinite).all().all()
+    averages = qtc.index.get_level_values("workload").str.startswith("average")
+    assert (qtc.loc[averages, "paper"] == 0.88).all() and qtc.loc[~averages, "paper"].isna().all()
+    for preset in rlgc.PRESETS:
+        assert (out / f"learning_curves_{preset}.png").stat().st_size > 0
 
 
 @pytest.mark.reproduce

@@ -45,7 +45,15 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
     assert len(jobs) == len(slc.STAND_INS) * len(slc.POLICIES) * 2
     static_blocks = slc.drive(slc.Settings())["static_blocks"]
     assert static_blocks == round(0.1 * 2138)
-    policies = {"QLC-only": "none", "Static": "static", "DWA": "dwa", "UST": "ust", "RL": "rl"}
+    policies = {
+        "QLC-only": "none",
+        "Static": "static",
+        "DWA": "dwa",
+        "UST": "ust",
+        "RL": "rl",
+        "RL-control": "rl",
+        "RL-exp": "rl",
+    }
     for job in jobs:
         resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
         assert job.preset == "yoo-hybrid-qlc"
@@ -59,6 +67,11 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
         if "tencent" in job.trace:
             assert "workload.trace.on_out_of_order=clamp" in job.overrides
         assert not any(o.startswith("warmup.") for o in job.overrides), "the drive starts empty"
+        # Fig. 4's agents start from zeros and save nothing (Fig. 8 trains RL alone).
+        assert not any(o.startswith(("slc.rl.load_qtable", "slc.rl.save_qtable")) for o in job.overrides)
+        assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
+        baseline = "exponential" if job.labels["policy"] == "RL-exp" else "all_steps"
+        assert f'reward_baseline = "{baseline}"' in resolved
 
 
 def test_fig8_trains_in_the_papers_order_and_tests_on_tpcc_and_oltp(traces, tmp_path):
@@ -189,6 +202,21 @@ def test_summary_averages_per_trace_ratios_over_dwa_and_ust():
     assert table["paper"].dropna().to_dict() == slc.PAPER
 
 
+def test_seed_spread_is_the_throughputs_std_over_its_mean():
+    rows = [
+        {"experiment": "fig4", "trace": "t1", "policy": policy, "seed": seed, "write_throughput_mb_s": value}
+        for policy, values in (("RL", (90.0, 110.0)), ("RL-exp", (95.0, 105.0)), ("RL-control", (50.0, 50.0)))
+        for seed, value in enumerate(values)
+    ]
+    table = slc.seed_spread(pd.DataFrame(rows))
+    # Sample standard deviations over the two seeds: 14.14 and 7.07 on means of 100.
+    assert table.loc["t1", "RL"] == pytest.approx(100 * math.sqrt(200) / 100)
+    assert table.loc["t1", "RL-exp"] == pytest.approx(100 * math.sqrt(50) / 100)
+    assert table.loc["t1", "RL-control"] == 0.0
+    assert table.loc["mean", "RL-exp / RL"] == pytest.approx(0.5)
+    assert (table["seeds"] == 2).all()
+
+
 @pytest.fixture(scope="module")
 def quick(traces, tmp_path_factory):
     out = tmp_path_factory.mktemp("slc-quick")
@@ -249,7 +277,7 @@ def test_quick_reproduction_writes_series_and_rewards(quick):
     for _, s in main_series.groupby(["trace", "policy", "seed"]):
         assert len(s) >= 2 and s["host_write_bytes"].is_monotonic_increasing
     # One reward per RL step of every RL run (Fig. 4's, the training's and the pre-trained ones).
-    keys = ["experiment", "trace", "seed"]
+    keys = ["experiment", "trace", "policy", "seed"]
     steps = runs[runs["policy"].str.startswith("RL")].set_index(keys)["rl_steps"].sort_index()
     per_run = rewards.groupby(keys).size().sort_index()
     assert per_run.index.equals(steps.index) and (per_run == steps).all()
@@ -296,6 +324,27 @@ def test_quick_reproduction_writes_its_tables_and_plots(quick):
     assert summary["ours"].notna().all()
     for name in slc.PLOTS:
         assert (out / name).stat().st_size > 0
+
+
+def test_quick_reproduction_sets_rl_beside_its_random_control(quick):
+    out, tables, runs = quick
+    agents = runs[runs["policy"].str.startswith("RL")]
+    assert (agents["rl_control"].astype(bool) == (agents["policy"] == "RL-control")).all()
+    assert (agents["rl_q_spread_mean"] > 0).all()
+    assert (
+        runs.loc[~runs["policy"].str.startswith("RL"), ["rl_control", "rl_q_spread_mean"]].isna().all().all()
+    )
+    control = tables["Learned vs random control: write throughput, RL / RL-control"]
+    assert len(control) == len(slc.QUICK_TRACES) + 1
+    ratios = control[["write throughput RL / RL-control", "write throughput RL-exp / RL-control"]]
+    assert (ratios > 0).all().all() and ratios.map(math.isfinite).all().all()
+    assert control[["mean reward RL", "mean reward RL-control"]].stack().between(-1, 1).all()
+    # One seed: no spread yet, but the table says over how many seeds it would be.
+    spread = tables["RL vs RL-exp: write throughput spread over seeds, std / mean (%)"]
+    assert list(spread.columns) == ["RL", "RL-exp", "RL-control", "RL-exp / RL", "seeds"]
+    assert (spread["seeds"] == slc.QUICK.seeds).all()
+    for trace in runs.loc[runs["experiment"] == "fig4", "trace"].unique():
+        assert (out / f"learning_curves_{trace}.png").stat().st_size > 0
 
 
 def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):

@@ -10,10 +10,15 @@ wordline's four pages, slot i taking page type i, LSB first):
 
 * Baseline: the four LRU-tail pages (`lru`);
 * Baseline-RW: the same, pages read from flash kept in the cache too (`cache.insert_reads`);
-* Frequency (Lv et al. [44]): the tail pages matched to page types by read count, with its
-  immediate rewrites of hot read data;
+* Frequency (Lv et al. [44]): as the paper describes it, one bit of recent reads per page
+  matching the tail pages to page types, with its immediate rewrites of hot read data;
 * Distance (Wu et al. [35]): tail pages far apart in address, the threshold half the cache's pages;
 * RL: the paper's Q-learning classifier, group module and rewrite module (Sec. III).
+
+Beside them, not the paper's: Frequency-count (`frequency_count`), Frequency matching page types
+by RL's own 4-bin read count, a stronger baseline than the paper's; and RL-control, RL with every
+class drawn at random (`cache.fsp.random_control`), so that what RL gains by learning can be told
+apart from what its group and rewrite modules give alone.
 
 Each runs with the write cache at 2, 8 and 32 MiB (Table I's 2/8/32 MB).
 
@@ -68,6 +73,9 @@ POLICIES: dict[str, tuple[str, ...]] = {
     "Frequency": ("cache.eviction=frequency",),
     "Distance": ("cache.eviction=distance",),
     "RL": ("cache.eviction=rl_fsp",),
+    # Not the paper's (see the module docstring).
+    "Frequency-count": ("cache.eviction=frequency_count",),
+    "RL-control": ("cache.eviction=rl_fsp", "cache.fsp.random_control=true"),
 }
 
 #: Table I: "Cache size 2/8/32MB".
@@ -170,6 +178,21 @@ def check(grid: list[Job]) -> None:
         ssdlab.resolve(job.preset, trace=job.trace, overrides=list(job.overrides))
 
 
+def _learning(report: ssdlab.Report, seed: int) -> dict[str, Any]:
+    """The eviction agent's diagnostics (None for a policy that does not learn) and, for seed 0,
+    its learning curve (for `learning_plots`)."""
+    learning = report.learning
+    if "eviction" not in learning.index:
+        return {"rl_control": None, "rl_mean_reward": None, "rl_q_spread_mean": None, "learning_curve": None}
+    row = learning.loc["eviction"]
+    return {
+        "rl_control": row["control"],
+        "rl_mean_reward": row["mean_reward"],
+        "rl_q_spread_mean": row["q_spread_mean"],
+        "learning_curve": report.learning_curve("eviction").to_dict("list") if seed == 0 else None,
+    }
+
+
 def _worker(job: Job) -> dict[str, Any]:
     report = job.run()
     lat = report.latency
@@ -205,6 +228,7 @@ def _worker(job: Job) -> dict[str, Any]:
         "requests": report["workload"]["requests"],
         "verified": report["verify"]["final_scan_passed"] if report["verify"] else None,
         "episode_mean_rewards": rl.get("episode_mean_rewards") or [],
+        **_learning(report, job.labels["seed"]),
     }
 
 
@@ -283,6 +307,8 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
         "RL I/O latency vs Distance (%)": change("io_mean_us", "RL", "Distance"),
         "Frequency read latency vs Baseline (%)": change("read_mean_us", "Frequency", "Baseline"),
         "Distance read latency vs Baseline (%)": change("read_mean_us", "Distance", "Baseline"),
+        "Frequency-count read latency vs Baseline (%)": change("read_mean_us", "Frequency-count", "Baseline"),
+        "RL read latency vs RL-control (%)": change("read_mean_us", "RL", "RL-control"),
         "RL LSB reads / Baseline (x)": times("lsb_reads", "RL", "Baseline"),
         "Frequency LSB reads / Baseline (x)": times("lsb_reads", "Frequency", "Baseline"),
         "RL LSB read ratio at 2 MB (%)": lsb_ratio("RL", 2),
@@ -296,6 +322,40 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
         "RL flash programs vs Baseline (%)": change("programs", "RL", "Baseline"),
     }
     return pd.DataFrame({"ours": pd.Series(ours), "paper": pd.Series(PAPER)}).reindex(list(ours))
+
+
+def control_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """RL against its random-action control on the paper's figures, per (cache size, trace),
+    seeds averaged first: the read latency ratio and each one's LSB share of flash reads and
+    mean reward; the mean over the runs last."""
+    table = runs.pivot_table(
+        index=["cache_mib", "trace"],
+        columns="policy",
+        values=["read_mean_us", "lsb_ratio", "rl_mean_reward"],
+        aggfunc="mean",
+    )
+    out = pd.DataFrame(
+        {
+            "read latency RL / RL-control": table["read_mean_us"]["RL"] / table["read_mean_us"]["RL-control"],
+            "LSB read share RL": table["lsb_ratio"]["RL"],
+            "LSB read share RL-control": table["lsb_ratio"]["RL-control"],
+            "mean reward RL": table["rl_mean_reward"]["RL"],
+            "mean reward RL-control": table["rl_mean_reward"]["RL-control"],
+        }
+    )
+    out.loc[("mean", ""), :] = out.mean()
+    return out
+
+
+def lsb_share_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Each scheduler's LSB share of flash reads per cache size, mean over traces (seeds
+    first), and the mean of the cache sizes (Fig. 11's ratio at a glance)."""
+    _, policies = _order(runs)
+    per_trace = runs.groupby(["policy", "cache_mib", "trace"])["lsb_ratio"].mean()
+    table = per_trace.groupby(level=["policy", "cache_mib"]).mean().unstack("cache_mib")
+    table.columns = [f"{c} MiB" for c in table.columns]
+    table["mean"] = table.mean(axis=1)
+    return table.reindex(policies)
 
 
 def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -329,6 +389,9 @@ def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
         out[f"Rewrites ({cache} MiB cache): pages the rewrite module loaded back"] = _pivot(
             runs, "rewrite_pages", cache
         )
+    out["LSB read share (LSB reads / flash reads) per scheduler, mean over traces"] = lsb_share_table(runs)
+    if {"RL", "RL-control"} <= set(runs["policy"]):
+        out["Learned vs random control: RL against RL-control"] = control_table(runs)
     rl = runs[runs["policy"] == "RL"]
     for cache in caches if not rl.empty else ():
         out[f"RL ({cache} MiB cache): decisions, episodes of 1000, states visited (of 128)"] = (
@@ -415,6 +478,24 @@ def plots(runs: pd.DataFrame, reward_rows: pd.DataFrame, out: Path) -> None:
     plt.close(fig)
 
 
+def learning_plots(results: list[dict[str, Any]], out: Path) -> None:
+    """Per trace, seed 0: RL's and RL-control's mean reward per episode (1000 decisions), a pair
+    of curves per cache size."""
+    from ssdlab.plots import learning_curves
+
+    curves: dict[str, dict[str, pd.DataFrame]] = {}
+    for r in results:
+        if r["policy"] in ("RL", "RL-control") and r["learning_curve"] is not None:
+            label = f"{r['policy']}, {r['cache_mib']} MiB"
+            curves.setdefault(r["trace"], {})[label] = pd.DataFrame(r["learning_curve"])
+    for trace, at in curves.items():
+        learning_curves(
+            at,
+            out / f"learning_curves_{trace}.png",
+            title=f"{trace}, seed 0: RL vs random control",
+        )
+
+
 def reproduce(
     traces: list[Path] | None,
     out: Path,
@@ -445,7 +526,8 @@ def reproduce(
         f"{len(POLICIES)} schedulers x {settings.seeds} seed(s), each on the half-filled drive"
     )
     results = run_jobs(grid, _worker, processes)
-    runs = pd.DataFrame([{k: v for k, v in r.items() if k != "episode_mean_rewards"} for r in results])
+    series = ("episode_mean_rewards", "learning_curve")
+    runs = pd.DataFrame([{k: v for k, v in r.items() if k not in series} for r in results])
     runs.insert(0, "preset", PRESET)
     runs["trace_path"] = [j.trace for j in grid]
     runs.to_csv(out / "runs.csv", index=False)
@@ -462,10 +544,11 @@ def reproduce(
         for title, table in result.items():
             f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
     plots(runs, reward_rows, out)
+    learning_plots(results, out)
     title = next(iter(result))
     print_frame(title, result[title])
     console.print(
         f"\nresults: {out}/ (runs.csv, rewards.csv, tables.md, fig9_fig10_latency.png, "
-        "fig11_lsb_reads.png, fig12_rewards.png, fig13_hit_ratio.png)"
+        "fig11_lsb_reads.png, fig12_rewards.png, fig13_hit_ratio.png, learning_curves_*.png)"
     )
     return result

@@ -4,7 +4,14 @@ Latency in SSD", ACM TECS 2017 (Tables 5-10, Figs. 7 and 9), plus the Q-table ca
 
 Schedulers: Page (blocking greedy GC), LazyRTGC, Base (RLGC), Aggr (RLGC aggressive), QTC, and
 with `--all` the interval predictors of Tables 11-12. Presets: kang-3d-128gb and kang-3d-512gb,
-with the per-device action range and intensive step of their `[gc.rlgc]` tables.
+with the per-device action range and intensive step of their `[gc.rlgc]` tables. Beside them:
+
+* each learned scheduler's random-action control (Base-control, Aggr-control, QTC-control: the
+  same triggers, states and masks, the copies drawn uniformly), so that a gain can be told apart
+  from what the triggers alone give;
+* the QTC slides' like-for-like comparison: Base-2, RLGC with the slides' action set (0..=2
+  copies, QTC's own), and QTC-u1, QTC taking one copy in a state its cache does not hold where
+  the slides take none. "QTC vs RLGC" compares QTC (and QTC-u1) with Base-2.
 
 The set-up is the paper's Sec. 6.1: the drive starts empty and the latency of every request is
 measured. Each workload runs until it has written `DRIVE_WRITES` times the drive's physical
@@ -51,6 +58,17 @@ SCHEDULERS: dict[str, tuple[str, ...]] = {
     "Base": ("gc.scheduler=rlgc",),
     "Aggr": ("gc.scheduler=rlgc_aggressive",),
     "QTC": ("gc.scheduler=rlgc_qtc",),
+}
+#: The QTC slides' comparison, like for like: RLGC with the slides' action set (0..=2 copies,
+#: as QTC's `gc.qtc.max_copies`), and QTC with one copy, not the slides' none, in an unseen state.
+QTC_VARIANTS: dict[str, tuple[str, ...]] = {
+    "Base-2": ("gc.scheduler=rlgc", "gc.rlgc.max_copies=2"),
+    "QTC-u1": ("gc.scheduler=rlgc_qtc", "gc.qtc.unseen_copies=1"),
+}
+#: The learned schedulers compared with their random-action controls.
+LEARNED = ("Base", "Aggr", "QTC")
+CONTROLS: dict[str, tuple[str, ...]] = {
+    f"{name}-control": (*SCHEDULERS[name], "gc.rlgc.random_control=true") for name in LEARNED
 }
 PREDICTORS: dict[str, tuple[str, ...]] = {
     "MA10": ("gc.scheduler=predictor", "gc.predictor.method=moving_average", "gc.predictor.window=10"),
@@ -310,6 +328,28 @@ def build_jobs(
     return jobs, plans
 
 
+#: The GC agent's diagnostics kept per run (`Report.learning`), as `rl_<name>` columns.
+LEARNING = (
+    "control",
+    "mean_reward",
+    "q_spread_mean",
+    "exploitations",
+    "explorations",
+    "unseen_state_decisions",
+)
+
+
+def _learning(report: ssdlab.Report, seed: int) -> dict[str, Any]:
+    """The GC agent's diagnostics (None for a scheduler that does not learn) and, for seed 0,
+    its learning curve (for `learning_plots`)."""
+    learning = report.learning
+    if "gc" not in learning.index:
+        return {**{f"rl_{c}": None for c in LEARNING}, "learning_curve": None}
+    row = learning.loc["gc"]
+    curve = report.learning_curve("gc").to_dict("list") if seed == 0 else None
+    return {**{f"rl_{c}": row[c] for c in LEARNING}, "learning_curve": curve}
+
+
 def _worker(job: Job) -> dict[str, Any]:
     report = job.run()
     w = report.latency.loc["write"]  # NaN, not 0, if a run had no writes
@@ -330,6 +370,7 @@ def _worker(job: Job) -> dict[str, Any]:
         "gc_report": json.dumps(gc),
         "write_histogram": report.histograms.get("write", []),
         "free_blocks": {"time_s": ts["time_s"].tolist(), "values": ts["free_blocks"].tolist()},
+        **_learning(report, job.labels["seed"]),
     }
 
 
@@ -365,6 +406,51 @@ def tables(runs: pd.DataFrame, sustainable: set[tuple[str, str]]) -> dict[str, p
             index="workload", columns="scheduler", values="waf", aggfunc="mean"
         )
     return out
+
+
+def paired_ratios(
+    runs: pd.DataFrame, pairs: dict[str, tuple[str, str]], sustainable: set[tuple[str, str]]
+) -> pd.DataFrame:
+    """Per preset and workload, the p99.99 of each pair's first scheduler over its second's in
+    the same seed (the same arrivals), averaged over seeds; then the averages over the
+    sustainable workloads and over all. One column per pair (label: numerator, denominator); a
+    pair whose schedulers did not both run is left out."""
+    frames = {}
+    for preset, group in runs.groupby("preset"):
+        piv = group.pivot_table(index=["workload", "seed"], columns="scheduler", values="write_p99_99_us")
+        ratios = pd.DataFrame(
+            {label: piv[num] / piv[den] for label, (num, den) in pairs.items() if num in piv and den in piv},
+            index=piv.index,
+        )
+        per_workload = ratios.groupby(level="workload").mean()
+        keep = [w for w in per_workload.index if (preset, w) in sustainable]
+        rows = per_workload.copy()
+        rows.loc["average (sustainable)"] = per_workload.loc[keep].mean()
+        rows.loc["average (all)"] = per_workload.mean()
+        frames[preset] = rows
+    return pd.concat(frames, names=["preset", "workload"])
+
+
+def control_table(runs: pd.DataFrame, sustainable: set[tuple[str, str]]) -> pd.DataFrame:
+    """Each learned scheduler's p99.99 over its random-action control's: below 1 where learning,
+    not the triggers and masks alone, shortens the tail."""
+    pairs = {name: (name, f"{name}-control") for name in LEARNED}
+    return paired_ratios(runs, pairs, sustainable)
+
+
+def qtc_table(runs: pd.DataFrame, sustainable: set[tuple[str, str]]) -> pd.DataFrame:
+    """QTC against RLGC with the same action set (Base-2, the slides' 0..=2), with the
+    unseen-state variant and Base's own action range beside it; `paper` is the slides' figure,
+    an average, on the averages' rows."""
+    pairs = {
+        "QTC / Base-2": ("QTC", "Base-2"),
+        "QTC-u1 / Base-2": ("QTC-u1", "Base-2"),
+        "QTC / Base": ("QTC", "Base"),
+    }
+    table = paired_ratios(runs, pairs, sustainable)
+    averages = table.index.get_level_values("workload").str.startswith("average")
+    table["paper"] = [PAPER["QTC vs RLGC p99.99"] if a else math.nan for a in averages]
+    return table
 
 
 def spread(runs: pd.DataFrame, sustainable: set[tuple[str, str]]) -> pd.DataFrame:
@@ -411,6 +497,46 @@ def plots(results: list[dict[str, Any]], out: Path) -> None:
         plt.close(fig)
 
 
+def _curve_workload(
+    curves: dict[tuple[str, str], dict[str, dict]], preset: str, sustainable: set[tuple[str, str]]
+) -> str | None:
+    """The workload of a preset's learning-curve figure: the first sustainable one on which the
+    learned schedulers drew a curve, else the first with one. A run of fewer GC decisions than
+    one window (`gc.rlgc.reward_sample_every`, 1000) draws none: the sustainable traces here,
+    whose GC has little to do, take about 600."""
+    drawn = [w for (p, w), at in curves.items() if p == preset and any(c["decisions"] for c in at.values())]
+    return next((w for w in drawn if (preset, w) in sustainable), drawn[0] if drawn else None)
+
+
+def learning_plots(results: list[dict[str, Any]], sustainable: set[tuple[str, str]], out: Path) -> None:
+    """Per preset, seed 0 on one workload (`_curve_workload`): the reward per window of
+    decisions of each learned scheduler beside its random-action control."""
+    from ssdlab.plots import learning_curves
+
+    names = [n for name in LEARNED for n in (name, f"{name}-control")]
+    curves: dict[tuple[str, str], dict[str, dict]] = {}
+    for r in results:
+        if r["scheduler"] in names and r["learning_curve"] is not None:
+            curves.setdefault((r["preset"], r["workload"]), {})[r["scheduler"]] = r["learning_curve"]
+    for preset in dict.fromkeys(p for p, _ in curves):
+        workload = _curve_workload(curves, preset, sustainable)
+        if workload is None:
+            continue
+        at = curves[(preset, workload)]
+        learning_curves(
+            {n: pd.DataFrame(at[n]) for n in names if n in at},
+            out / f"learning_curves_{preset}.png",
+            title=f"{preset}, {workload}, seed 0: learned vs random control",
+            window=5,
+        )
+
+
+def schedulers(include_predictors: bool) -> dict[str, tuple[str, ...]]:
+    """The grid's schedulers: the paper's, the QTC comparison's, the random-action controls and
+    with `include_predictors` the interval predictors."""
+    return {**SCHEDULERS, **QTC_VARIANTS, **CONTROLS, **(PREDICTORS if include_predictors else {})}
+
+
 def reproduce(
     traces: list[Path] | None,
     out: Path,
@@ -435,10 +561,10 @@ def reproduce(
         names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
         trace_map = {shared_traces / rel: DEFAULT_TRACES.get(rel, ()) for rel in names}
     loads = workloads(trace_map, synthetic)
-    schedulers = {**SCHEDULERS, **(PREDICTORS if include_predictors else {})}
+    grid_schedulers = schedulers(include_predictors)
     console.print("Load check: one pass of each workload on the empty drive, no GC")
     probes = probe(loads, presets, settings, processes)
-    jobs, plans = build_jobs(loads, presets, schedulers, settings, probes)
+    jobs, plans = build_jobs(loads, presets, grid_schedulers, settings, probes)
     if verify:
         jobs = verified(jobs)
     verdicts = probes[["preset", "workload", "no_gc_write_p99_99_us", "probe_erases", "sustainable"]]
@@ -449,11 +575,17 @@ def reproduce(
     )
     setup.to_csv(out / "setup.csv", index=False)
     results = run_jobs(jobs, _worker, processes)
-    runs = pd.DataFrame(
-        [{k: v for k, v in r.items() if k not in ("write_histogram", "free_blocks")} for r in results]
-    )
+    series = ("write_histogram", "free_blocks", "learning_curve")
+    runs = pd.DataFrame([{k: v for k, v in r.items() if k not in series} for r in results])
     runs.to_csv(out / "runs.csv", index=False)
     result_tables = tables(runs, sustainable)
+    result_tables["learned vs random control: p99.99 learned / control (mean of per-seed ratios)"] = (
+        control_table(runs, sustainable)
+    )
+    result_tables[
+        f"QTC vs RLGC p99.99, the slides' action set (mean of per-seed ratios; the slides: "
+        f"{PAPER['QTC vs RLGC p99.99']})"
+    ] = qtc_table(runs, sustainable)
     if sustainable:
         result_tables["p99.99 ratio to LazyRTGC over seeds (sustainable workloads)"] = spread(
             runs, sustainable
@@ -462,7 +594,10 @@ def reproduce(
         for title, table in result_tables.items():
             f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
     plots(results, out)
+    learning_plots(results, sustainable, out)
     for title, table in result_tables.items():
         print_frame(title, table)
-    console.print(f"\nresults: {out}/ (setup.csv, runs.csv, tables.md, fig7_fig9_*.png)")
+    console.print(
+        f"\nresults: {out}/ (setup.csv, runs.csv, tables.md, fig7_fig9_*.png, learning_curves_*.png)"
+    )
     return result_tables

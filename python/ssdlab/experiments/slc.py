@@ -19,6 +19,13 @@ migration and GC below 5 free blocks):
 * RL (`rl`): the paper's Q-learning agent (Algorithms 1 and 2), one decision per eight SLC
   blocks of host writes, epsilon 0.07.
 
+Beside them, not the paper's: RL-control, the agent with every action drawn at random
+(`slc.rl.random_control`; the same states and steps), so that what RL gains by learning can be
+told apart from what its action set gives alone; and RL-exp, the agent rewarded against an
+exponential moving average of the cost (`slc.rl.reward_baseline = "exponential"`) instead of the
+mean over all steps, to see whether that narrows the spread over seeds. Neither is pre-trained
+(Fig. 8 trains RL only).
+
 The set-up and where it differs from the paper's:
 
 * Traces. The paper's six traces (PC, Phone, TPC-C, OLTP, LinkBench, YCSB-A; Table 4) are not
@@ -87,6 +94,9 @@ POLICIES: dict[str, tuple[str, ...]] = {
     "DWA": ("slc.policy=dwa",),
     "UST": ("slc.policy=ust",),
     "RL": ("slc.policy=rl",),
+    # Not the paper's (see the module docstring).
+    "RL-control": ("slc.policy=rl", "slc.rl.random_control=true"),
+    "RL-exp": ("slc.policy=rl", "slc.rl.reward_baseline=exponential"),
 }
 BASELINE = "QLC-only"
 #: The previous techniques the paper's averages compare RL with (Sec. 4).
@@ -491,10 +501,26 @@ def measure(report: Any) -> dict[str, Any]:
     }
 
 
+def _learning(report: ssdlab.Report) -> dict[str, Any]:
+    """The SLC agent's diagnostics (`Report.learning`; None for a policy that does not learn)
+    beside `measure`'s steps and mean reward: is it the random-action control, and how far
+    apart its Q-values are."""
+    learning = report.learning
+    if "region" not in learning.index:
+        return {"rl_control": None, "rl_q_spread_mean": None}
+    row = learning.loc["region"]
+    return {"rl_control": row["control"], "rl_q_spread_mean": row["q_spread_mean"]}
+
+
 def _worker(job: Job) -> dict[str, Any]:
     start = time.perf_counter()
     report = job.run()
-    return {**job.labels, **measure(report), "wall_s": round(time.perf_counter() - start, 3)}
+    return {
+        **job.labels,
+        **measure(report),
+        **_learning(report),
+        "wall_s": round(time.perf_counter() - start, 3),
+    }
 
 
 def series_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
@@ -643,6 +669,40 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"ours": pd.Series(ours), "paper": pd.Series(PAPER)}).reindex(list(ours))
 
 
+def control_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """The paper's metric for RL against its random-action control (Fig. 4's runs): per trace,
+    the write throughput of RL and of RL-exp over RL-control's (seeds averaged first), and the
+    mean rewards; the mean over the traces last."""
+    reward = _pivot(runs, "rl_mean_reward")
+    table = pd.DataFrame(
+        {
+            "write throughput RL / RL-control": _ratios(runs, "write_throughput_mb_s", "RL", "RL-control"),
+            "write throughput RL-exp / RL-control": _ratios(
+                runs, "write_throughput_mb_s", "RL-exp", "RL-control"
+            ),
+            "mean reward RL": reward["RL"],
+            "mean reward RL-control": reward["RL-control"],
+        }
+    )
+    return _with_mean(table)
+
+
+def seed_spread(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per trace, the write throughput's standard deviation over seeds as a share of its mean
+    (%), for RL, RL-exp and RL-control (randomness alone), NaN with one seed; the mean over the
+    traces last. `RL-exp / RL` below 1: the exponential reward baseline narrows the spread."""
+    main = _main(runs)
+    names = [p for p in ("RL", "RL-exp", "RL-control") if p in set(main["policy"])]
+    throughput = main[main["policy"].isin(names)].groupby(["trace", "policy"])["write_throughput_mb_s"]
+    spread = (100 * throughput.std() / throughput.mean()).unstack("policy")
+    traces, _ = _order(runs)
+    table = _with_mean(spread.reindex(index=traces, columns=names))
+    if {"RL", "RL-exp"} <= set(names):
+        table["RL-exp / RL"] = table["RL-exp"] / table["RL"]
+    table["seeds"] = main["seed"].nunique()
+    return table
+
+
 def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
     """Fig. 7: each component's execution time as a share of QLC-only's total on the same trace
     (so a policy's row sums to 1 / its normalised throughput), mean over seeds; and the seconds."""
@@ -696,6 +756,15 @@ def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     )
     out["Simulator's write latency, mean (us)"] = _display(runs, _pivot(runs, "write_mean_us"))
     out["Simulator's write latency, p99 (us)"] = _display(runs, _pivot(runs, "write_p99_us"))
+    policies = set(_main(runs)["policy"])
+    if {"RL", "RL-control"} <= policies:
+        out["Learned vs random control: write throughput, RL / RL-control"] = _display(
+            runs, control_table(runs)
+        )
+    if {"RL", "RL-exp"} <= policies:
+        out["RL vs RL-exp: write throughput spread over seeds, std / mean (%)"] = _display(
+            runs, seed_spread(runs)
+        )
     rl = runs[runs["policy"].str.startswith("RL")]
     if not rl.empty:
         steps = rl.groupby(["experiment", "trace", "policy"], sort=False)[
@@ -833,6 +902,32 @@ def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: 
     plt.close(fig)
 
 
+def _step_curve(rewards: dict[str, list]) -> pd.DataFrame:
+    """A run's reward of every step (Algorithm 2's; the first step has none) as a learning
+    curve of one step per window. `Report.learning_curve("region")` samples every 100 steps
+    (fixed in the core): one point for each of the quick run's 119 and 194 steps."""
+    reward = pd.Series(rewards["reward"], dtype=float)
+    return pd.DataFrame({"decisions": range(1, len(reward) + 1), "window_mean_reward": reward})
+
+
+def learning_plots(results: list[dict[str, Any]], out: Path) -> None:
+    """Per trace, seed 0 of Fig. 4's runs: RL's and RL-control's reward per step, the mean of
+    25 steps (as rl_rewards.png)."""
+    from ssdlab.plots import learning_curves
+
+    curves: dict[str, dict[str, pd.DataFrame]] = {}
+    for r in results:
+        if (r["experiment"], r["seed"]) == ("fig4", 0) and r["policy"] in ("RL", "RL-control"):
+            curves.setdefault(r["trace"], {})[r["policy"]] = _step_curve(r["_rewards"])
+    for trace, at in curves.items():
+        learning_curves(
+            at,
+            out / f"learning_curves_{trace}.png",
+            title=f"{_short(trace)}, seed 0: RL vs random control, mean of 25 steps",
+            window=25,
+        )
+
+
 PLOTS = (
     "fig4_throughput.png",
     "fig5_slc_blocks.png",
@@ -940,13 +1035,14 @@ def reproduce(
         for name, table in result.items():
             f.write(f"### {name}\n\n{table.round(3).to_markdown()}\n\n")
     plots(runs, series, reward_rows, out)
+    learning_plots(results, out)
     for name in (
         "Summary: RL against the other techniques (mean of per-trace ratios)",
         "Fig. 4: write throughput normalised to QLC-only",
     ):
         print_frame(name, result[name])
     console.print(
-        f"\nresults: {out}/ (setup.csv, runs.csv, series.csv, rewards.csv, tables.md, {', '.join(PLOTS)}"
-        + (", qtable_pretrained.json)" if tests else ")")
+        f"\nresults: {out}/ (setup.csv, runs.csv, series.csv, rewards.csv, tables.md, {', '.join(PLOTS)}, "
+        "learning_curves_*.png" + (", qtable_pretrained.json)" if tests else ")")
     )
     return result
