@@ -197,6 +197,8 @@ pub struct AcrossEpisodeQTable {
     unit: u64,
     /// The bootstrap value of the unit being settled (`NextUnit`): (unit, mean of the next).
     unit_bootstrap: Option<(u64, f64)>,
+    /// The next unit's (action, state) pairs, reused.
+    scratch: Vec<(usize, usize)>,
 }
 
 impl AcrossEpisodeQTable {
@@ -221,6 +223,7 @@ impl AcrossEpisodeQTable {
             episode_reward_sum: 0.0,
             unit: 0,
             unit_bootstrap: None,
+            scratch: Vec::new(),
         })
     }
 
@@ -311,8 +314,8 @@ impl AcrossEpisodeQTable {
     }
 
     /// The decisions the next `record` will settle (rolling mode), oldest first, so their rewards
-    /// can be given now.
-    pub fn due(&self) -> impl Iterator<Item = DecisionId> {
+    /// can be given now. The range does not borrow the table.
+    pub fn due(&self) -> impl Iterator<Item = DecisionId> + use<> {
         (self.first_pending..self.first_pending + self.due_count() as u64).map(DecisionId)
     }
 
@@ -401,16 +404,19 @@ impl AcrossEpisodeQTable {
             }
         }
         // Summed in (action, state) order, so the recording order changes no bit of the mean.
-        let mut next: Vec<(usize, usize)> = self
-            .pending
-            .iter()
-            .skip_while(|p| p.unit == unit)
-            .take_while(|p| p.unit == unit + 1)
-            .map(|p| (p.action, p.state))
-            .collect();
+        let mut next = std::mem::take(&mut self.scratch);
+        next.clear();
+        next.extend(
+            self.pending
+                .iter()
+                .skip_while(|p| p.unit == unit)
+                .take_while(|p| p.unit == unit + 1)
+                .map(|p| (p.action, p.state)),
+        );
         next.sort_unstable();
         let sum: f64 = next.iter().map(|&(a, s)| self.shadow.get(s, a)).sum();
         let v = if next.is_empty() { 0.0 } else { sum / next.len() as f64 };
+        self.scratch = next;
         self.unit_bootstrap = Some((unit, v));
         v
     }

@@ -259,8 +259,7 @@ impl RlFspEviction {
     /// Record that `lpn`, in `state`, was programmed to `page_type`; first reward the decisions
     /// the record settles; end the episode when it is complete.
     fn record(&mut self, lpn: Lpn, state: usize, page_type: u8) {
-        let due: Vec<_> = self.table.due().collect();
-        for id in due {
+        for id in self.table.due() {
             let (l, t) = self.pending.pop_front().expect("a due decision is pending");
             let read = self.history.read_since(l.0, id.0 + 1).then(|| self.last_band[l.index()] as usize);
             let r = fsp_reward(&self.type_rewards, &self.latency_rewards, t as usize, read);
