@@ -27,7 +27,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::ftl::cache::group::{check_fsp, typed_unit};
+use crate::ftl::cache::group::{check_fsp, TypedUnits};
 use crate::ftl::cache::{BufferView, BuildCtx, EvictionPolicy, Rewrite};
 use crate::units::Lpn;
 
@@ -56,15 +56,12 @@ impl RecentBits {
 
 pub struct FrequencyEviction {
     types: u32,
-    candidates_fraction: f64,
     rewrite: bool,
     recent: RecentBits,
     /// Host reads between two resets of the bits.
     reset_every_reads: u64,
     reads_since_reset: u64,
-    candidates: Vec<(Lpn, u8)>,
-    substitutions: u64,
-    units: u64,
+    units: TypedUnits,
     rewrites: u64,
     resets: u64,
 }
@@ -78,26 +75,28 @@ impl FrequencyEviction {
         }
         Ok(FrequencyEviction {
             types: ctx.page_types(),
-            candidates_fraction: ctx.cfg.cache.fsp.candidates_fraction,
             rewrite: ctx.cfg.cache.fsp.rewrite,
             recent: RecentBits::new(ctx.logical_pages),
             reset_every_reads: every,
             reads_since_reset: 0,
-            candidates: Vec::new(),
-            substitutions: 0,
-            units: 0,
+            units: TypedUnits::new(ctx.page_types(), ctx.cfg.cache.fsp.candidates_fraction),
             rewrites: 0,
             resets: 0,
         })
     }
 
     /// LSB for a recently read page, MSB for the others.
+    #[cfg(test)]
     fn class(&self, lpn: Lpn) -> u8 {
-        if self.recent.get(lpn.0) {
-            0
-        } else {
-            (self.types - 1) as u8
-        }
+        bit_class(&self.recent, self.types, lpn)
+    }
+}
+
+fn bit_class(recent: &RecentBits, types: u32, lpn: Lpn) -> u8 {
+    if recent.get(lpn.0) {
+        0
+    } else {
+        (types - 1) as u8
     }
 }
 
@@ -116,28 +115,20 @@ impl EvictionPolicy for FrequencyEviction {
     }
     fn on_flash_read(&mut self, lpn: Lpn, page_type: u32) -> Rewrite {
         // Called before this read's `on_read`: the bit says whether the page was read before.
-        let slow = page_type >= self.types.div_ceil(2);
-        if self.rewrite && self.types > 1 && slow && self.recent.get(lpn.0) {
+        if self.rewrite && self.units.is_slow(page_type) && self.recent.get(lpn.0) {
             self.rewrites += 1;
             return Rewrite::Immediate;
         }
         Rewrite::No
     }
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
-        if unit_pages < self.types {
-            view.oldest_dirty(unit_pages, out);
-            return;
-        }
-        let mut candidates = std::mem::take(&mut self.candidates);
-        let (types, fraction) = (self.types, self.candidates_fraction);
-        self.substitutions += typed_unit(view, types, fraction, &mut candidates, out, |p| self.class(p.lpn)) as u64;
-        self.candidates = candidates;
-        self.units += 1;
+        let (recent, types) = (&self.recent, self.types);
+        self.units.next(view, unit_pages, out, |p| bit_class(recent, types, p.lpn));
     }
     fn report(&self) -> Value {
         json!({
-            "units": self.units,
-            "substitutions": self.substitutions,
+            "units": self.units.units,
+            "substitutions": self.units.substitutions,
             "rewrites_requested": self.rewrites,
             "bit_resets": self.resets,
         })

@@ -29,7 +29,7 @@
 //!   LRU tail.
 
 use crate::error::Result;
-use crate::ftl::cache::group::{check_fsp, typed_unit};
+use crate::ftl::cache::group::{check_fsp, TypedUnits};
 use crate::ftl::cache::history::{ReadHistory, LONG_TERM_BINS};
 use crate::ftl::cache::{BufferView, BuildCtx, EvictionPolicy, Rewrite};
 use crate::units::Lpn;
@@ -37,14 +37,11 @@ use serde_json::{json, Value};
 
 pub struct FrequencyCountEviction {
     types: u32,
-    candidates_fraction: f64,
     rewrite: bool,
     history: ReadHistory,
     /// Host reads so far: the history's clock.
     reads: u64,
-    candidates: Vec<(Lpn, u8)>,
-    substitutions: u64,
-    units: u64,
+    units: TypedUnits,
     rewrites: u64,
 }
 
@@ -53,22 +50,25 @@ impl FrequencyCountEviction {
         check_fsp(ctx)?;
         Ok(FrequencyCountEviction {
             types: ctx.page_types(),
-            candidates_fraction: ctx.cfg.cache.fsp.candidates_fraction,
             rewrite: ctx.cfg.cache.fsp.rewrite,
             history: ReadHistory::new(ctx.logical_pages),
             reads: 0,
-            candidates: Vec::new(),
-            substitutions: 0,
-            units: 0,
+            units: TypedUnits::new(ctx.page_types(), ctx.cfg.cache.fsp.candidates_fraction),
             rewrites: 0,
         })
     }
 
     /// Page type for `lpn` by its read count: hotter, faster.
+    #[cfg(test)]
     fn class(&self, lpn: Lpn) -> u8 {
-        let bin = self.history.long_term_bin(lpn.0);
-        (self.types as usize - 1).saturating_sub(bin * (self.types as usize - 1) / (LONG_TERM_BINS - 1)) as u8
+        count_class(&self.history, self.types, lpn)
     }
+}
+
+/// Long-term bin b of a device with n types: type max(0, n - 1 - b) (scaled when n != 4).
+fn count_class(history: &ReadHistory, types: u32, lpn: Lpn) -> u8 {
+    let bin = history.long_term_bin(lpn.0);
+    (types as usize - 1).saturating_sub(bin * (types as usize - 1) / (LONG_TERM_BINS - 1)) as u8
 }
 
 impl EvictionPolicy for FrequencyCountEviction {
@@ -80,26 +80,19 @@ impl EvictionPolicy for FrequencyCountEviction {
         self.reads += 1;
     }
     fn on_flash_read(&mut self, lpn: Lpn, page_type: u32) -> Rewrite {
-        let slow = page_type >= self.types.div_ceil(2);
-        if self.rewrite && self.types > 1 && slow && self.history.long_term_bin(lpn.0) == LONG_TERM_BINS - 1 {
+        if self.rewrite && self.units.is_slow(page_type) && self.history.long_term_bin(lpn.0) == LONG_TERM_BINS - 1 {
             self.rewrites += 1;
             return Rewrite::Immediate;
         }
         Rewrite::No
     }
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
-        if unit_pages < self.types {
-            view.oldest_dirty(unit_pages, out);
-            return;
-        }
-        let mut candidates = std::mem::take(&mut self.candidates);
-        let (types, fraction) = (self.types, self.candidates_fraction);
-        self.substitutions += typed_unit(view, types, fraction, &mut candidates, out, |p| self.class(p.lpn)) as u64;
-        self.candidates = candidates;
-        self.units += 1;
+        let (history, types) = (&self.history, self.types);
+        self.units.next(view, unit_pages, out, |p| count_class(history, types, p.lpn));
     }
     fn report(&self) -> Value {
-        json!({ "units": self.units, "substitutions": self.substitutions, "rewrites_requested": self.rewrites })
+        let u = &self.units;
+        json!({ "units": u.units, "substitutions": u.substitutions, "rewrites_requested": self.rewrites })
     }
 }
 

@@ -28,6 +28,46 @@ pub fn check_fsp(ctx: &BuildCtx) -> Result<()> {
     Ok(())
 }
 
+/// What the two Frequency policies share around `typed_unit`: the candidate buffer, the unit
+/// and substitution counts, and the rewrite module's "slow page" test.
+pub struct TypedUnits {
+    types: u32,
+    candidates_fraction: f64,
+    candidates: Vec<(Lpn, u8)>,
+    pub units: u64,
+    pub substitutions: u64,
+}
+
+impl TypedUnits {
+    pub fn new(types: u32, candidates_fraction: f64) -> Self {
+        TypedUnits { types, candidates_fraction, candidates: Vec::new(), units: 0, substitutions: 0 }
+    }
+
+    /// The next unit into `out`: the LRU tail when a unit is shorter than a wordline (a page at a
+    /// time), else one page per type from the candidates as `classify` types them.
+    pub fn next(
+        &mut self,
+        view: &BufferView,
+        unit_pages: u32,
+        out: &mut Vec<Lpn>,
+        classify: impl FnMut(&BufferedPage) -> u8,
+    ) {
+        if unit_pages < self.types {
+            view.oldest_dirty(unit_pages, out);
+            return;
+        }
+        let (types, fraction) = (self.types, self.candidates_fraction);
+        self.substitutions += typed_unit(view, types, fraction, &mut self.candidates, out, classify) as u64;
+        self.units += 1;
+    }
+
+    /// Whether a read of `page_type` may trigger a rewrite: a slow page (CMSB, MSB on QLC) of a
+    /// device with more than one type.
+    pub fn is_slow(&self, page_type: u32) -> bool {
+        self.types > 1 && page_type >= self.types.div_ceil(2)
+    }
+}
+
 /// Eviction candidates of a buffer of `capacity_pages`: `fraction` of its pages (the paper's
 /// fixed 5 % of the LRU list's nodes, Sec. IV-A), at least one unit.
 pub fn candidate_count(capacity_pages: u32, fraction: f64, unit_pages: u32) -> usize {

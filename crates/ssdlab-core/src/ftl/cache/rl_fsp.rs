@@ -447,19 +447,25 @@ mod tests {
         assert_eq!(unread, [-1.0, -0.5, 0.5, 1.0]);
     }
 
-    #[test]
-    fn next_decision_bootstrap_rewards_reach_the_shadow_table_and_renew_the_active_one() {
-        // One unit per episode; no exploration: an all-zero row picks LSB for every page and the
-        // group module places the rest by substitution.
-        let mut p =
-            policy("episode_length = 4\nepsilon_initial = 0.0\nepsilon_after = 0.0\ncandidates_fraction = 0.25\nbootstrap = \"next_decision\"\n");
+    /// One unit per episode, no exploration (an all-zero row picks LSB for every page and the
+    /// group module places the rest by substitution): unit 0 of pages 10..=13, then page 10
+    /// (LSB) read with the first response (band 0). Returns the policy and page 10's state.
+    fn first_unit_then_a_read(extra: &str) -> (RlFspEviction, usize) {
+        let mut p = policy(&format!(
+            "episode_length = 4\nepsilon_initial = 0.0\nepsilon_after = 0.0\ncandidates_fraction = 0.25\n{extra}"
+        ));
         assert_eq!(evict(&mut p, &[10, 11, 12, 13]), [10, 11, 12, 13]);
-        // Page 10 (LSB) is read in the next episode, with the first response: band 0.
         p.on_read(Lpn(10), false);
         p.on_read_done(&[Lpn(10)], 8192, 100_000);
         let s10 =
             FspState { long_term: 0, short_term: false, large_request: false, large_data: true, previous_type: 0 }
                 .index(&p.encoding);
+        (p, s10)
+    }
+
+    #[test]
+    fn next_decision_bootstrap_rewards_reach_the_shadow_table_and_renew_the_active_one() {
+        let (mut p, s10) = first_unit_then_a_read("bootstrap = \"next_decision\"\n");
         evict(&mut p, &[20, 21, 22, 23]);
         let (active, shadow) = p.tables();
         // Decision 0 (page 10, LSB, read, band 0): Q = 0.3 x (1 + 1 + 0.8 x 0) = 0.6.
@@ -480,14 +486,7 @@ mod tests {
     fn next_unit_bootstrap_settles_a_unit_together_from_the_next_units_mean() {
         // As above, with the default bootstrap: unit 0 settles once unit 1 is closed and its last
         // decision is due, i.e. at the first record of unit 2.
-        let mut p =
-            policy("episode_length = 4\nepsilon_initial = 0.0\nepsilon_after = 0.0\ncandidates_fraction = 0.25\n");
-        evict(&mut p, &[10, 11, 12, 13]);
-        p.on_read(Lpn(10), false);
-        p.on_read_done(&[Lpn(10)], 8192, 100_000);
-        let s10 =
-            FspState { long_term: 0, short_term: false, large_request: false, large_data: true, previous_type: 0 }
-                .index(&p.encoding);
+        let (mut p, s10) = first_unit_then_a_read("");
         evict(&mut p, &[20, 21, 22, 23]);
         assert_eq!(p.tables().1.get(s10, 0), 0.0, "unit 0 waits for unit 1 to close");
         evict(&mut p, &[30, 31, 32, 33]);
