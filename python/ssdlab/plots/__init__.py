@@ -37,10 +37,7 @@ def latency_cdf(
     ax.set_xlabel(f"{which} latency (us)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=120)
-    return fig
+    return _finish(fig, path)
 
 
 def latency_tail(
@@ -85,11 +82,7 @@ def latency_tail(
     ax.grid(True, which="both", alpha=0.3)
     if drawn:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-    return fig
+    return _finish(fig, path, close=True)
 
 
 def time_series(reports: Mapping[str, Report], name: str = "free_blocks", path: str | Path | None = None):
@@ -102,10 +95,7 @@ def time_series(reports: Mapping[str, Report], name: str = "free_blocks", path: 
     ax.set_ylabel(name.replace("_", " "))
     ax.grid(True, alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=120)
-    return fig
+    return _finish(fig, path)
 
 
 def normalized_bars(table: pd.DataFrame, baseline: str, path: str | Path | None = None, title: str = ""):
@@ -116,10 +106,7 @@ def normalized_bars(table: pd.DataFrame, baseline: str, path: str | Path | None 
     ax.set_ylabel(f"normalised to {baseline}")
     ax.set_title(title)
     fig = ax.get_figure()
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=120)
-    return fig
+    return _finish(fig, path)
 
 
 def learning_curves(
@@ -141,10 +128,17 @@ def learning_curves(
     ax.grid(True, alpha=0.3)
     if curves:
         ax.legend(fontsize=8)
+    return _finish(fig, path, close=True)
+
+
+def _finish(fig, path: str | Path | None, close: bool = False):
+    """Lay the figure out and save it to `path` if given (closing it when `close`: plots drawn in a
+    loop must not accumulate open figures)."""
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120)
-        plt.close(fig)
+        if close:
+            plt.close(fig)
     return fig
 
 
