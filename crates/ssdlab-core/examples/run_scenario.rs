@@ -1,7 +1,9 @@
 //! Runs one benchmark scenario outside Python and prints simulated requests per wall second
 //! and the process's peak resident memory: `cargo run --release --example run_scenario --
 //! randwrite_gc 2000000`; arguments after the count are `key=value` overrides
-//! (`'scheduler.policy="priority"'`). Used by docs/performance.md (and for profiling).
+//! (`'scheduler.policy="priority"'`), and `preset=NAME` runs it on another preset than bench-16gib.
+//! With `RUN_SCENARIO_REPORT=FILE` the run's report is written there as JSON (to compare the
+//! simulated figures of two builds byte for byte). Used by docs/performance.md (and for profiling).
 
 use std::time::Instant;
 
@@ -82,6 +84,25 @@ fn main() {
             "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n\
              [gc]\nscheduler = \"rlgc\"\n[gc.rlgc]\nzero_interval = \"same_arrival\"\n"
         }
+        "randwrite_tpftl" => {
+            "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[ftl]\nmapping = \"tpftl\"\n\
+             [ftl.tpftl]\ncmt_bytes = \"2m\"\n"
+        }
+        // LearnedFTL as the paper builds it (group allocation, group GC) after a fill and one drive
+        // of random overwrites, and the page mapping on the same placement (the like-for-like
+        // base: the same lines, groups and group GC, no translation pages).
+        "randwrite_learned" => {
+            "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[ftl]\nmapping = \"learned\"\n\
+             placement = \"group\"\n[ftl.learned]\ncmt_bytes = \"2m\"\n[gc]\nvictim = \"group\"\n"
+        }
+        "randwrite_group" => {
+            "[workload]\nrw = \"randwrite\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[ftl]\nplacement = \"group\"\n\
+             [gc]\nvictim = \"group\"\n"
+        }
+        "seqwrite_learned" => {
+            "[workload]\nrw = \"write\"\n[warmup]\nfill = true\nrandom_writes = 1.0\n[ftl]\nmapping = \"learned\"\n\
+             placement = \"group\"\n[ftl.learned]\ncmt_bytes = \"2m\"\n[gc]\nvictim = \"group\"\n"
+        }
         "randread_aged" => "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\nrandom_writes = 1.0\n",
         "randread_tpftl" => {
             "[workload]\nrw = \"randread\"\niodepth = 32\n[warmup]\nfill = true\nrandom_writes = 1.0\n\
@@ -94,14 +115,17 @@ fn main() {
         other => {
             eprintln!(
                 "unknown scenario {other}: use randwrite_gc, randread, randwrite_buffer, randread_dftl, randwrite_dftl, \
-                 randwrite_rlgc, \
+                 randwrite_tpftl, randwrite_learned, randwrite_group, seqwrite_learned, randwrite_rlgc, \
                  randread_aged, randread_tpftl, randread_learned, fsp_<eviction id> or \
                  fill_512gib_dynamic / fill_512gib_static"
             );
             std::process::exit(2);
         }
     };
-    run("bench-16gib", &scenario, workload, count, args.collect());
+    // `preset=NAME` among the overrides runs the scenario on another preset.
+    let (presets, extra): (Vec<String>, Vec<String>) = args.partition(|a| a.starts_with("preset="));
+    let preset = presets.last().map_or("bench-16gib", |p| &p["preset=".len()..]);
+    run(preset, &scenario, workload, count, extra);
 }
 
 /// Run `scenario` (`workload` on `preset`) for `count` requests, warm-up untimed, and print
@@ -122,6 +146,11 @@ fn run(preset: &str, scenario: &str, workload: &str, count: u64, extra: Vec<Stri
     let requests = report.workload.requests;
     let rss = peak_rss_mib();
     let units = report.cache.as_ref().map_or(0, |c| c.evicted_units);
+    // The whole report, to check that a speed change left every simulated figure as it was.
+    if let Some(path) = std::env::var_os("RUN_SCENARIO_REPORT") {
+        let json = serde_json::to_string_pretty(&report).expect("report serialises");
+        std::fs::write(&path, json).expect("report written");
+    }
     println!(
         "{scenario}: {requests} requests in {wall:.3} s = {:.0} req/s; {units} evicted units; WAF {:.3}; \
          peak RSS {rss:.1} MiB (budget 12 B x {physical_pages} pages + 64 MiB = {:.1} MiB)",

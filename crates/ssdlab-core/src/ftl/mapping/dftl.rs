@@ -40,16 +40,13 @@ use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn, SimTime};
 
-/// One cached entry: its LPN, dirty flag and its place in the LRU list and in its translation
-/// page's list.
+/// One cached entry: its LPN, whether it is dirty, and its place in the LRU list.
 #[derive(Debug, Clone, Copy)]
 struct Cached {
     lpn: u32,
-    dirty: bool,
+    /// Dirty while this equals its translation page's write-back count (`Dftl::write_backs`).
+    dirty_in: u32,
     links: Links,
-    /// Links among the cached entries of the same translation page.
-    page_next: u32,
-    page_prev: u32,
 }
 
 impl Linked for Cached {
@@ -82,8 +79,13 @@ pub struct Dftl {
     free_slots: Vec<u32>,
     capacity: u32,
     lru: LruList,
-    /// Head of the cached-entry list of each translation page.
-    page_head: Vec<u32>,
+    /// Write-backs of each translation page: an entry dirtied now records its page's count, and
+    /// a write-back cleans every cached entry of the page at once by counting up, as TPFTL's
+    /// nodes do (`Node::write_backs`), instead of walking the page's cached entries (a GC batch
+    /// writes back hundreds of pages, each with tens of cached entries). Wraps after 2^32
+    /// write-backs of one page; an entry cached clean through all of them would only cost one
+    /// needless write-back.
+    write_backs: Vec<u32>,
     cmt_bytes: u64,
     stats: DftlStats,
 }
@@ -109,7 +111,7 @@ impl Dftl {
             free_slots: Vec::new(),
             capacity,
             lru: LruList::default(),
-            page_head: vec![NONE; pages],
+            write_backs: vec![0; pages],
             cmt_bytes,
             stats: DftlStats::default(),
         }
@@ -137,12 +139,23 @@ impl Dftl {
     /// every cached entry of it becomes clean. Returns when the program ends.
     fn write_back(&mut self, tp: u32, ready: SimTime, ctx: &mut MapCtx) -> Result<SimTime> {
         let end = self.gtd.write_back(tp, ready, ctx)?;
-        let mut i = self.page_head[tp as usize];
-        while i != NONE {
-            self.slots[i as usize].dirty = false;
-            i = self.slots[i as usize].page_next;
-        }
+        let count = &mut self.write_backs[tp as usize];
+        *count = count.wrapping_add(1);
         Ok(end)
+    }
+
+    /// The `dirty_in` of an entry of `lpn`'s page: dirty now, or clean.
+    fn dirty_in(&self, lpn: u32, dirty: bool) -> u32 {
+        let count = self.write_backs[self.tpage(lpn) as usize];
+        if dirty {
+            count
+        } else {
+            count.wrapping_sub(1)
+        }
+    }
+
+    fn is_dirty(&self, entry: &Cached) -> bool {
+        entry.dirty_in == self.write_backs[self.tpage(entry.lpn) as usize]
     }
 
     /// Make room for one entry (evicting the LRU one, writing it back if dirty).
@@ -152,13 +165,13 @@ impl Dftl {
             return Ok(());
         }
         let victim = self.lru.tail();
-        let Cached { lpn, dirty, .. } = self.slots[victim as usize];
+        let entry = self.slots[victim as usize];
         self.stats.evictions += 1;
-        if dirty {
+        if self.is_dirty(&entry) {
             self.stats.dirty_evictions += 1;
             self.stats.eviction_writebacks += 1;
             let now = ctx.now;
-            self.write_back(self.tpage(lpn), now, ctx)?;
+            self.write_back(self.tpage(entry.lpn), now, ctx)?;
         }
         self.remove(victim);
         Ok(())
@@ -166,16 +179,7 @@ impl Dftl {
 
     fn remove(&mut self, i: u32) {
         self.lru.unlink(&mut self.slots, i);
-        let Cached { lpn, page_next, page_prev, .. } = self.slots[i as usize];
-        if page_prev != NONE {
-            self.slots[page_prev as usize].page_next = page_next;
-        } else {
-            let tp = self.tpage(lpn);
-            self.page_head[tp as usize] = page_next;
-        }
-        if page_next != NONE {
-            self.slots[page_next as usize].page_prev = page_prev;
-        }
+        let lpn = self.slots[i as usize].lpn;
         self.slot_of[lpn as usize] = NONE;
         self.free_slots.push(i);
     }
@@ -199,13 +203,8 @@ impl Dftl {
             }
             None => self.gtd.read(tp, ctx.now, ctx)?,
         };
-        let head = self.page_head[tp as usize];
-        let entry = Cached { lpn, dirty, links: Links::UNLINKED, page_next: head, page_prev: NONE };
+        let entry = Cached { lpn, dirty_in: self.dirty_in(lpn, dirty), links: Links::UNLINKED };
         let i = place_slot(&mut self.slots, &mut self.free_slots, entry);
-        if head != NONE {
-            self.slots[head as usize].page_prev = i;
-        }
-        self.page_head[tp as usize] = i;
         self.slot_of[lpn as usize] = i;
         self.lru.push_head(&mut self.slots, i);
         Ok(ready)
@@ -216,7 +215,7 @@ impl Dftl {
         match self.hit(lpn) {
             Some(i) => {
                 self.stats.cmt_hits += 1;
-                self.slots[i as usize].dirty = true;
+                self.slots[i as usize].dirty_in = self.dirty_in(lpn, true);
                 Ok(ctx.now)
             }
             None => self.load(lpn, true, ctx),
@@ -273,7 +272,7 @@ impl Mapping for Dftl {
             if let Owner::Data(lpn) = m.owner {
                 let i = self.slot_of[lpn.index()];
                 if i != NONE {
-                    self.slots[i as usize].dirty = true;
+                    self.slots[i as usize].dirty_in = self.dirty_in(lpn.0, true);
                 } else {
                     pages.push(self.tpage(lpn.0));
                 }
