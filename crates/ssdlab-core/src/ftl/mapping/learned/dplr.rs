@@ -54,8 +54,30 @@ pub struct Segment {
 impl Segment {
     #[inline]
     fn predict(&self, x: u32) -> i64 {
-        // `as` saturates on overflow (and maps NaN to 0), so no x can make a prediction panic.
-        (self.slope * f64::from(x) + self.intercept).round() as i64
+        round_to_i64(self.slope * f64::from(x) + self.intercept)
+    }
+}
+
+/// `v.round() as i64`: half away from zero, saturating, NaN to 0; so no x can make a prediction
+/// panic. Without the libm call `f64::round` is on x86-64 before SSE4.1 (the crate builds for the
+/// baseline target): training checks every point's prediction, and that call was 8-10 % of a
+/// LearnedFTL warm-up under perf.
+#[inline]
+fn round_to_i64(v: f64) -> i64 {
+    // From 2^52 on every f64 is an integer, and NaN or an infinity is no finite number below
+    // it: `as` alone.
+    if v.is_nan() || v.abs() >= 4_503_599_627_370_496.0 {
+        return v as i64;
+    }
+    // Below 2^52 the truncation and the fraction left are exact.
+    let t = v as i64;
+    let fraction = v - t as f64;
+    if fraction >= 0.5 {
+        t + 1
+    } else if fraction <= -0.5 {
+        t - 1
+    } else {
+        t
     }
 }
 
@@ -122,9 +144,26 @@ impl Dplr {
 /// point, `bits[i]` true exactly when the model predicts `ys[i]` at `xs[i]`. These are the bits
 /// the bitmap prediction filter sets to 1; the caller places them at the points' LPN offsets.
 pub fn train(xs: &[u32], ys: &[i64], max_segments: usize) -> (Dplr, Vec<bool>) {
-    let model = Dplr::fit(xs, ys, max_segments);
-    let bits = xs.iter().zip(ys).map(|(&x, &y)| model.predict(x) == y).collect();
+    let mut bits = Vec::new();
+    let model = train_into(xs, ys, max_segments, &mut bits);
     (model, bits)
+}
+
+/// `train`, writing the bits into `bits` (cleared first; a buffer the caller reuses). The points
+/// are in x order, so the covering segment is found by stepping through the segments once
+/// rather than by a search per point.
+pub fn train_into(xs: &[u32], ys: &[i64], max_segments: usize, bits: &mut Vec<bool>) -> Dplr {
+    let model = Dplr::fit(xs, ys, max_segments);
+    bits.clear();
+    let segments = &model.segments;
+    let mut covering = 0;
+    for (&x, &y) in xs.iter().zip(ys) {
+        while covering + 1 < segments.len() && segments[covering + 1].start <= x {
+            covering += 1;
+        }
+        bits.push(segments[covering].predict(x) == y);
+    }
+    model
 }
 
 /// Whether point `i` continues point `i - 1`'s contiguous run (x and y both one more).
@@ -309,6 +348,46 @@ mod tests {
         assert_eq!(bits.len(), xs.len());
         for i in 0..xs.len() {
             assert_eq!(bits[i], model.predict(xs[i]) == ys[i], "point {i}: ({}, {})", xs[i], ys[i]);
+        }
+    }
+
+    proptest! {
+        /// The rounding without libm gives what `round() as i64` gives, for any f64.
+        #[test]
+        fn rounding_matches_the_standard_library(bits in any::<u64>(), small in -1.0e6f64..1.0e6) {
+            for v in [f64::from_bits(bits), small, small.trunc() + 0.5, small.trunc() - 0.5] {
+                prop_assert_eq!(round_to_i64(v), v.round() as i64, "{}", v);
+            }
+        }
+    }
+
+    #[test]
+    fn rounding_edge_cases() {
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            9.3e18,
+            -9.3e18,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        for v in edges {
+            assert_eq!(round_to_i64(v), v.round() as i64, "{v}");
         }
     }
 

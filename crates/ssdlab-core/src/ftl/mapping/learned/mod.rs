@@ -105,6 +105,7 @@ pub struct Learned {
     /// Scratch for training.
     xs: Vec<u32>,
     ys: Vec<i64>,
+    exact: Vec<bool>,
     pages: Vec<u32>,
     stats: LearnedStats,
 }
@@ -125,6 +126,7 @@ pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
         predictions: Vec::new(),
         xs: Vec::new(),
         ys: Vec::new(),
+        exact: Vec::new(),
         pages: Vec::new(),
         stats: LearnedStats::default(),
     }))
@@ -202,17 +204,27 @@ impl Learned {
         }
         self.stats.trainings += 1;
         self.stats.trained_pages += self.xs.len() as u64;
-        let (dplr, exact) = dplr::train(&self.xs, &self.ys, self.max_segments);
-        for lpn in first..end {
-            self.set_bit(lpn, false);
-        }
-        for (k, ok) in exact.into_iter().enumerate() {
-            if ok {
+        let dplr = dplr::train_into(&self.xs, &self.ys, self.max_segments, &mut self.exact);
+        self.clear_bits(first, end);
+        for k in 0..self.exact.len() {
+            if self.exact[k] {
                 self.set_bit(first + self.xs[k], true);
                 self.stats.bits_set_by_training += 1;
             }
         }
         self.models[e] = Model { dplr, start_vppn: start, initial: false };
+    }
+
+    /// Clear the bits of LPNs `first..end`, a word at a time.
+    fn clear_bits(&mut self, first: u32, end: u32) {
+        let mut lpn = first;
+        while lpn < end {
+            let (w, b) = (lpn as usize / 64, lpn % 64);
+            let n = (64 - b).min(end - lpn);
+            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << b };
+            self.bits[w] &= !mask;
+            lpn += n;
+        }
     }
 }
 
