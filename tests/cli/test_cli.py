@@ -107,3 +107,26 @@ def test_umass_websearch_replays_with_speedup(traces, tmp_path):
     report = json.loads(out.read_text())
     assert report["workload"]["requests"] == 5000
     assert report["workload"]["reads"] >= 4990
+
+
+def test_every_bench_scenario_resolves_on_its_preset():
+    from ssdlab.cli.bench import PRESETS, SCENARIOS, WARMUP_TIMED
+
+    for name, overrides in SCENARIOS.items():
+        resolved = tomllib.loads(ssdlab.resolve(PRESETS.get(name, "bench-16gib"), overrides=overrides))
+        if name.endswith("write_learned"):  # writes on the paper's allocation; reads on dynamic
+            assert resolved["ftl"]["mapping"] == "learned" and resolved["ftl"]["placement"] == "group", name
+        if name in WARMUP_TIMED:
+            assert resolved["warmup"]["fill"], name
+    # The like-for-like base of LearnedFTL's writes: the same drive, placement and GC victim.
+    base = {k for k in SCENARIOS["randwrite_group"] if not k.startswith("ftl.mapping")}
+    assert base <= set(SCENARIOS["randwrite_learned"])
+
+
+def test_bench_times_the_fill_scenario_on_its_warm_up():
+    result = invoke("bench", "-s", "fill_512gib")
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if "fill_512gib" in line)
+    # Requests are the pages the fill wrote: 128 planes x 4096 blocks x 256 pages less the spare.
+    pages = int(row.split()[1].replace(",", ""))
+    assert 100_000_000 < pages < 128 * 4096 * 256, row
