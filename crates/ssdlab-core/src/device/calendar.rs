@@ -13,18 +13,20 @@
 //! randwrite_gc) appends to the last chunk without a search; a search first steps forward from
 //! just after the previous insertion (`finger`), where the next one usually lands (a GC
 //! reclaim's bookings advance through the calendar in time order); and `prune`, called for
-//! every channel at every event, reads one field. A chunked calendar without them cost 4 % more
-//! instructions on randwrite_gc than the gap buffer (docs/performance.md, issue #10).
+//! every channel at every event, reads one field. Without the finger, these chunks cost 17 %
+//! more instructions than the gap buffer in a replay of randwrite_gc's calendar operations (an
+//! earlier try, 32-interval chunks, cost randwrite_gc 4 %: docs/performance.md, issue #10).
 //!
 //! Why not the gap buffer it replaced (the intervals before the last insertion ascending, those
 //! after it descending, moved one at a time to the next insertion point): demand-based FTL
 //! mappings alternate between the middle of a long calendar (a translation read booked at a
 //! plane's free time, far inside the channel's backlog) and its end, so each booking moved the
 //! gap by about 270 of the channel's 1,400 intervals: 55 % of randwrite_dftl's run time (the
-//! search itself walked 0.08 intervals per call). A VecDeque of chunks cost 25-33 % more
-//! instructions than this Vec in a replay of the benchmarks' calendar operations (indexing
-//! and bisecting a deque's two halves); a plain sorted VecDeque pays a memmove of half the
-//! calendar per insertion, and a BTreeMap was slower still (docs/performance.md).
+//! search itself walked 0.08 intervals per call). With chunks, callgrind counts 84 % fewer
+//! instructions on randwrite_dftl and 0.7 % fewer on randwrite_gc. A VecDeque of chunks cost
+//! 25-33 % more instructions than this Vec in a replay of the benchmarks' calendar operations
+//! (indexing and bisecting a deque's two halves); a plain sorted VecDeque pays a memmove of half
+//! the calendar per insertion, and a BTreeMap was slower still (docs/performance.md).
 
 use crate::units::{Nanos, SimTime};
 use std::fmt;
