@@ -35,7 +35,7 @@ use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::Owner;
 use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
-use crate::ftl::mapping::directory::Directory;
+use crate::ftl::mapping::directory::{dirty_mark, Directory};
 use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn, SimTime};
@@ -146,12 +146,7 @@ impl Dftl {
 
     /// The `dirty_in` of an entry of `lpn`'s page: dirty now, or clean.
     fn dirty_in(&self, lpn: u32, dirty: bool) -> u32 {
-        let count = self.write_backs[self.tpage(lpn) as usize];
-        if dirty {
-            count
-        } else {
-            count.wrapping_sub(1)
-        }
+        dirty_mark(self.write_backs[self.tpage(lpn) as usize], dirty)
     }
 
     fn is_dirty(&self, entry: &Cached) -> bool {

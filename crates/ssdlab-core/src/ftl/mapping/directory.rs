@@ -8,6 +8,18 @@ use crate::ftl::blocks::{Owner, INVALID};
 use crate::ftl::mapping::{MapCtx, Relocation};
 use crate::units::{Ppn, SimTime};
 
+/// The mark a cached entry keeps to say whether it is dirty, for caches that clean a translation
+/// page's entries by counting its write-backs (DFTL per page, TPFTL per node): an entry is dirty
+/// while its mark equals the current count, so one increment cleans them all.
+#[inline]
+pub fn dirty_mark(write_backs: u32, dirty: bool) -> u32 {
+    if dirty {
+        write_backs
+    } else {
+        write_backs.wrapping_sub(1)
+    }
+}
+
 pub struct Directory {
     /// Where each translation page is (INVALID: never written).
     gtd: Vec<u32>,

@@ -39,7 +39,7 @@ use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::Owner;
 use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
-use crate::ftl::mapping::directory::Directory;
+use crate::ftl::mapping::directory::{dirty_mark, Directory};
 use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn, SimTime};
@@ -355,7 +355,7 @@ impl Tpftl {
         }
         self.tick += 1;
         let epoch = self.nodes[n as usize].write_backs;
-        let dirty_in = if dirty { epoch } else { epoch.wrapping_sub(1) };
+        let dirty_in = dirty_mark(epoch, dirty);
         self.nodes[n as usize].dirty += dirty as u32;
         let entry = Entry { lpn, dirty_in, access: self.tick, links: Links::UNLINKED };
         let i = place_slot(&mut self.entries, &mut self.free_entries, entry);
