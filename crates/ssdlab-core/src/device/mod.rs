@@ -27,7 +27,7 @@ use crate::config::{SchedulerConfig, SchedulerPolicy};
 use crate::nand::cell::page_type;
 use crate::nand::{ArrayUnit, BlockMode, Geometry, Timing};
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
-use calendar::Calendar;
+use calendar::{Calendar, Fit};
 use queue::Priority;
 
 /// Who asked for a flash operation. Every operation carries one, so the report can break
@@ -318,8 +318,8 @@ impl Device {
         unit_ns: u64,
         channel_ns: u64,
     ) -> Option<SimTime> {
-        let (i, s) = self.fit_in_gap(unit, channel, ready, unit_ns, channel_ns)?;
-        self.channels[channel].book(s, channel_ns);
+        let (i, fit) = self.fit_in_gap(unit, channel, ready, unit_ns, channel_ns)?;
+        let s = self.channels[channel].book_fit(fit);
         let (g0, g1) = self.unit_gaps[unit][i];
         let min = self.min_unit_op_ns;
         let parts = [(g0, s), (s + unit_ns, g1)];
@@ -337,7 +337,7 @@ impl Device {
         ready: SimTime,
         unit_ns: u64,
         channel_ns: u64,
-    ) -> Option<(usize, SimTime)> {
+    ) -> Option<(usize, Fit)> {
         let gaps = &self.unit_gaps[unit];
         let first = gaps.partition_point(|&(_, end)| end < ready + unit_ns);
         for (i, &(g0, g1)) in gaps.iter().enumerate().skip(first) {
@@ -346,8 +346,8 @@ impl Device {
                 continue;
             }
             // The channel may be busy at `s`: its first fit that still leaves the unit time.
-            if let Some(c) = self.channels[channel].first_fit_by(s, channel_ns, g1 - unit_ns) {
-                return Some((i, c));
+            if let Some(fit) = self.channels[channel].fit_by(s, channel_ns, g1 - unit_ns) {
+                return Some((i, fit));
             }
         }
         None
@@ -359,8 +359,8 @@ impl Device {
         let free = self.unit_free_at[unit];
         let ordered = self.ordered(block, ready, erase);
         if ordered < free {
-            if let Some((_, s)) = self.fit_in_gap(unit, channel, ordered, unit_ns, channel_ns) {
-                return s;
+            if let Some((_, fit)) = self.fit_in_gap(unit, channel, ordered, unit_ns, channel_ns) {
+                return fit.start;
             }
         }
         self.channels[channel].first_fit_by(ordered.max(free), channel_ns, SimTime::MAX).expect("unbounded fit")
