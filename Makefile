@@ -7,7 +7,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Every pip install below resolves against the lock in constraints.txt.
 export PIP_CONSTRAINT := $(abspath constraints.txt)
 
-.PHONY: setup build run test lint rust-test py-test bench clean
+.PHONY: setup build run test lint rust-test py-test bench clean browser
 
 $(BIN)/maturin:
 	python3 -m venv $(VENV)
@@ -18,7 +18,7 @@ setup: $(BIN)/maturin
 
 # Builds the native core (release) and installs ssdlab with its runtime and dev dependencies.
 build: setup
-	$(BIN)/maturin develop --release --extras dev -q
+	$(BIN)/maturin develop --release --extras dev,ray -q
 
 # The main job: the GC schedulers of the RLGC paper side by side on a real MSR Cambridge trace
 # excerpt that ships with the package (no download), 3 seeds each: a comparison table, runs.csv,
@@ -41,7 +41,13 @@ rust-test:
 	cargo test --profile test-release -p ssdlab-core
 	cargo bench --no-run -p ssdlab-core
 
-py-test: build
+# The browser test of `ssdlab report` needs a real headless Chromium: Debian's, with its driver.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		{ SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); $$SUDO apt-get update -qq && \
+		  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+py-test: build browser
 	$(BIN)/pytest -q
 
 # Everything CI runs: lint, Rust tests (and benches compile), Python tests.
