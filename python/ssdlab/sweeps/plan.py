@@ -1,0 +1,59 @@
+"""Layer: Python, sweeps. One job: expand a checked `Grid` into its cells: the product of the
+axes (first axis slowest) times the seeds, minus the excluded combinations, each cell's
+configuration resolved (validated) up front and its id computed."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from ssdlab.experiments.common import Job
+from ssdlab.sweeps.cells import Cell, FileDigests, cell_of
+from ssdlab.sweeps.grid import Axis, Grid, same_value
+
+
+def _excluded(values: dict[str, Any], excludes: tuple[dict[str, Any], ...]) -> bool:
+    """Whether a combination matches every key of one exclude entry."""
+    return any(
+        all(same_value(values[key], value) for key, value in entry.items()) for entry in excludes if entry
+    )
+
+
+def _job(grid: Grid, combination: tuple[tuple[Axis, int], ...], seed: int, labels: dict[str, Any]) -> Job:
+    """The job of one cell: the base, each axis's argument for its value, then the seed."""
+    base = grid.base
+    arguments = {"preset": base.preset, "trace": base.trace, "workload": base.workload}
+    overrides = list(base.overrides)
+    for axis, index in combination:
+        if axis.key in arguments:
+            arguments[axis.key] = axis.arguments[index]
+        else:
+            overrides.append(axis.arguments[index])
+    overrides.append(f"seed={seed}")
+    return Job(
+        labels=labels,
+        preset=arguments["preset"],
+        trace=arguments["trace"],
+        workload=arguments["workload"],
+        overrides=tuple(overrides),
+        config_files=base.config_files,
+        trace_format=base.trace_format,
+    )
+
+
+def plan(grid: Grid, digests: FileDigests | None = None) -> list[Cell]:
+    """Every cell of the grid in order: axes product, first axis slowest, then seeds. Each
+    cell's configuration is resolved here, so an invalid one is known (and recorded as failed)
+    before any cell runs."""
+    digests = digests or FileDigests()
+    cells = []
+    indices = [range(len(axis.values)) for axis in grid.axes]
+    for combo in itertools.product(*indices):
+        combination = tuple(zip(grid.axes, combo, strict=True))
+        values = {axis.key: axis.values[i] for axis, i in combination}
+        if _excluded(values, grid.excludes):
+            continue
+        for seed in grid.seeds:
+            labels = {**values, "seed": seed}
+            cells.append(cell_of(_job(grid, combination, seed, labels), digests))
+    return cells
