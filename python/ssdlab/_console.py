@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +52,55 @@ def progress_bar(description: str, total: int, transient: bool = False) -> Itera
     with _new_progress(transient) as progress:
         task = progress.add_task(description, total=total)
         yield lambda: progress.advance(task)
+
+
+class _CellCounts:
+    """What a sweep's progress bar counts: cells finished, of which failed."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.failed = 0
+
+    def fields(self) -> dict[str, str]:
+        failed = f"[red]{self.failed} failed[/]" if self.failed else "0 failed"
+        return {"failed": failed, "remaining": f"{self.total - self.done} left"}
+
+
+@contextmanager
+def cells_progress(description: str, total: int) -> Iterator[Callable[[bool], None]]:
+    """A progress bar on stderr for a sweep of `total` cells: done of total, failed, remaining,
+    elapsed time and an ETA. Yields `advance(failed)`, to call once per finished cell."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    counts = _CellCounts(total)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]}"),
+        TextColumn("{task.fields[remaining]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console_err,
+    )
+    with progress:
+        task = progress.add_task(description, total=total, **counts.fields())
+
+        def advance(failed: bool = False) -> None:
+            counts.done += 1
+            counts.failed += failed
+            progress.update(task, advance=1, **counts.fields())
+
+        yield advance
 
 
 def run_with_progress(sim: Simulation, quiet: bool = False) -> Report:

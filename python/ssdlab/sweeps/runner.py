@@ -1,0 +1,91 @@
+"""Layer: Python, sweeps. One job: `run_cells`, the engine under `ssdlab sweep` and the paper
+reproductions: run a worker on every cell not already done, on a backend, with a progress bar,
+persisting each outcome as it finishes, and return the outcomes in cell order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ssdlab import __version__
+from ssdlab._console import cells_progress
+from ssdlab.sweeps.backends import check_backend, run_on
+from ssdlab.sweeps.cells import Cell
+from ssdlab.sweeps.outcome import FILES_KEY, Attempt, CellOutcome, Worker
+from ssdlab.sweeps.store import CellRecords
+
+
+def _outcome(cell: Cell, attempt: Attempt, records: CellRecords | None) -> CellOutcome:
+    """The outcome of one attempt; the files its result carries are written under the results
+    directory (and leave the result), then the outcome is recorded there."""
+    status, error, result = attempt.status, attempt.error, attempt.result
+    files: tuple[str, ...] = ()
+    if result is not None and FILES_KEY in result:
+        result = dict(result)
+        payload: Any = result.pop(FILES_KEY)
+        if not isinstance(payload, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in payload.items()
+        ):
+            status, error, result = "failed", f"the worker's {FILES_KEY!r} is not {{path: text}}", None
+        elif records is not None:
+            files = records.write_files(cell.id, payload)
+    outcome = CellOutcome(cell.id, status, error, attempt.wall_s, result, files)
+    if records is not None:
+        records.save(outcome, cell.labels, __version__)
+    return outcome
+
+
+def run_cells(
+    cells: Iterable[Cell],
+    worker: Worker,
+    *,
+    out: str | Path | None = None,
+    backend: str = "local",
+    processes: int | None = None,
+    address: str | None = None,
+    resume: bool = True,
+    retry_failed: bool = False,
+    ship_traces: bool = False,
+    label: str = "simulating",
+) -> list[CellOutcome]:
+    """Run `worker(cell.job)` for every cell; returns one CellOutcome per cell, in cell order.
+
+    `worker` is a module-level function (it is sent to other processes) returning a
+    JSON-serialisable dict; whatever it raises makes that cell "failed" with the reason, and the
+    other cells run on. A result may carry files under the key "files" ({relative path: text},
+    `{id}` in a path standing for the cell's id): they are written under `out`, where the worker
+    could not write itself (a Ray worker on another machine), and the outcome lists their paths.
+
+    With `out`, each outcome is recorded in `out/cells/<id>.json` as it finishes, and with
+    `resume` a cell whose id has a record is not run again: its recorded outcome comes back
+    (`resumed=True`), unless it failed and `retry_failed` is set. A cell whose configuration was
+    invalid (`cell.invalid`) is recorded as failed without running. Cells that share an id (one
+    configuration reached twice) run once.
+
+    `backend`: "local" (a process pool of `processes`, default one per core; 1 runs in this
+    process) or "ray" (`address` of a cluster, default a local instance of `processes` CPUs;
+    `ship_traces` sends trace files through Ray's object store instead of reading them at their
+    paths). `label` names the progress bar."""
+    check_backend(backend, address, ship_traces)
+    cells = list(cells)
+    records = CellRecords(out) if out is not None else None
+    unique: dict[str, Cell] = {}
+    for cell in cells:
+        unique.setdefault(cell.id, cell)
+    outcomes: dict[str, CellOutcome] = {}
+    for cell_id, cell in unique.items():
+        previous = records.load(cell_id) if records is not None and resume else None
+        if previous is not None and (previous.ok or not retry_failed):
+            outcomes[cell_id] = previous
+        elif cell.invalid is not None:
+            outcomes[cell_id] = _outcome(cell, Attempt("failed", cell.invalid, 0.0, None), records)
+    to_run = [cell for cell_id, cell in unique.items() if cell_id not in outcomes]
+    if to_run:
+        jobs = [cell.job for cell in to_run]
+        with cells_progress(label, total=len(to_run)) as advance:
+            for index, attempt in run_on(backend, worker, jobs, processes, address, ship_traces):
+                cell = to_run[index]
+                outcomes[cell.id] = _outcome(cell, attempt, records)
+                advance(not outcomes[cell.id].ok)
+    return [outcomes[cell.id] for cell in cells]
