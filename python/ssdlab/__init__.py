@@ -25,10 +25,16 @@ from ssdlab.errors import (
 if TYPE_CHECKING:
     from ssdlab.api import Simulation, run
     from ssdlab.report import Report
+    from ssdlab.sweeps import sweep
 
 # The API and the report load pandas and numpy (about half a second); they are imported on first
 # use (PEP 562) so that `import ssdlab` and the `ssdlab` command start fast.
-_LAZY = {"Simulation": "ssdlab.api", "run": "ssdlab.api", "Report": "ssdlab.report"}
+_LAZY = {
+    "Simulation": "ssdlab.api",
+    "run": "ssdlab.api",
+    "Report": "ssdlab.report",
+    "sweep": "ssdlab.sweeps",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -58,5 +64,6 @@ __all__ = [
     "presets",
     "resolve",
     "run",
+    "sweep",
     "workload_patterns",
 ]

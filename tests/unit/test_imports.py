@@ -30,6 +30,7 @@ def loaded_after(code: str, modules: tuple[str, ...]) -> list[str]:
         "from ssdlab.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass",
         "from ssdlab.cli import main\nmain(['presets'])",
         "from ssdlab.cli import main\ntry:\n    main(['compare', '--help'])\nexcept SystemExit:\n    pass",
+        "from ssdlab.cli import main\ntry:\n    main(['sweep', '--help'])\nexcept SystemExit:\n    pass",
     ],
 )
 def test_cli_start_up_imports_nothing_heavy(code):
@@ -45,6 +46,8 @@ def test_lazy_api_still_resolves():
     assert loaded_after(code, ("pandas",)) == ["pandas"]
 
 
-@pytest.mark.parametrize("module", ["ssdlab.experiments.rlgc", "ssdlab.experiments.compare", "ssdlab.plots"])
+@pytest.mark.parametrize(
+    "module", ["ssdlab.experiments.rlgc", "ssdlab.experiments.compare", "ssdlab.plots", "ssdlab.sweeps"]
+)
 def test_library_does_not_import_the_cli(module):
     assert loaded_after(f"import {module}", ("ssdlab.cli", "click")) == []

@@ -14,6 +14,7 @@ import os
 import sys
 
 import click
+from rich.markup import escape
 
 from ssdlab.cli.bench import bench
 from ssdlab.cli.common import console_err
@@ -22,6 +23,7 @@ from ssdlab.cli.configcmd import config
 from ssdlab.cli.presetscmd import presets
 from ssdlab.cli.reproduce import reproduce
 from ssdlab.cli.run import run
+from ssdlab.cli.sweep import sweep
 from ssdlab.cli.tracecmd import trace
 from ssdlab.errors import ConfigError, SsdlabError, SsdlabIOError, TraceFormatError
 
@@ -37,6 +39,7 @@ def cli() -> None:
     Examples:
       ssdlab run --preset kang-3d-128gb --workload onoff --out report.json
       ssdlab compare --trace msr_cut10k_rw20_80_105 --vary gc.scheduler=greedy,lazy_rtgc
+      ssdlab sweep docs/examples/sweep_gc.toml -o results/sweep_gc
       ssdlab run --preset tiny --trace hm_0.csv --set device.utilization=0.85
       ssdlab config show --preset tiny --set gc.victim=fifo
       ssdlab presets
@@ -46,6 +49,7 @@ def cli() -> None:
 
 cli.add_command(run)
 cli.add_command(compare)
+cli.add_command(sweep)
 cli.add_command(presets)
 cli.add_command(config)
 cli.add_command(bench)
@@ -76,7 +80,8 @@ def main(argv: list[str] | None = None) -> None:
     except SsdlabError as e:
         if os.environ.get("SSDLAB_DEBUG") == "1":
             raise
-        console_err.print(f"[bold red]error:[/] {e.message}", highlight=False, markup=True)
+        # The message is text, not markup: a grid's `[axes]` must print as written.
+        console_err.print(f"[bold red]error:[/] {escape(e.message)}", highlight=False, markup=True)
         hint = _hint(e)
         if hint:
             console_err.print(hint, highlight=False, markup=False)
