@@ -2,8 +2,9 @@
 `Attempt` as it finishes, with the job's index: on local cores (a process pool) or on Ray.
 
 Both keep only a few jobs in flight per worker (two per process or CPU), so that a grid of
-thousands of cells costs no memory up front and a crash loses only the cells that were running.
-Ray is imported only in `run_ray`: it is an optional extra (`pip install ssdlab[ray]`).
+thousands of cells costs no memory up front and a crash touches only the cells that were running.
+Ray is imported only when the ray backend is asked for: it is an optional extra
+(`pip install ssdlab[ray]`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import multiprocessing
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ssdlab.config import workload_patterns, workload_specs
 from ssdlab.errors import ConfigError, SsdlabError
 from ssdlab.experiments.common import Job
 from ssdlab.sweeps.cells import error_text
@@ -49,21 +52,21 @@ def check_backend(backend: str, address: str | None = None, ship_traces: bool = 
         _import_ray()
 
 
-def run_on(
-    backend: str,
-    worker: Worker,
-    jobs: Sequence[Job],
-    processes: int | None = None,
-    address: str | None = None,
-    ship_traces: bool = False,
-) -> Finished:
-    """Execute `worker(job)` for every job on `backend`; yields (index, Attempt) as each
-    finishes. `processes`: local processes, or the CPUs of a Ray instance started here (default:
-    every core). `address` and `ship_traces` are Ray's."""
+@contextmanager
+def session(
+    backend: str, processes: int | None = None, address: str | None = None, ship_traces: bool = False
+) -> Iterator[Callable[[Worker, Sequence[Job]], Finished]]:
+    """Ready a backend (Ray started or reached here, before any progress display) and yield
+    `run(worker, jobs)`, which executes `worker(job)` for every job and yields (index, Attempt)
+    as each finishes. `processes`: local processes, or the CPUs of a Ray instance started here
+    (default: every core). `address` and `ship_traces` are Ray's."""
     check_backend(backend, address, ship_traces)
     if backend == "local":
-        return run_local(worker, jobs, processes)
-    return run_ray(worker, jobs, processes, address, ship_traces)
+        yield lambda worker, jobs: run_local(worker, jobs, processes)
+        return
+    ray = _import_ray()
+    with _ray_instance(ray, processes, address):
+        yield lambda worker, jobs: run_ray(ray, worker, jobs, ship_traces)
 
 
 class _Pool:
@@ -141,15 +144,18 @@ def run_local(worker: Worker, jobs: Sequence[Job], processes: int | None = None)
 
 
 def _absolute(job: Job) -> Job:
-    """The job with its file paths absolute: a Ray worker runs in a directory of its own."""
+    """The job with its file paths absolute: a Ray worker runs in a directory of its own. A
+    workload that is a built-in's name stays a name (a built-in wins over a file, as in
+    `ssdlab run --workload`)."""
 
     def absolute(path: str | None) -> str | None:
         return str(Path(path).resolve()) if path and Path(path).exists() else path
 
+    builtin = job.workload is not None and job.workload in {*workload_patterns(), *workload_specs()}
     return dataclasses.replace(
         job,
         trace=absolute(job.trace),
-        workload=absolute(job.workload),
+        workload=job.workload if builtin else absolute(job.workload),
         config_files=tuple(absolute(f) or f for f in job.config_files),
     )
 
@@ -184,31 +190,34 @@ def _import_ray() -> Any:
     return ray
 
 
-def run_ray(
-    worker: Worker,
-    jobs: Sequence[Job],
-    processes: int | None = None,
-    address: str | None = None,
-    ship_traces: bool = False,
-) -> Finished:
-    """Plain Ray tasks, one per job, collected with `ray.wait` as they finish. Uses the Ray
-    instance already initialised in this process if there is one; else connects to `address`,
-    or starts a local instance with `processes` CPUs (shut down at the end). With
-    `ship_traces`, each distinct trace file's bytes go to the object store once (`ray.put`) and
-    each machine writes them to a local file; otherwise workers read traces at their paths (a
-    shared file system)."""
-    ray = _import_ray()
-    started = not ray.is_initialized()
-    if started:
-        options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
-        try:
-            if address is not None:
-                ray.init(address=address, **options)
-            else:
-                ray.init(num_cpus=processes or os.cpu_count() or 1, include_dashboard=False, **options)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-            raise SsdlabError(f"cannot start or reach {where}: {e}") from None
+@contextmanager
+def _ray_instance(ray: Any, processes: int | None, address: str | None) -> Iterator[None]:
+    """The Ray instance already initialised in this process if there is one (left running);
+    else a connection to `address`, or a local instance of `processes` CPUs, shut down after."""
+    if ray.is_initialized():
+        yield
+        return
+    # Quiet: Ray's start-up notices would scroll the progress bar away; errors still show.
+    options: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
+    try:
+        if address is not None:
+            ray.init(address=address, **options)
+        else:
+            ray.init(num_cpus=processes or os.cpu_count() or 1, include_dashboard=False, **options)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        raise SsdlabError(f"cannot start or reach {where}: {e}") from None
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def run_ray(ray: Any, worker: Worker, jobs: Sequence[Job], ship_traces: bool = False) -> Finished:
+    """Plain Ray tasks, one per job, collected with `ray.wait` as they finish, on the Ray
+    instance this process is connected to. With `ship_traces`, each distinct trace file's bytes
+    go to the object store once (`ray.put`) and each machine writes them to a local file;
+    otherwise workers read traces at their paths (a shared file system)."""
     in_flight: dict[Any, tuple[int, float]] = {}
     try:
         # One retry: a task whose worker or node died once may be unlucky; twice, it is the cell.
@@ -241,5 +250,3 @@ def run_ray(
     finally:
         for ref in in_flight:
             ray.cancel(ref, force=True)
-        if started:
-            ray.shutdown()

@@ -10,7 +10,7 @@ from typing import Any
 
 from ssdlab import __version__
 from ssdlab._console import cells_progress
-from ssdlab.sweeps.backends import check_backend, run_on
+from ssdlab.sweeps.backends import check_backend, session
 from ssdlab.sweeps.cells import Cell
 from ssdlab.sweeps.outcome import FILES_KEY, Attempt, CellOutcome, Worker
 from ssdlab.sweeps.store import CellRecords
@@ -83,8 +83,11 @@ def run_cells(
     to_run = [cell for cell_id, cell in unique.items() if cell_id not in outcomes]
     if to_run:
         jobs = [cell.job for cell in to_run]
-        with cells_progress(label, total=len(to_run)) as advance:
-            for index, attempt in run_on(backend, worker, jobs, processes, address, ship_traces):
+        with (
+            session(backend, processes, address, ship_traces) as run,
+            cells_progress(label, len(to_run)) as advance,
+        ):
+            for index, attempt in run(worker, jobs):
                 cell = to_run[index]
                 outcomes[cell.id] = _outcome(cell, attempt, records)
                 advance(not outcomes[cell.id].ok)
