@@ -70,6 +70,14 @@ def _where(error: BaseException) -> str:
     return f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno} in {last.name})"
 
 
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python number or bool it holds (`np.bool_` and `np.int64` are
+    neither `bool` nor `int`); anything else JSON cannot hold is an error."""
+    if hasattr(value, "item") and not hasattr(value, "__len__"):
+        return value.item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def execute(worker: Worker, job: Job) -> Attempt:
     """Run `worker(job)`, timing it; any exception (but ^C) becomes a failed Attempt."""
     start = time.perf_counter()
@@ -77,7 +85,10 @@ def execute(worker: Worker, job: Job) -> Attempt:
         result = worker(job)
         if not isinstance(result, dict):
             raise TypeError(f"the worker returned {type(result).__name__}, not a dict")
-        json.dumps(result, allow_nan=True)  # fail here, with the cell, not later in the writer
+        # Through JSON here, with the cell (a value JSON cannot hold fails this cell, not the
+        # writer later): a fresh result is then what a resumed one read back from its record
+        # is (tuples are lists, NumPy scalars Python numbers), whatever the backend.
+        result = json.loads(json.dumps(result, allow_nan=True, default=_plain))
     except Exception as e:
         reason = error_text(e) + ("" if isinstance(e, SsdlabError) else _where(e))
         return Attempt("failed", reason, time.perf_counter() - start, None)
