@@ -25,3 +25,34 @@ def traces() -> Path:
             f"checkout. Building away from them? Set {SKIP_VARIABLE}=1 to skip the tests that need them."
         )
     return TRACES
+
+
+GOLDEN = Path(__file__).resolve().parent / "experiments" / "golden"
+UPDATE_GOLDEN = "SSDLAB_UPDATE_GOLDEN"
+
+
+@pytest.fixture(scope="session")
+def golden_runs():
+    """Check a reproduction's runs.csv against tests/experiments/golden/<name>.csv, every figure
+    exactly (both go through the same CSV writer and reader). The goldens were written before the
+    reproductions moved onto the sweep engine, so this is the proof that the move changed no
+    result; a change that is meant to move a figure rewrites them with SSDLAB_UPDATE_GOLDEN=1
+    (refused in CI) and says why in its commit. Columns holding paths (which depend on where the
+    traces are) or wall times are left out (`ignore`); long text columns (a scheduler's JSON report) are compared by
+    their SHA-256, so that the goldens stay small."""
+    import hashlib
+
+    import pandas as pd
+
+    def check(runs_csv: Path, name: str, ignore: tuple[str, ...] = (), digests: tuple[str, ...] = ()) -> None:
+        produced = pd.read_csv(runs_csv).drop(columns=list(ignore))
+        for column in digests:
+            produced[column] = [hashlib.sha256(str(v).encode()).hexdigest()[:16] for v in produced[column]]
+        golden = GOLDEN / f"{name}.csv"
+        if os.environ.get(UPDATE_GOLDEN):
+            golden.parent.mkdir(exist_ok=True)
+            produced.to_csv(golden, index=False)
+        expected = pd.read_csv(golden)
+        pd.testing.assert_frame_equal(produced, expected, check_exact=True)
+
+    return check

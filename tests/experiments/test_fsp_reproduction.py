@@ -15,6 +15,7 @@ import ssdlab
 from ssdlab import config
 from ssdlab.cli import main
 from ssdlab.experiments import fsp
+from ssdlab.experiments.common import Job, Runner
 
 FIGURES = [
     "read_mean_us",
@@ -206,3 +207,32 @@ def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):
     assert exit_info.value.code == 2
     assert str(missing) in capsys.readouterr().err.replace("\n", "")
     assert not (tmp_path / "never").exists()
+
+
+def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, golden_runs):
+    out, _ = quick
+    golden_runs(out / "runs.csv", "fsp_quick_runs", ignore=("trace_path",))
+
+
+def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, monkeypatch):
+    """Every run of the first pass is kept in OUT/cells: a second pass runs none (in-process, so
+    that a run would reach the patched `Job.run`) and writes the same runs.csv."""
+    out, _ = quick
+    before = (out / "runs.csv").read_bytes()
+
+    def never(job):
+        raise AssertionError(f"{job.labels} ran again")
+
+    monkeypatch.setattr(Job, "run", never)
+    runner = Runner(processes=1)
+    fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
+    assert (out / "runs.csv").read_bytes() == before
+
+
+def test_the_quick_grid_on_ray_gives_the_results_of_local_processes(traces, tmp_path, golden_runs):
+    """`reproduce fsp --backend ray`: the same rows as the local processes (the golden), on a Ray
+    instance the engine starts with two CPUs."""
+    out = tmp_path / "ray"
+    runner = Runner(backend="ray", processes=2)
+    fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
+    golden_runs(out / "runs.csv", "fsp_quick_runs", ignore=("trace_path",))

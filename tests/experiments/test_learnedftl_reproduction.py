@@ -9,6 +9,7 @@ import pytest
 
 from ssdlab import config
 from ssdlab.experiments import learnedftl
+from ssdlab.experiments.common import Job, Runner
 
 
 def test_every_job_is_a_valid_configuration_with_the_papers_setup():
@@ -93,3 +94,23 @@ def test_quick_reproduction_shows_the_mechanisms_the_paper_relies_on(quick):
     assert (writes["erased_blocks"] > 0).all()
     assert writes.loc["LearnedFTL", "line_collections"] > 0
     assert writes.loc["LearnedFTL", "trainings"] > 0
+
+
+def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, golden_runs):
+    out, _ = quick
+    golden_runs(out / "runs.csv", "learnedftl_quick_runs", ignore=("trace",))
+
+
+def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, monkeypatch):
+    """Every run of the first pass is kept in OUT/cells: a second pass runs none (in-process, so
+    that a run would reach the patched `Job.run`) and writes the same runs.csv."""
+    out, _ = quick
+    before = (out / "runs.csv").read_bytes()
+
+    def never(job):
+        raise AssertionError(f"{job.labels} ran again")
+
+    monkeypatch.setattr(Job, "run", never)
+    runner = Runner(processes=1)
+    learnedftl.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
+    assert (out / "runs.csv").read_bytes() == before

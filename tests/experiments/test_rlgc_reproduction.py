@@ -13,6 +13,7 @@ import pytest
 
 from ssdlab import config
 from ssdlab.experiments import rlgc
+from ssdlab.experiments.common import Job, Runner
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def loads(traces):
 
 def test_plans_write_the_drive_the_stated_number_of_times(loads):
     settings = rlgc.Settings()
-    probes = rlgc.probe(loads, rlgc.PRESETS, settings, processes=1)
+    probes = rlgc.probe(loads, rlgc.PRESETS, settings, runner=Runner(processes=1))
     # One pass on the empty drive erases nothing (no GC) and is measured in page programs.
     assert (probes["probe_erases"] == 0).all() and (probes["host_programs"] > 0).all()
     for preset, pages_per_block in (("kang-3d-128gb", 384), ("kang-3d-512gb", 768)):
@@ -45,7 +46,7 @@ def test_plans_write_the_drive_the_stated_number_of_times(loads):
 
 def test_jobs_start_empty_and_give_each_baseline_its_own_settings(loads):
     settings = rlgc.Settings(seeds=2)
-    probes = rlgc.probe(loads, rlgc.PRESETS, settings, processes=1)
+    probes = rlgc.probe(loads, rlgc.PRESETS, settings, runner=Runner(processes=1))
     jobs, plans = rlgc.build_jobs(loads, rlgc.PRESETS, rlgc.SCHEDULERS, settings, probes)
     assert len(plans) == 4 and len(jobs) == 4 * len(rlgc.SCHEDULERS) * 2
     for job in jobs:
@@ -62,7 +63,7 @@ def test_jobs_start_empty_and_give_each_baseline_its_own_settings(loads):
 
 def test_controls_and_qtc_variants_change_only_what_their_names_say(loads):
     settings = rlgc.Settings(seeds=1)
-    probes = rlgc.probe(loads[:1], rlgc.PRESETS[:1], settings, processes=1)
+    probes = rlgc.probe(loads[:1], rlgc.PRESETS[:1], settings, runner=Runner(processes=1))
     grid = rlgc.schedulers(include_predictors=False)
     assert set(grid) == {*rlgc.SCHEDULERS, "Base-2", "QTC-u1", "Base-control", "Aggr-control", "QTC-control"}
     jobs, _ = rlgc.build_jobs(loads[:1], rlgc.PRESETS[:1], grid, settings, probes)
@@ -189,3 +190,25 @@ def test_quick_reproduction_compares_learned_with_control_and_qtc_like_for_like(
 def test_full_reproduction(traces, tmp_path):
     tables = rlgc.reproduce(None, tmp_path, seeds=1, shared_traces=traces, presets=("kang-3d-128gb",))
     assert "kang-3d-128gb p99.99 (normalised to LazyRTGC)" in tables
+
+
+def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, golden_runs):
+    out, _ = quick
+    golden_runs(out / "runs.csv", "rlgc_quick_runs", digests=("gc_report",))
+
+
+def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, monkeypatch):
+    """Every run of the first pass is kept in OUT/cells: a second pass runs none (in-process, so
+    that a run would reach the patched `Job.run`) and writes the same runs.csv."""
+    out, _ = quick
+    before = (out / "runs.csv").read_bytes()
+
+    def never(job):
+        raise AssertionError(f"{job.labels} ran again")
+
+    monkeypatch.setattr(Job, "run", never)
+    runner = Runner(processes=1)
+    rlgc.reproduce(
+        None, out, shared_traces=traces, quick=True, include_predictors=True, verify=True, runner=runner
+    )
+    assert (out / "runs.csv").read_bytes() == before

@@ -15,6 +15,7 @@ import ssdlab
 from ssdlab import config
 from ssdlab.cli import main
 from ssdlab.experiments import slc
+from ssdlab.experiments.common import Job, Runner
 
 FIGURES = [
     "write_throughput_mb_s",
@@ -364,3 +365,23 @@ def test_full_reproduction(traces, tmp_path):
     tables = slc.reproduce(None, tmp_path, shared_traces=traces)
     assert "Fig. 4: write throughput normalised to QLC-only" in tables
     assert (tmp_path / "qtable_pretrained.json").exists()
+
+
+def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, golden_runs):
+    out, _, _ = quick
+    golden_runs(out / "runs.csv", "slc_quick_runs", ignore=("rl_loaded_qtable", "wall_s"))
+
+
+def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, monkeypatch):
+    """Every run of the first pass is kept in OUT/cells: a second pass runs none (in-process, so
+    that a run would reach the patched `Job.run`) and writes the same runs.csv."""
+    out, _, _ = quick
+    before = (out / "runs.csv").read_bytes()
+
+    def never(job):
+        raise AssertionError(f"{job.labels} ran again")
+
+    monkeypatch.setattr(Job, "run", never)
+    runner = Runner(processes=1)
+    slc.reproduce(None, out, shared_traces=traces, quick=True, runner=runner)
+    assert (out / "runs.csv").read_bytes() == before

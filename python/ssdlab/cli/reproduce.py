@@ -35,30 +35,69 @@ def _seeds_option(
 
 
 def _run_options(out: str):
-    """--verify, --jobs/-j and --out/-o, alike in every reproduction."""
+    """--verify, --out/-o and where the grid runs (--jobs/-j, --backend, --address, --no-resume,
+    --ship-traces: the sweep engine's options, as `ssdlab sweep` takes them), alike in every
+    reproduction."""
 
     def apply(command):
-        command = click.option(
-            "--out", "-o", type=click.Path(file_okay=False), default=out, show_default=True
-        )(command)
-        command = click.option(
-            "--jobs", "-j", type=int, default=None, help="Parallel processes (default: one per core)."
-        )(command)
-        return click.option(
-            "--verify", is_flag=True, help="Check every mapping at the end of every run (slower)."
-        )(command)
+        for option in reversed(
+            (
+                click.option(
+                    "--verify", is_flag=True, help="Check every mapping at the end of every run (slower)."
+                ),
+                click.option(
+                    "--jobs",
+                    "-j",
+                    type=click.IntRange(min=1),
+                    default=None,
+                    help="Parallel processes (default: one per core).",
+                ),
+                click.option(
+                    "--backend",
+                    type=click.Choice(["local", "ray"]),
+                    default="local",
+                    show_default=True,
+                    help="Local processes, or Ray tasks (pip install ssdlab[ray]).",
+                ),
+                click.option(
+                    "--address", default=None, help="With --backend ray: an existing cluster's address."
+                ),
+                click.option(
+                    "--resume/--no-resume",
+                    default=True,
+                    show_default=True,
+                    help="Reuse the runs already finished in OUT/cells (an interrupted reproduction goes on).",
+                ),
+                click.option(
+                    "--ship-traces",
+                    is_flag=True,
+                    help="With --backend ray: send each trace once through the object store "
+                    "(default: read from its path, which every node must share).",
+                ),
+                click.option("--out", "-o", type=click.Path(file_okay=False), default=out, show_default=True),
+            )
+        ):
+            command = option(command)
+        return command
 
     return apply
 
 
-def _run(name: str, traces, traces_dir, out, **settings) -> None:
+def _run(name: str, traces, traces_dir, out, jobs, backend, address, resume, ship_traces, **settings) -> None:
     """Import `ssdlab.experiments.<name>` (pandas, matplotlib: only when a command runs) and run
     its reproduction on `traces` (default: its own, under `traces_dir`) into `out`."""
     import importlib
 
+    from ssdlab.experiments.common import Runner
+
     experiment = importlib.import_module(f"ssdlab.experiments.{name}")
+    runner = Runner(processes=jobs, backend=backend, address=address, resume=resume, ship_traces=ship_traces)
     experiment.reproduce(
-        [Path(t) for t in traces] or None, Path(out), shared_traces=Path(traces_dir), **settings
+        [Path(t) for t in traces] or None,
+        Path(out),
+        shared_traces=Path(traces_dir),
+        runner=runner,
+        **settings,
     )
 
 
@@ -82,7 +121,7 @@ def reproduce() -> None:
     help="CI-sized: one trace and one synthetic workload, 256 blocks per plane, two drives written, two seeds.",
 )
 @_run_options("results/rlgc")
-def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, jobs, out) -> None:
+def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, **run) -> None:
     """RLGC (Kang et al., TECS 2017) and its Q-table cache: Tables 5-10, Figs. 7 and 9."""
     from ssdlab.experiments import rlgc as rlgc_experiment
 
@@ -90,13 +129,11 @@ def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, 
         "rlgc",
         traces,
         traces_dir,
-        out,
         seeds=seeds,
         include_predictors=include_predictors,
         presets=tuple(presets) or rlgc_experiment.PRESETS,
-        processes=jobs,
         quick=quick,
-        verify=verify,
+        **run,
     )
 
 
@@ -109,9 +146,9 @@ def rlgc(traces, traces_dir, presets, seeds, include_predictors, quick, verify, 
     help="CI-sized: a 2 GiB drive, 60 s warm-up, 100k reads, 20 s writes, one trace.",
 )
 @_run_options("results/learnedftl")
-def learnedftl(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
+def learnedftl(traces, traces_dir, seeds, quick, **run) -> None:
     """LearnedFTL (Wang et al., HPCA 2024) against DFTL, TPFTL and ideal: Figs. 3c, 14, 15, 20."""
-    _run("learnedftl", traces, traces_dir, out, seeds=seeds, processes=jobs, quick=quick, verify=verify)
+    _run("learnedftl", traces, traces_dir, seeds=seeds, quick=quick, **run)
 
 
 @reproduce.command()
@@ -123,12 +160,12 @@ def learnedftl(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
     help="CI-sized: two traces (CloudPhysics cut to its first 20,000 requests, one MSR cut).",
 )
 @_run_options("results/fsp")
-def fsp(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
+def fsp(traces, traces_dir, seeds, quick, **run) -> None:
     """RL FSP scheduling (Li et al., TCAD 2024) on QLC: Figs. 9-14, 2/8/32 MiB caches.
 
     Page type-aware full-sequence program scheduling by reinforcement learning against Baseline,
     Baseline-RW, Frequency and Distance, on every real trace with reads and writes."""
-    _run("fsp", traces, traces_dir, out, seeds=seeds, processes=jobs, quick=quick, verify=verify)
+    _run("fsp", traces, traces_dir, seeds=seeds, quick=quick, **run)
 
 
 @reproduce.command()
@@ -140,10 +177,10 @@ def fsp(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
     help="CI-sized: a 192-block drive, two traces (the PC and TPC-C stand-ins), every mapping verified.",
 )
 @_run_options("results/slc")
-def slc(traces, traces_dir, seeds, quick, verify, jobs, out) -> None:
+def slc(traces, traces_dir, seeds, quick, **run) -> None:
     """RL SLC cache (Yoo & Shin, HotStorage 2020) on hybrid SLC/QLC: Figs. 4-8 and WAF.
 
     QLC-only, Static, DWA, UST and the Q-learning SLC cache manager on the preset yoo-hybrid-qlc,
     each trace replayed until it has written 1.5 drives; then an agent trained on the training
     stand-ins against an untrained one (Fig. 8)."""
-    _run("slc", traces, traces_dir, out, seeds=seeds, processes=jobs, quick=quick, verify=verify)
+    _run("slc", traces, traces_dir, seeds=seeds, quick=quick, **run)

@@ -1,16 +1,17 @@
 """Layer: Python, experiments. Helpers shared by the experiments and by `ssdlab compare`: a grid
-of simulation jobs run in parallel processes with a progress display."""
+of simulation jobs run on the sweep engine (local processes or Ray, resumable), the choice of
+traces, and the files every reproduction writes (tables.md, verdicts.csv)."""
 
 from __future__ import annotations
 
-import multiprocessing
-import os
+import hashlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdlab._console import console, progress_bar
+from ssdlab._console import console
+from ssdlab.errors import ConfigError, SsdlabError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,33 +45,59 @@ class Job:
         )
 
 
-def run_jobs(jobs: Sequence[Job], worker: Callable[[Job], dict[str, Any]], processes: int | None = None):
-    """Run `worker(job)` for every job in parallel processes (one per core by default) with a
-    progress bar; returns the results in job order. `worker` must be a module-level function
-    (it is pickled to the worker processes)."""
-    processes = max(1, min(processes or os.cpu_count() or 1, len(jobs)))
-    results: list[dict[str, Any] | None] = [None] * len(jobs)
-    with progress_bar("simulating", total=len(jobs)) as advance:
-        if processes == 1:
-            for i, job in enumerate(jobs):
-                results[i] = worker(job)
-                advance()
-        else:
-            # forkserver, not fork: the progress display runs a thread, and forking a process
-            # with threads can copy a held lock into the child.
-            context = multiprocessing.get_context("forkserver")
-            with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-                futures = {pool.submit(worker, job): i for i, job in enumerate(jobs)}
-                try:
-                    for future in as_completed(futures):
-                        results[futures[future]] = future.result()
-                        advance()
-                except BaseException:
-                    # One failed run (or ^C) fails the grid: do not start the runs still queued.
-                    for future in futures:
-                        future.cancel()
-                    raise
-    return [r for r in results if r is not None]
+@dataclass(frozen=True)
+class Runner:
+    """How an experiment's grids run, on the sweep engine (`ssdlab.sweeps.run_cells`): the
+    backend (`local` processes or `ray`), how many processes, a Ray cluster's address, and the
+    directory whose `cells/` keeps each finished run (`out`: reused when the same job of the same
+    worker runs again, so an interrupted reproduction resumes; None keeps nothing)."""
+
+    processes: int | None = None
+    backend: str = "local"
+    address: str | None = None
+    resume: bool = True
+    ship_traces: bool = False
+    out: Path | None = None
+
+    def under(self, out: Path) -> Runner:
+        """This runner keeping its runs in `out/cells` (a reproduction's output directory)."""
+        return replace(self, out=out)
+
+
+def run_jobs(
+    jobs: Sequence[Job], worker: Callable[[Job], dict[str, Any]], runner: Runner | None = None
+) -> list[dict[str, Any]]:
+    """Run `worker(job)` for every job on the sweep engine with a progress bar; returns the
+    results in job order. `worker` must be a module-level function (it is pickled to the worker
+    processes or Ray tasks). A cell's id is the job's (its resolved configuration, traces by
+    content) combined with the worker's name, as one job can feed two workers (a probe and a
+    measured run). A result is what went through JSON (the engine's records), fresh or resumed. A
+    failed job fails the grid, after the others finished (and were kept)."""
+    from ssdlab.sweeps import cells_from_jobs, run_cells
+
+    runner = runner or Runner()
+    name = f"{worker.__module__}.{worker.__qualname__}"
+    cells = [replace(c, id=_salted(c.id, name)) for c in cells_from_jobs(jobs)]
+    outcomes = run_cells(
+        cells,
+        worker,
+        out=runner.out,
+        backend=runner.backend,
+        processes=runner.processes,
+        address=runner.address,
+        resume=runner.resume,
+        ship_traces=runner.ship_traces,
+    )
+    failed = [(cell, o) for cell, o in zip(cells, outcomes, strict=True) if not o.ok]
+    if failed:
+        lines = "\n".join(f"  {cell.labels}: {o.error}" for cell, o in failed)
+        raise SsdlabError(f"{len(failed)} of {len(cells)} runs failed:\n{lines}")
+    return [o.result for o in outcomes]
+
+
+def _salted(cell_id: str, worker: str) -> str:
+    """A cell id for `worker`'s run of the cell (as long as the engine's ids)."""
+    return hashlib.sha256(f"{cell_id}\n{worker}".encode()).hexdigest()[: len(cell_id)]
 
 
 def verified(jobs: Sequence[Job]) -> list[Job]:
@@ -84,3 +111,56 @@ def print_frame(title: str, frame: pd.DataFrame) -> None:
     console.print(f"\n[bold]{title}[/]")
     # soft_wrap: a wide frame is printed whole, not folded at the terminal's (or a log's) 80 columns.
     console.print(frame.round(3).to_string(), highlight=False, markup=False, soft_wrap=True)
+
+
+def choose_traces(traces: Sequence[Path] | None, shared: Path | None, names: Sequence[str]) -> list[Path]:
+    """The traces a reproduction runs: those given, else `names` under the shared traces folder
+    (a clear error when neither is there)."""
+    if traces:
+        return [Path(t) for t in traces]
+    if shared is None or not shared.is_dir():
+        raise ConfigError("no --trace given and ../shared/traces is not present")
+    return [shared / name for name in names]
+
+
+def write_tables(path: Path, tables: dict[str, pd.DataFrame], preamble: str = "") -> None:
+    """A reproduction's tables.md: the preamble (set-up, how averages are taken), then each table
+    under its title, rounded to 3 places."""
+    with open(path, "w") as f:
+        if preamble:
+            f.write(preamble.rstrip("\n") + "\n\n")
+        for title, table in tables.items():
+            f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
+
+
+#: A figure of ours within this share of the paper's counts as reproduced, within twice as far as
+#: partly. A mechanical check of the numbers only: why a figure differs is the reproduction's
+#: document's to say.
+REPRODUCED_WITHIN = 0.10
+
+
+def write_verdicts(path: Path, ours_vs_paper: pd.DataFrame) -> pd.DataFrame:
+    """verdicts.csv from a table of `ours` beside `paper` per headline (index): their ratio and a
+    mechanical verdict (`reproduced` within REPRODUCED_WITHIN of the paper's figure, `partly`
+    within twice that, else `not`; `not measured` without a figure of ours); headlines without a
+    (numeric) paper figure are left out. Returns the table written."""
+    import pandas as pd
+
+    numeric = ours_vs_paper.apply(pd.to_numeric, errors="coerce")
+    rows = []
+    for headline, row in numeric.dropna(subset=["paper"]).iterrows():
+        ours, paper = float(row["ours"]), float(row["paper"])
+        ratio = ours / paper if paper else float("nan")
+        off = abs(ratio - 1.0)
+        if ratio != ratio:  # NaN: no figure of ours, or a paper figure of 0
+            verdict = "not measured"
+        elif off <= REPRODUCED_WITHIN:
+            verdict = "reproduced"
+        elif off <= 2 * REPRODUCED_WITHIN:
+            verdict = "partly"
+        else:
+            verdict = "not"
+        rows.append({"headline": headline, "paper": paper, "ours": ours, "ratio": ratio, "verdict": verdict})
+    frame = pd.DataFrame(rows, columns=["headline", "paper", "ours", "ratio", "verdict"])
+    frame.to_csv(path, index=False)
+    return frame

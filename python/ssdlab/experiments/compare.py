@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ssdlab.config import resolve
 from ssdlab.errors import ConfigError
-from ssdlab.experiments.common import Job, run_jobs
+from ssdlab.experiments.common import Job, Runner, run_jobs
 
 if TYPE_CHECKING:
     from ssdlab.report import Report
@@ -236,7 +236,7 @@ def compare(setup: Setup, varies: Sequence[Vary], seeds: int = 1, processes: int
     """Run every variant over `seeds` seeds, in up to `processes` processes (default: one per
     core), and collect the results."""
     all_variants, jobs = plan(setup, varies, seeds)
-    results = run_jobs(jobs, _worker, processes)
+    results = run_jobs(jobs, _worker, Runner(processes=processes))
     tails = {
         v.label: _pool([r["write_histogram"] for r in results if r["row"]["variant"] == v.label])
         for v in all_variants

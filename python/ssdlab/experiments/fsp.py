@@ -59,7 +59,16 @@ import pandas as pd
 
 import ssdlab
 from ssdlab._console import console
-from ssdlab.experiments.common import Job, print_frame, run_jobs, verified
+from ssdlab.experiments.common import (
+    Job,
+    Runner,
+    choose_traces,
+    print_frame,
+    run_jobs,
+    verified,
+    write_tables,
+    write_verdicts,
+)
 
 PRESET = "li-qlc-fsp"
 
@@ -358,9 +367,13 @@ def lsb_share_table(runs: pd.DataFrame) -> pd.DataFrame:
     return table.reindex(policies)
 
 
+#: The title of the table of our figures beside the paper's (the first of tables.md; verdicts.csv).
+SUMMARY = "Summary: mean change against the other scheduler"
+
+
 def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The paper's figures as tables, one per cache size (its panels a-c), means over seeds."""
-    out: dict[str, pd.DataFrame] = {"Summary: mean change against the other scheduler": summary(runs)}
+    out: dict[str, pd.DataFrame] = {SUMMARY: summary(runs)}
     caches = sorted(set(runs["cache_mib"]))
     for cache in caches:
         out[f"Fig. 9 ({cache} MiB cache): mean read latency normalised to Baseline"] = _normalised(
@@ -403,10 +416,9 @@ def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def plots(runs: pd.DataFrame, reward_rows: pd.DataFrame, out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ssdlab.plots import panel_grid, save_figure
 
     caches = sorted(set(runs["cache_mib"]))
 
@@ -429,9 +441,7 @@ def plots(runs: pd.DataFrame, reward_rows: pd.DataFrame, out: Path) -> None:
                 ax.grid(True, axis="y", alpha=0.3)
         handles, labels = axes[0][0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
-        fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()))
-        fig.savefig(out / name, dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / name, rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()))
 
     bars(
         [
@@ -456,11 +466,9 @@ def plots(runs: pd.DataFrame, reward_rows: pd.DataFrame, out: Path) -> None:
     )
     # Fig. 12: one panel per trace, a curve per cache size (the first seed).
     traces = list(pd.unique(runs["trace"]))
-    cols = min(3, len(traces))
-    rows = math.ceil(len(traces) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.3 * rows), squeeze=False)
+    fig, axes = panel_grid(len(traces), width=5, height=3.3)
     first = reward_rows[reward_rows["seed"] == reward_rows["seed"].min()] if len(reward_rows) else reward_rows
-    for ax, trace in zip(axes.flat, traces, strict=False):
+    for ax, trace in zip(axes, traces, strict=True):
         for cache in caches:
             curve = first[(first["trace"] == trace) & (first["cache_mib"] == cache)]
             if len(curve):
@@ -471,11 +479,7 @@ def plots(runs: pd.DataFrame, reward_rows: pd.DataFrame, out: Path) -> None:
             ax.legend(fontsize=7)
         else:  # fewer than 1000 decisions: Algorithm 1 never finished an episode
             ax.text(0.5, 0.5, "no complete episode", ha="center", va="center", transform=ax.transAxes)
-    for ax in list(axes.flat)[len(traces) :]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    fig.savefig(out / "fig12_rewards.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "fig12_rewards.png")
 
 
 def learning_plots(results: list[dict[str, Any]], out: Path) -> None:
@@ -500,22 +504,17 @@ def reproduce(
     traces: list[Path] | None,
     out: Path,
     seeds: int = 1,
-    processes: int | None = None,
+    runner: Runner | None = None,
     shared_traces: Path | None = None,
     quick: bool = False,
     verify: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Run the reproduction; `quick` is the CI-sized grid (`QUICK`), `verify` checks every mapping
-    at the end of every run (and fails the run on a lost page). Every run's configuration, traces
-    included, is checked before the first starts."""
+    at the end of every run (and fails the run on a lost page), `runner` says where the grid runs
+    (local processes by default; finished runs are kept in `out/cells` and reused). Every run's
+    configuration, traces included, is checked before the first starts."""
     settings = replace(QUICK if quick else Settings(), seeds=seeds)
-    if traces:
-        paths = [Path(t) for t in traces]
-    else:
-        if shared_traces is None or not shared_traces.is_dir():
-            raise ssdlab.ConfigError("no --trace given and ../shared/traces is not present")
-        names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
-        paths = [shared_traces / rel for rel in names]
+    paths = choose_traces(traces, shared_traces, QUICK_TRACES if quick else tuple(DEFAULT_TRACES))
     grid = jobs(paths, settings)
     if verify:
         grid = verified(grid)
@@ -525,7 +524,7 @@ def reproduce(
         f"{len(grid)} runs on {PRESET}: {len(paths)} traces x {len(settings.cache_mib)} cache sizes x "
         f"{len(POLICIES)} schedulers x {settings.seeds} seed(s), each on the half-filled drive"
     )
-    results = run_jobs(grid, _worker, processes)
+    results = run_jobs(grid, _worker, (runner or Runner()).under(out))
     series = ("episode_mean_rewards", "learning_curve")
     runs = pd.DataFrame([{k: v for k, v in r.items() if k not in series} for r in results])
     runs.insert(0, "preset", PRESET)
@@ -534,21 +533,20 @@ def reproduce(
     reward_rows = rewards(results)
     reward_rows.to_csv(out / "rewards.csv", index=False)
     result = tables(runs)
-    with open(out / "tables.md", "w") as f:
-        f.write(
-            f"Preset {PRESET}, half its logical space filled before, traces replayed once, "
-            f"{settings.trace_requests or 'all'} requests per trace at most, {settings.seeds} seed(s). "
-            "Averages are arithmetic means over every trace and cache size of the per-run ratio; "
-            "a ratio to a figure of 0 (erases: GC never runs on the half-free drive) is left out, NaN if all are.\n\n"
-        )
-        for title, table in result.items():
-            f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
+    write_tables(
+        out / "tables.md",
+        result,
+        f"Preset {PRESET}, half its logical space filled before, traces replayed once, "
+        f"{settings.trace_requests or 'all'} requests per trace at most, {settings.seeds} seed(s). "
+        "Averages are arithmetic means over every trace and cache size of the per-run ratio; "
+        "a ratio to a figure of 0 (erases: GC never runs on the half-free drive) is left out, NaN if all are.",
+    )
+    write_verdicts(out / "verdicts.csv", result[SUMMARY])
     plots(runs, reward_rows, out)
     learning_plots(results, out)
-    title = next(iter(result))
-    print_frame(title, result[title])
+    print_frame(SUMMARY, result[SUMMARY])
     console.print(
-        f"\nresults: {out}/ (runs.csv, rewards.csv, tables.md, fig9_fig10_latency.png, "
+        f"\nresults: {out}/ (runs.csv, rewards.csv, tables.md, verdicts.csv, fig9_fig10_latency.png, "
         "fig11_lsb_reads.png, fig12_rewards.png, fig13_hit_ratio.png, learning_curves_*.png)"
     )
     return result

@@ -31,7 +31,15 @@ import pandas as pd
 
 import ssdlab
 from ssdlab._console import console
-from ssdlab.experiments.common import Job, print_frame, run_jobs, verified
+from ssdlab.experiments.common import (
+    Job,
+    Runner,
+    print_frame,
+    run_jobs,
+    verified,
+    write_tables,
+    write_verdicts,
+)
 
 PRESET = "femu-learnedftl"
 
@@ -321,10 +329,9 @@ def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def plots(runs: pd.DataFrame, out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ssdlab.plots import save_figure
 
     fio = runs[runs["figure"] == "fig14"]
     if not fio.empty:
@@ -344,9 +351,7 @@ def plots(runs: pd.DataFrame, out: Path) -> None:
             ax.set(ylabel=ylabel, title=title, xlabel="")
             ax.grid(True, axis="y", alpha=0.3)
             ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "fig14_fig15.png", dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / "fig14_fig15.png")
     tr = runs[runs["figure"] == "fig20"]
     if not tr.empty:
         fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -356,22 +361,56 @@ def plots(runs: pd.DataFrame, out: Path) -> None:
             ax.set(ylabel=f"{label} latency (us)", title=f"Fig. 20: {label}", xlabel="")
             ax.grid(True, axis="y", alpha=0.3)
             ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "fig20.png", dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / "fig20.png")
+
+
+def paper_table(result: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Our figure beside each of the paper's headlines (`PAPER`), taken from the tables (NaN or
+    "-" where the grid did not run it: a --quick grid, or Fig. 20 without traces)."""
+
+    def cell(title: str, row: str, col: str) -> float:
+        table = result.get(title)
+        if table is None or row not in table.index or col not in table.columns:
+            return math.nan
+        return float(table.loc[row, col])
+
+    relative = "Fig. 14(a): LearnedFTL's throughput relative to"
+    p99 = result.get("Fig. 20: P99 latency (us)")
+    cmt = result.get("Fig. 3(c): TPFTL's randread CMT hit ratio by CMT size (share of the table)")
+    ours = {
+        "randread LearnedFTL / TPFTL": cell(relative, "randread", "TPFTL"),
+        "randread LearnedFTL / DFTL": cell(relative, "randread", "DFTL"),
+        "randread LearnedFTL / ideal": cell(relative, "randread", "ideal"),
+        "seqread LearnedFTL / ideal": cell(relative, "seqread", "ideal"),
+        "randwrite LearnedFTL / TPFTL": cell(relative, "randwrite", "TPFTL"),
+        "randwrite LearnedFTL / DFTL": cell(relative, "randwrite", "DFTL"),
+        "randread model hit ratio": cell(
+            "Fig. 14(b): model hit ratio of host reads", "randread", "LearnedFTL"
+        ),
+        "TPFTL randread CMT hit ratio at 2/10/50 %": " / ".join(
+            f"{cmt.loc[share, 'read_cmt_hit_ratio']:.3g}" if cmt is not None and share in cmt.index else "-"
+            for share in CMT_SHARES
+        ),
+        "trace P99 TPFTL / LearnedFTL (mean)": float(p99["TPFTL / LearnedFTL"].mean())
+        if p99 is not None and "TPFTL / LearnedFTL" in p99
+        else math.nan,
+    }
+    return pd.DataFrame({"ours": pd.Series(ours, dtype=object), "paper": pd.Series(PAPER, dtype=object)})
 
 
 def reproduce(
     traces: list[Path] | None,
     out: Path,
     seeds: int = 1,
-    processes: int | None = None,
+    runner: Runner | None = None,
     shared_traces: Path | None = None,
     quick: bool = False,
     verify: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Run the reproduction; `quick` is the CI-sized drive and durations (`QUICK`), `verify`
-    checks every mapping at the end of every run (and fails the run on a lost page)."""
+    checks every mapping at the end of every run (and fails the run on a lost page), `runner`
+    says where the grid runs (local processes by default; finished runs are kept in `out/cells`
+    and reused)."""
     out.mkdir(parents=True, exist_ok=True)
     settings = replace(QUICK if quick else Settings(), seeds=seeds)
     if traces:
@@ -389,19 +428,21 @@ def reproduce(
         f"{len(jobs)} runs on {PRESET} ({logical_pages(settings):,} logical pages; "
         f"warm-up {settings.warmup_ns / SECOND_NS:g} s simulated before reads and traces)"
     )
-    runs = pd.DataFrame(run_jobs(jobs, _worker, processes))
+    runs = pd.DataFrame(run_jobs(jobs, _worker, (runner or Runner()).under(out)))
     runs.insert(0, "preset", PRESET)
     runs.insert(1, "trace", [j.trace or "" for j in jobs])
     runs.to_csv(out / "runs.csv", index=False)
     result = tables(runs)
-    with open(out / "tables.md", "w") as f:
-        f.write(f"Preset {PRESET}, overrides {' '.join(settings.device) or '(none)'}\n\n")
-        for title, table in result.items():
-            f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
-        f.write("### The paper's figures\n\n" + pd.Series(PAPER, name="paper").to_markdown() + "\n")
+    ours_vs_paper = paper_table(result)
+    write_tables(
+        out / "tables.md",
+        {**result, "The paper's figures beside ours": ours_vs_paper},
+        f"Preset {PRESET}, overrides {' '.join(settings.device) or '(none)'}",
+    )
+    write_verdicts(out / "verdicts.csv", ours_vs_paper)
     plots(runs, out)
     for title, table in result.items():
         print_frame(title, table)
-    print_frame("The paper's figures", pd.Series(PAPER, name="paper").to_frame())
-    console.print(f"\nresults: {out}/ (runs.csv, tables.md, fig14_fig15.png, fig20.png)")
+    print_frame("The paper's figures beside ours", ours_vs_paper)
+    console.print(f"\nresults: {out}/ (runs.csv, tables.md, verdicts.csv, fig14_fig15.png, fig20.png)")
     return result

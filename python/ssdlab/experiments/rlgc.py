@@ -47,7 +47,16 @@ import pandas as pd
 import ssdlab
 from ssdlab import _core
 from ssdlab._console import console
-from ssdlab.experiments.common import Job, print_frame, run_jobs, verified
+from ssdlab.experiments.common import (
+    Job,
+    Runner,
+    choose_traces,
+    print_frame,
+    run_jobs,
+    verified,
+    write_tables,
+    write_verdicts,
+)
 
 SCHEDULERS: dict[str, tuple[str, ...]] = {
     # Page-level GC triggers when free blocks fall below "5% of the total number of blocks"
@@ -303,9 +312,9 @@ def _write_footprint(job: Job) -> int:
     return stats["write_footprint_pages"]
 
 
-def probe(loads: list[Workload], presets, settings: Settings, processes: int | None = None) -> pd.DataFrame:
+def probe(loads: list[Workload], presets, settings: Settings, runner: Runner | None = None) -> pd.DataFrame:
     """The probes' results, one row per (preset, workload), with the sustainability verdict."""
-    rows = pd.DataFrame(run_jobs(probe_jobs(loads, presets, settings), _probe_worker, processes))
+    rows = pd.DataFrame(run_jobs(probe_jobs(loads, presets, settings), _probe_worker, runner))
     rows["sustainable"] = rows["no_gc_write_p99_99_us"] <= SUSTAINABLE_P99_99_US
     return rows
 
@@ -467,11 +476,10 @@ def spread(runs: pd.DataFrame, sustainable: set[tuple[str, str]]) -> pd.DataFram
 
 
 def plots(results: list[dict[str, Any]], out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+
+    from ssdlab.plots import save_figure
 
     first_seed = [r for r in results if r["seed"] == 0]
     for (preset, workload), group in pd.DataFrame(first_seed).groupby(["preset", "workload"]):
@@ -492,9 +500,7 @@ def plots(results: list[dict[str, Any]], out: Path) -> None:
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7, loc="upper right")  # "best" is slow on long series
         fig.suptitle(f"{preset} / {workload}")
-        fig.tight_layout()
-        fig.savefig(out / f"fig7_fig9_{preset}_{Path(workload).stem}.png", dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / f"fig7_fig9_{preset}_{Path(workload).stem}.png")
 
 
 def _curve_workload(
@@ -537,33 +543,58 @@ def schedulers(include_predictors: bool) -> dict[str, tuple[str, ...]]:
     return {**SCHEDULERS, **QTC_VARIANTS, **CONTROLS, **(PREDICTORS if include_predictors else {})}
 
 
+def paper_table(result: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Our figure beside each of the paper's (`PAPER`): Aggr's p99.99 normalised to LazyRTGC per
+    drive and QTC over RLGC on the slides' action set (QTC / Base-2), averaged over the
+    sustainable workloads (over all where none is), the presets' averages averaged."""
+
+    def average(table: pd.DataFrame | None, col: str) -> float:
+        if table is None or col not in table:
+            return math.nan
+        rows = table[col]
+        workloads = rows.index.get_level_values(-1)
+        for which in ("average (sustainable)", "average (all)"):
+            values = rows[workloads == which].dropna()
+            if len(values):
+                return float(values.mean())
+        return math.nan
+
+    qtc = next((t for title, t in result.items() if title.startswith("QTC vs RLGC")), None)
+    ours = {
+        "Aggr 512Gb p99.99": average(result.get("kang-3d-512gb p99.99 (normalised to LazyRTGC)"), "Aggr"),
+        "Aggr 128Gb p99.99": average(result.get("kang-3d-128gb p99.99 (normalised to LazyRTGC)"), "Aggr"),
+        "QTC vs RLGC p99.99": average(qtc, "QTC / Base-2"),
+    }
+    return pd.DataFrame({"ours": pd.Series(ours), "paper": pd.Series(PAPER)})
+
+
 def reproduce(
     traces: list[Path] | None,
     out: Path,
     seeds: int = 10,
     include_predictors: bool = False,
     presets: tuple[str, ...] = PRESETS,
-    processes: int | None = None,
+    runner: Runner | None = None,
     shared_traces: Path | None = None,
     quick: bool = False,
     verify: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Run the reproduction; `quick` is the CI-sized grid (`QUICK`), `verify` checks every
-    mapping at the end of every run (and fails the run on a lost page)."""
+    mapping at the end of every run (and fails the run on a lost page), `runner` says where the
+    grids run (local processes by default; finished runs are kept in `out/cells` and reused)."""
     out.mkdir(parents=True, exist_ok=True)
+    runner = (runner or Runner()).under(out)
     settings = QUICK if quick else Settings(seeds=seeds)
     synthetic = QUICK_SYNTHETIC if quick else tuple(SYNTHETIC)
-    if traces:
-        trace_map = {Path(t): () for t in traces}
-    else:
-        if shared_traces is None or not shared_traces.is_dir():
-            raise ssdlab.ConfigError("no --trace given and ../shared/traces is not present")
-        names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
-        trace_map = {shared_traces / rel: DEFAULT_TRACES.get(rel, ()) for rel in names}
+    names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
+    paths = choose_traces(traces, shared_traces, names)
+    trace_map = {
+        p: () if traces else DEFAULT_TRACES.get(n, ()) for p, n in zip(paths, traces or names, strict=True)
+    }
     loads = workloads(trace_map, synthetic)
     grid_schedulers = schedulers(include_predictors)
     console.print("Load check: one pass of each workload on the empty drive, no GC")
-    probes = probe(loads, presets, settings, processes)
+    probes = probe(loads, presets, settings, runner)
     jobs, plans = build_jobs(loads, presets, grid_schedulers, settings, probes)
     if verify:
         jobs = verified(jobs)
@@ -574,7 +605,7 @@ def reproduce(
         "Set-up per workload (empty start; every request measured)", setup.set_index(["preset", "workload"])
     )
     setup.to_csv(out / "setup.csv", index=False)
-    results = run_jobs(jobs, _worker, processes)
+    results = run_jobs(jobs, _worker, runner)
     series = ("write_histogram", "free_blocks", "learning_curve")
     runs = pd.DataFrame([{k: v for k, v in r.items() if k not in series} for r in results])
     runs.to_csv(out / "runs.csv", index=False)
@@ -590,14 +621,14 @@ def reproduce(
         result_tables["p99.99 ratio to LazyRTGC over seeds (sustainable workloads)"] = spread(
             runs, sustainable
         )
-    with open(out / "tables.md", "w") as f:
-        for title, table in result_tables.items():
-            f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
+    ours_vs_paper = paper_table(result_tables)
+    write_tables(out / "tables.md", {**result_tables, "The paper's figures beside ours": ours_vs_paper})
+    write_verdicts(out / "verdicts.csv", ours_vs_paper)
     plots(results, out)
     learning_plots(results, sustainable, out)
-    for title, table in result_tables.items():
+    for title, table in {**result_tables, "The paper's figures beside ours": ours_vs_paper}.items():
         print_frame(title, table)
     console.print(
-        f"\nresults: {out}/ (setup.csv, runs.csv, tables.md, fig7_fig9_*.png, learning_curves_*.png)"
+        f"\nresults: {out}/ (setup.csv, runs.csv, tables.md, verdicts.csv, fig7_fig9_*.png, learning_curves_*.png)"
     )
     return result_tables

@@ -82,7 +82,16 @@ import ssdlab
 from ssdlab import _core
 from ssdlab._console import console
 from ssdlab.config import toml_string
-from ssdlab.experiments.common import Job, print_frame, run_jobs, verified
+from ssdlab.experiments.common import (
+    Job,
+    Runner,
+    choose_traces,
+    print_frame,
+    run_jobs,
+    verified,
+    write_tables,
+    write_verdicts,
+)
 from ssdlab.experiments.fsp import trace_labels
 
 PRESET = "yoo-hybrid-qlc"
@@ -307,14 +316,14 @@ def _options_toml(options: tuple[str, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def probe(traces: list[Trace], settings: Settings, processes: int | None = None) -> pd.DataFrame:
+def probe(traces: list[Trace], settings: Settings, runner: Runner | None = None) -> pd.DataFrame:
     """One pass of every trace on the empty QLC-only drive: its requests and host write bytes,
     what `plan` sizes the runs from; and its write footprint (the reader's statistics)."""
     jobs = [
         Job({"trace": t.label}, PRESET, str(t.path), None, (*_workload(t, settings), "slc.policy=none"))
         for t in traces
     ]
-    rows = pd.DataFrame(run_jobs(jobs, _probe_worker, processes))
+    rows = pd.DataFrame(run_jobs(jobs, _probe_worker, runner))
     page = drive(settings)["page_bytes"]
     footprints = []
     for t in traces:
@@ -729,11 +738,13 @@ def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["trace", "policy"])
 
 
+#: The title of the table of our figures beside the paper's (the first of tables.md; verdicts.csv).
+SUMMARY = "Summary: RL against the other techniques (mean of per-trace ratios)"
+
+
 def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The paper's figures as tables (means over seeds)."""
-    out: dict[str, pd.DataFrame] = {
-        "Summary: RL against the other techniques (mean of per-trace ratios)": summary(runs)
-    }
+    out: dict[str, pd.DataFrame] = {SUMMARY: summary(runs)}
     out["Fig. 4: write throughput normalised to QLC-only"] = _display(
         runs, _with_mean(_pivot(runs, "throughput_norm"))
     )
@@ -780,25 +791,16 @@ def _short(label: str) -> str:
 
 
 def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+
+    from ssdlab.plots import panel_grid, save_figure
 
     traces, policies = _order(runs)
     paper = dict(zip(runs["trace"], runs["paper_workload"], strict=False))
 
     def title(t: str) -> str:
         return f"{paper.get(t, '-')}: {_short(t)}" if paper.get(t, "-") != "-" else _short(t)
-
-    def panels(n: int, width: float = 4.6, height: float = 3.2):
-        cols = min(3, n)
-        rows = math.ceil(n / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
-        for ax in list(axes.flat)[n:]:
-            ax.set_visible(False)
-        return fig, list(axes.flat)[:n]
 
     # Fig. 4: bars per trace, the mean last.
     norm = _with_mean(_pivot(runs, "throughput_norm"))
@@ -811,13 +813,11 @@ def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: 
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     fig = ax.get_figure()
-    fig.tight_layout()
-    fig.savefig(out / "fig4_throughput.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "fig4_throughput.png")
 
     first = series[(series["experiment"] == "fig4") & (series["seed"] == series["seed"].min())]
     # Fig. 5: SLC blocks over host writes, a curve per SLC policy.
-    fig, axes = panels(len(traces))
+    fig, axes = panel_grid(len(traces))
     for ax, t in zip(axes, traces, strict=True):
         for p in shown:
             s = first[(first["trace"] == t) & (first["policy"] == p)]
@@ -827,12 +827,10 @@ def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: 
         ax.grid(True, alpha=0.3)
         if ax.has_data():
             ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(out / "fig5_slc_blocks.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "fig5_slc_blocks.png")
 
     # Fig. 6: RL's theta over host writes.
-    fig, axes = panels(len(traces))
+    fig, axes = panel_grid(len(traces))
     for ax, t in zip(axes, traces, strict=True):
         s = first[(first["trace"] == t) & (first["policy"] == "RL")]
         if len(s):
@@ -840,13 +838,11 @@ def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: 
             ax.set_yscale("log", base=2)
         ax.set(xlabel="host pages programmed (GiB)", ylabel="theta (KiB)", title=f"Fig. 6: {title(t)}")
         ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out / "fig6_theta.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "fig6_theta.png")
 
     # Fig. 7: stacked components, normalised to QLC-only's total.
     b = breakdown(runs)
-    fig, axes = panels(len(traces), width=4.2, height=3.4)
+    fig, axes = panel_grid(len(traces), width=4.2, height=3.4)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, t in zip(axes, traces, strict=True):
         rows = b.loc[t] if t in b.index.get_level_values(0) else pd.DataFrame()
@@ -860,9 +856,7 @@ def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: 
         ax.grid(True, axis="y", alpha=0.3)
     if axes:
         axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "fig7_breakdown.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "fig7_breakdown.png")
 
     # Fig. 8: pre-trained vs untrained.
     f8 = fig8(runs)
@@ -876,12 +870,10 @@ def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: 
         ax.text(0.5, 0.5, "no training or test trace", ha="center", va="center", transform=ax.transAxes)
     ax.set(ylabel="write throughput / QLC-only", xlabel="", title="Fig. 8: pre-trained vs untrained agent")
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out / "fig8_pretrained.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "fig8_pretrained.png")
 
     # RL's reward per step (moving mean over 25 steps): Fig. 4's runs, and the pre-trained ones.
-    fig, axes = panels(len(traces))
+    fig, axes = panel_grid(len(traces))
     low = rewards["seed"].min() if len(rewards) else 0
     for ax, t in zip(axes, traces, strict=True):
         for exp, style, name in (("fig4", "-", "untrained"), ("fig8-test", "--", "pre-trained")):
@@ -897,9 +889,7 @@ def plots(runs: pd.DataFrame, series: pd.DataFrame, rewards: pd.DataFrame, out: 
         ax.grid(True, alpha=0.3)
         if ax.has_data():
             ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "rl_rewards.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "rl_rewards.png")
 
 
 def _step_curve(rewards: dict[str, list]) -> pd.DataFrame:
@@ -942,7 +932,7 @@ def reproduce(
     traces: list[Path] | None,
     out: Path,
     seeds: int = 1,
-    processes: int | None = None,
+    runner: Runner | None = None,
     shared_traces: Path | None = None,
     quick: bool = False,
     verify: bool = False,
@@ -950,17 +940,14 @@ def reproduce(
 ) -> dict[str, pd.DataFrame]:
     """Run the reproduction; `quick` is the CI-sized grid (`QUICK`, every mapping verified),
     `verify` checks every mapping at the end of every run (and fails the run on a lost page),
-    `fill` writes that share of the drive before each trace (`Settings.fill`; not the paper's).
-    Every run's configuration, traces included, is checked before the first starts."""
+    `fill` writes that share of the drive before each trace (`Settings.fill`; not the paper's),
+    `runner` says where the grids run (local processes by default; finished runs are kept in
+    `out/cells` and reused; the training stages pass Q-tables through files in `out/qtables`,
+    so on a Ray cluster `out` must be a path every node shares). Every run's configuration,
+    traces included, is checked before the first starts."""
     settings = replace(QUICK if quick else Settings(), seeds=seeds, fill=fill)
     verify = verify or quick
-    if traces:
-        paths = [Path(t) for t in traces]
-    else:
-        if shared_traces is None or not shared_traces.is_dir():
-            raise ssdlab.ConfigError("no --trace given and ../shared/traces is not present")
-        names = QUICK_TRACES if quick else tuple(STAND_INS)
-        paths = [shared_traces / rel for rel in names]
+    paths = choose_traces(traces, shared_traces, QUICK_TRACES if quick else tuple(STAND_INS))
     loads = traces_of(paths)
     train = training_traces(loads)
     test = [t for t in loads if t.role == "test"] if train else []
@@ -968,12 +955,13 @@ def reproduce(
     dummy = {t.label: {"repeat": 1} for t in loads}
     check(jobs(loads, settings, dummy))
     out.mkdir(parents=True, exist_ok=True)
+    runner = (runner or Runner()).under(out)
     d = drive(settings)
     console.print(
         f"Probe: one pass of each of {len(loads)} traces on the empty QLC-only drive "
         f"({PRESET}, {d['blocks']} blocks, {d['logical_bytes'] / 2**30:.1f} GiB logical)"
     )
-    probes = probe(loads, settings, processes)
+    probes = probe(loads, settings, runner)
     plans = {t.label: plan(t, settings, probes[probes["trace"] == t.label].iloc[0].to_dict()) for t in loads}
     setup = pd.DataFrame(plans.values())
     setup.to_csv(out / "setup.csv", index=False)
@@ -1001,13 +989,13 @@ def reproduce(
     )
     # The first training stage needs nothing before it: it runs beside Fig. 4's grid.
     first = stages[0] if tests else []
-    results = run_jobs([*main, *first], _worker, processes)
+    results = run_jobs([*main, *first], _worker, runner)
     if tests:
         for k in range(1, len(stages)):
-            results += run_jobs(stages[k], _worker, processes)
+            results += run_jobs(stages[k], _worker, runner)
         for seed in range(settings.seeds):
             shutil.copyfile(qtable_path(out, seed, len(stages) - 1), pretrained_path(out, seed))
-        results += run_jobs(tests, _worker, processes)
+        results += run_jobs(tests, _worker, runner)
     series = series_frame(results)
     series.to_csv(out / "series.csv", index=False)
     reward_rows = rewards_frame(results)
@@ -1019,30 +1007,30 @@ def reproduce(
     runs = normalise(runs)
     runs.to_csv(out / "runs.csv", index=False)
     result = tables(runs)
-    with open(out / "tables.md", "w") as f:
-        f.write(
-            f"Preset {PRESET} ({d['blocks']} blocks, {d['logical_bytes'] / 2**30:.2f} GiB logical), "
-            + (f"{settings.fill:.0%} of it written before each trace" if settings.fill else "empty start")
-            + f", each trace replayed back to back up to {settings.drive_writes} logical capacities of "
-            f"host writes or {settings.max_requests:,} requests, {settings.seeds} seed(s). Throughput is "
-            "host write bytes over the write execution time (Fig. 7's components). Averages: arithmetic "
-            "means over the traces of RL's per-trace ratio to each technique (seeds averaged first).\n\n"
-            "Stand-ins: "
-            + "; ".join(f"{t.paper} = {t.label}" for t in loads if t.stand_in)
-            + (f". Fig. 8: trained on {', '.join(t.label for t in train)}." if tests else ".")
-            + "\n\n"
-        )
-        for name, table in result.items():
-            f.write(f"### {name}\n\n{table.round(3).to_markdown()}\n\n")
+    write_tables(
+        out / "tables.md",
+        result,
+        f"Preset {PRESET} ({d['blocks']} blocks, {d['logical_bytes'] / 2**30:.2f} GiB logical), "
+        + (f"{settings.fill:.0%} of it written before each trace" if settings.fill else "empty start")
+        + f", each trace replayed back to back up to {settings.drive_writes} logical capacities of "
+        f"host writes or {settings.max_requests:,} requests, {settings.seeds} seed(s). Throughput is "
+        "host write bytes over the write execution time (Fig. 7's components). Averages: arithmetic "
+        "means over the traces of RL's per-trace ratio to each technique (seeds averaged first).\n\n"
+        "Stand-ins: "
+        + "; ".join(f"{t.paper} = {t.label}" for t in loads if t.stand_in)
+        + (f". Fig. 8: trained on {', '.join(t.label for t in train)}." if tests else "."),
+    )
+    write_verdicts(out / "verdicts.csv", result[SUMMARY])
     plots(runs, series, reward_rows, out)
     learning_plots(results, out)
     for name in (
-        "Summary: RL against the other techniques (mean of per-trace ratios)",
+        SUMMARY,
         "Fig. 4: write throughput normalised to QLC-only",
     ):
         print_frame(name, result[name])
     console.print(
-        f"\nresults: {out}/ (setup.csv, runs.csv, series.csv, rewards.csv, tables.md, {', '.join(PLOTS)}, "
+        f"\nresults: {out}/ (setup.csv, runs.csv, series.csv, rewards.csv, tables.md, verdicts.csv, "
+        f"{', '.join(PLOTS)}, "
         "learning_curves_*.png" + (", qtable_pretrained.json)" if tests else ")")
     )
     return result

@@ -131,6 +131,25 @@ def learning_curves(
     return _finish(fig, path, close=True)
 
 
+def save_figure(fig, path: str | Path, rect: tuple[float, float, float, float] | None = None) -> None:
+    """Lay out a reproduction's figure (inside `rect` of the canvas, when a legend sits above
+    the panels), save it at the reproductions' 110 dpi and close it (they draw many in a loop)."""
+    fig.tight_layout(rect=rect)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def panel_grid(n: int, width: float = 4.6, height: float = 3.2, cols: int = 3):
+    """A figure of `n` panels, up to `cols` a row, each `width` x `height` inches; the unused
+    cells of the last row hidden. Returns the figure and the `n` axes in reading order."""
+    cols = max(1, min(cols, n))
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat)[:n]
+
+
 def _finish(fig, path: str | Path | None, close: bool = False):
     """Lay the figure out and save it to `path` if given (closing it when `close`: plots drawn in a
     loop must not accumulate open figures)."""
@@ -142,4 +161,12 @@ def _finish(fig, path: str | Path | None, close: bool = False):
     return fig
 
 
-__all__ = ["latency_cdf", "latency_tail", "learning_curves", "normalized_bars", "time_series"]
+__all__ = [
+    "latency_cdf",
+    "latency_tail",
+    "learning_curves",
+    "normalized_bars",
+    "panel_grid",
+    "save_figure",
+    "time_series",
+]
