@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-# The builders are shared with tests/browser: they live in tests/, which is put on the path here.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+# Shared with tests/browser; tests/ is on the path (pytest puts the first directory above a
+# test package there).
 import report_builders
 
 

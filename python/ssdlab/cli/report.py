@@ -21,10 +21,10 @@ from ssdlab.cli.common import console
     help="The HTML file to write (default: report.html in a results directory, or the run report's name with .html).",
 )
 def report(path: Path, out: Path | None) -> None:
-    """Write an HTML report of PATH: a run report (`ssdlab run --out`), a `compare` or `sweep`
-    directory, or a reproduction (`ssdlab reproduce X -o DIR`).
+    """Write one HTML page of a run, a comparison, a sweep or a reproduction.
 
-    One file that opens in a browser with no network (the plotting library is embedded): the
+    PATH is a run report (`ssdlab run --out`), a `compare` or `sweep` output directory, or a
+    reproduction's (`ssdlab reproduce X -o DIR`). The page is one file that opens in a browser with no network (the plotting library is embedded): the
     summary table (per run, per variant over its seeds, or per sweep cell), latency CDFs and
     their tails on log axes, free blocks over time, flash operations by source (host, GC,
     mapping, migration, buffer flushes), the learning curves of any agent, a reproduction's
@@ -45,4 +45,5 @@ def report(path: Path, out: Path | None) -> None:
     figures = f"{written.figures} figure{'s' if written.figures != 1 else ''}"
     console.print(f"report of a {written.kind}, {figures}, {fmt_bytes(written.bytes)}:", highlight=False)
     # soft_wrap: a long path stays on one line (copyable), not folded at the terminal width.
-    console.print(f"  {written.path}", highlight=False, soft_wrap=True)
+    # Absolute: a path to paste into a browser's address bar.
+    console.print(f"  {written.path.resolve()}", highlight=False, soft_wrap=True)

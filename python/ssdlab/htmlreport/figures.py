@@ -240,16 +240,19 @@ def flash_accounting(groups: Groups) -> Drawn | None:
 
 def learning_curve(reports: Sequence[Report], point: str) -> pd.DataFrame | None:
     """The reward per window of decisions of the runs' agent at `point`, averaged over the runs
-    by window (None when no run has an agent there)."""
+    by window, up to the windows at least half the runs reached (None when no run has an agent
+    there)."""
     import pandas as pd
 
     frames = [r.learning_curve(point) for r in reports if point in r.raw.get("learning", {})]
     frames = [f for f in frames if not f.empty]
     if not frames:
         return None
-    return (
-        pd.concat(frames).groupby("decisions", as_index=False)[["window_mean_reward", "mean_reward"]].mean()
-    )
+    windows = pd.concat(frames).groupby("decisions")
+    curve = windows[["window_mean_reward", "mean_reward"]].mean()
+    # A window only the longest runs reached would be their mean alone, and jump: cut there.
+    curve = curve[windows.size() * 2 >= len(frames)]
+    return curve.reset_index()
 
 
 def learning(groups: Groups, point: str) -> Drawn | None:
@@ -279,7 +282,11 @@ def learning(groups: Groups, point: str) -> Drawn | None:
     caption = (
         f"Learning curve of the `{point}` agent: the mean reward of each window of decisions "
         "(solid) and the running mean since the first decision (dotted)."
-    ) + (" Averaged over the runs of each group, window by window." if several else "")
+    ) + (
+        " Averaged over the runs of each group, window by window, as far as at least half of them went."
+        if several
+        else ""
+    )
     return fig, caption
 
 
@@ -307,10 +314,12 @@ def metrics_by_value(frame: pd.DataFrame, axis: str, metrics: Mapping[str, str])
             col=col,
         )  # fmt: skip
         fig.update_xaxes(type="category", title_text=axis, row=1, col=col)
+        if metric.endswith("_us"):  # latencies of cells apart by orders of magnitude
+            fig.update_yaxes(type="log", row=1, col=col)
     fig.update_layout(height=360, margin={"t": 40})
     caption = (
         f"The sweep's figures against {axis}: per value, the mean over every cell with that value "
-        "(the other axes and seeds), bars from the smallest to the largest."
+        "(the other axes and seeds), bars from the smallest to the largest; latencies on log axes."
     )
     return fig, caption
 

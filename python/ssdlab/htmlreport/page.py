@@ -217,6 +217,7 @@ _DRAW_JS = """
       fig.layout = Object.assign(fig.layout || {}, {template: template});
       await Plotly.newPlot(spec.dataset.target, fig.data, fig.layout,
                            {responsive: true, displaylogo: false});
+      await new Promise(resolve => setTimeout(resolve, 0));  // let the page scroll meanwhile
     }
     performance.mark("ssdlab-figures-drawn");
     body.dataset.figuresRendered = String(specs.length);

@@ -117,12 +117,13 @@ def axis_sections(new_section: sections.NewSection, source: SweepInput) -> None:
 
 
 def value_groups(source: SweepInput, axis: str) -> figures.Groups:
-    """The reports of the cells that ran, grouped by their value of `axis` (in sorted order)."""
+    """The reports of the cells that ran, grouped by their value of `axis` (in sorted order),
+    labelled by the value alone: the section says which axis."""
     groups: dict[str, list] = {}
     ok = source.results[source.results["status"] == "ok"].sort_values(axis, kind="stable")
     for cell, value in zip(ok["cell_id"], ok[axis], strict=True):
         if str(cell) in source.reports:
-            groups.setdefault(f"{axis}={value}", []).append(source.reports[str(cell)])
+            groups.setdefault(str(value), []).append(source.reports[str(cell)])
     return groups
 
 
