@@ -61,8 +61,9 @@ class Opened:
     (`<meta name="ssdlab-figures">`), those it reports drawn and those holding an SVG; console
     errors (SEVERE), failed requests and requests that left the file (anything but file:, data:
     and blob: URLs); how long it took: `open_s` from the request to every figure drawn (wall
-    clock, seen from the test), `plotly_ms` and `drawn_ms` from the page's navigation start to
-    plotly.js loaded and to the last figure drawn (the page's own clock)."""
+    clock, seen from the test); `content_ms`, `plotly_ms`, `first_figure_ms` and `drawn_ms` from
+    the page's navigation start to its content parsed (tables shown), plotly.js loaded, the
+    first figure and the last drawn (the page's own clock)."""
 
     declared: int
     rendered: int | None
@@ -73,7 +74,9 @@ class Opened:
     failed_requests: list[str] = field(default_factory=list)
     external_requests: list[str] = field(default_factory=list)
     open_s: float = 0.0
+    content_ms: float | None = None
     plotly_ms: float | None = None
+    first_figure_ms: float | None = None
     drawn_ms: float | None = None
 
     def problems(self) -> list[str]:
@@ -107,20 +110,24 @@ return {
   renderError: body.dataset.renderError === undefined ? null : body.dataset.renderError,
   withSvg: plots.filter(p => p.querySelector(".main-svg") !== null).length,
   plotlyDivs: plots.length,
+  contentMs: performance.timing.domContentLoadedEventEnd - performance.timing.navigationStart,
   plotlyMs: mark("ssdlab-plotly-loaded"),
+  firstFigureMs: mark("ssdlab-first-figure-drawn"),
   drawnMs: mark("ssdlab-figures-drawn"),
 };
 """
 
 
-def open_report(driver, path: Path, timeout_s: float = 60) -> Opened:
-    """Open a report file and wait until its figures are drawn (or failed)."""
+def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -> Opened:
+    """Open a report file (at `#fragment`, if given) and wait until its figures are drawn (or
+    failed)."""
     from selenium.webdriver.support.ui import WebDriverWait
 
+    driver.get("about:blank")  # a new document, even for the same file at another #fragment
     driver.get_log("browser")  # what earlier pages logged
     driver.get_log("performance")
     start = time.perf_counter()
-    driver.get(path.resolve().as_uri())
+    driver.get(path.resolve().as_uri() + (f"#{fragment}" if fragment else ""))
     WebDriverWait(driver, timeout_s, poll_frequency=0.02).until(lambda d: d.execute_script(_DONE))
     open_s = time.perf_counter() - start
     state = driver.execute_script(_STATE)
@@ -147,7 +154,9 @@ def open_report(driver, path: Path, timeout_s: float = 60) -> Opened:
         failed_requests=failed,
         external_requests=external,
         open_s=open_s,
+        content_ms=state["contentMs"],
         plotly_ms=state["plotlyMs"],
+        first_figure_ms=state["firstFigureMs"],
         drawn_ms=state["drawnMs"],
     )
 

@@ -91,8 +91,10 @@ def test_a_100_run_sweep_report_stays_under_5_mb_and_opens(tmp_path):
         "cells": 100,
         "bytes": written.bytes,
         "figures": written.figures,
+        "first_content_ms": round(first.content_ms or 0),
         "first_open_s": round(first.open_s, 3),
         "first_plotly_loaded_ms": round(first.plotly_ms or 0),
+        "first_figure_drawn_ms": round(first.first_figure_ms or 0),
         "first_drawn_ms": round(first.drawn_ms or 0),
         "again_open_s": round(again.open_s, 3),
         "again_plotly_loaded_ms": round(again.plotly_ms or 0),
@@ -101,6 +103,21 @@ def test_a_100_run_sweep_report_stays_under_5_mb_and_opens(tmp_path):
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "timings.json").write_text(json.dumps(timings, indent=2) + "\n")
     print(f"\n100-run sweep report: {json.dumps(timings)}")
+
+
+def test_figures_in_view_are_drawn_first(browser, inputs, tmp_path):
+    """Opened at its Learning section (a link of the contents), the compare page draws the
+    learning curve first, then the others in page order."""
+    written = write_report(inputs["compare"], tmp_path / "compare.html")
+    opened = open_report(browser, written.path, fragment="learning")
+    assert opened.problems() == []
+    order = browser.execute_script(
+        "return performance.getEntriesByType('mark').filter(m => m.name.startsWith('ssdlab-drawn '))"
+        ".map(m => m.name.split(' ')[1])"
+    )
+    last = f"figure-{written.figures}"
+    assert "decisions" in written.path.read_text().split(f'data-target="{last}">')[1][:20000]
+    assert order[0] == last and order[1:] == [f"figure-{i}" for i in range(1, written.figures)]
 
 
 def test_the_check_fails_a_page_that_breaks_or_reaches_out(browser, inputs, tmp_path):
@@ -112,6 +129,7 @@ def test_the_check_fails_a_page_that_breaks_or_reaches_out(browser, inputs, tmp_
     opened = open_report(browser, broken)
     assert opened.render_error is not None and opened.console_errors
     assert any("figures not drawn" in p for p in opened.problems())
+    assert opened.with_svg == 1, "the figure drawn before the broken one stays"
     reaching = tmp_path / "reaching.html"
     reaching.write_text(good.replace("<main>", '<main><img src="https://example.com/logo.png" alt="">', 1))
     opened = open_report(browser, reaching)

@@ -5,8 +5,11 @@ Why the plotting library is embedded gzipped: plotly.js is 4.8 MB, which alone w
 5 MB report budget (issue #32: a 100-run sweep's report stays under 5 MB). Gzipped and base64
 encoded it is 2.0 MB; the page inflates it with the browser's own `DecompressionStream` (Chrome
 and Edge 80, Firefox 113, Safari 16.4 and later) and evaluates it once, then draws every
-figure from its JSON. A browser without it shows a message in place of each figure; the tables
-do not need JavaScript.
+figure from its JSON, one at a time in page order, those in view first (so that a link of the
+contents shows its figures next), letting the page scroll between two. A browser without
+`DecompressionStream` shows a message in place of each figure; the tables do not need
+JavaScript and show as soon as the page is parsed (plotly.js inline would hold them back until
+it had run: 3 s on a busy 2-core machine).
 
 Each figure's JSON is stored without plotly's template (10 kB of styling a figure would
 otherwise repeat); the page applies one shared template to all. The page declares how many
@@ -198,7 +201,17 @@ def _contents(sections: list[Section]) -> str:
 _DRAW_JS = """
 (async function () {
   const body = document.body;
-  const plots = document.querySelectorAll(".figure-plot");
+  // Figures are drawn one at a time, in page order, except that those scrolled into view (or
+  // reached by a link of the contents) go first; the page scrolls between two figures.
+  const queue = [...document.querySelectorAll("script.ssdlab-figure")];
+  const seen = new IntersectionObserver(entries => {
+    const shown = new Set(entries.filter(e => e.isIntersecting).map(e => e.target.id));
+    const first = queue.filter(s => shown.has(s.dataset.target));
+    const rest = queue.filter(s => !shown.has(s.dataset.target));
+    queue.splice(0, queue.length, ...first, ...rest);
+  }, {rootMargin: "200px"});
+  document.querySelectorAll(".figure-plot").forEach(plot => seen.observe(plot));
+  const total = queue.length;
   try {
     if (typeof DecompressionStream === "undefined") {
       throw new Error("this browser cannot inflate the embedded plotting library " +
@@ -211,19 +224,22 @@ _DRAW_JS = """
     (0, eval)(await new Response(stream).text());
     performance.mark("ssdlab-plotly-loaded");
     const template = JSON.parse(document.getElementById("ssdlab-template").textContent);
-    const specs = document.querySelectorAll("script.ssdlab-figure");
-    for (const spec of specs) {
-      const fig = JSON.parse(spec.textContent);
+    while (queue.length) {
+      const next = queue.shift();
+      const fig = JSON.parse(next.textContent);
       fig.layout = Object.assign(fig.layout || {}, {template: template});
-      await Plotly.newPlot(spec.dataset.target, fig.data, fig.layout,
+      await Plotly.newPlot(next.dataset.target, fig.data, fig.layout,
                            {responsive: true, displaylogo: false});
-      await new Promise(resolve => setTimeout(resolve, 0));  // let the page scroll meanwhile
+      performance.mark("ssdlab-drawn " + next.dataset.target);
+      if (queue.length === total - 1) performance.mark("ssdlab-first-figure-drawn");
+      await new Promise(resolve => setTimeout(resolve, 0));
     }
+    seen.disconnect();
     performance.mark("ssdlab-figures-drawn");
-    body.dataset.figuresRendered = String(specs.length);
+    body.dataset.figuresRendered = String(total);
   } catch (err) {
     body.dataset.renderError = String(err);
-    for (const plot of plots) {
+    for (const plot of document.querySelectorAll(".figure-plot:not(.js-plotly-plot)")) {
       plot.classList.add("failed");
       plot.textContent = "figure not drawn: " + err.message;
     }
