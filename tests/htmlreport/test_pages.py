@@ -8,6 +8,7 @@ import base64
 import gzip
 import json
 import re
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,3 +234,18 @@ def _values(array) -> list:
 
         return np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"])).tolist()
     return list(array)
+
+
+def test_make_run_writes_the_report_of_its_compare(compare_path, tmp_path):
+    """The Makefile's `run` target follows its compare with `ssdlab report` on the same
+    directory: that command, on a compare directory of tiny runs."""
+    recipe = (Path(__file__).resolve().parents[2] / "Makefile").read_text().split("\nrun: build\n", 1)[1]
+    line = next(ln for ln in recipe.splitlines() if "ssdlab report" in ln)
+    words = shlex.split(line.strip())
+    assert words[:3] == ["$(BIN)/ssdlab", "report", "results/demo"]
+    assert words[3:] == ["-o", "results/demo/report.html"]
+    demo = shutil.copytree(compare_path, tmp_path / "results" / "demo")
+    args = [w.replace("results/demo", str(demo)) for w in words[1:]]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert (demo / "report.html").is_file() and str(demo / "report.html") in result.output
