@@ -5,10 +5,8 @@ figures that opens in a browser with no network.
 Modules, from the input to the file: `sources` (tell the kind of input and read it),
 `distributions` (latency curves), `figures` (plotly figures of groups of runs), `tables`,
 `sections` (the sections every kind shares), one `*_page` module per kind (what its page holds),
-and `page` (the HTML document, with plotly's JavaScript embedded once).
-
-    >>> from ssdlab.htmlreport import write_report  # doctest: +SKIP
-    >>> write_report("results/demo", "results/demo/report.html")  # doctest: +SKIP
+and `page` (the HTML document, with plotly's JavaScript embedded once). From Python:
+`write_report("results/demo", "results/demo/report.html")`; docs/report.md says what a page holds.
 """
 
 from __future__ import annotations
