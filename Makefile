@@ -24,12 +24,14 @@ build: setup
 # excerpt that ships with the package (no download), 3 seeds each: a comparison table, runs.csv,
 # the write-latency tail plot and every run's report in results/demo/. Why these settings (a
 # 3 GiB cut of the paper's drive, preconditioned, 60 passes = about one drive written):
-# `ssdlab compare --help`. About 20 s on 2 cores.
+# `ssdlab compare --help`. About 20 s on 2 cores. Then the same results as one HTML page that
+# opens offline (`ssdlab report`), which prints its path.
 run: build
 	$(BIN)/ssdlab compare --preset kang-3d-128gb --trace msr_cut10k_rw20_80_105 \
 		--set device.blocks_per_plane=512 --set device.utilization=0.6 --set warmup.fill=true --set warmup.random_writes=1.0 \
 		--set workload.fold=compact --set workload.repeat=60 --seeds 3 --out results/demo \
 		--vary gc.scheduler=greedy,lazy_rtgc,rlgc,rlgc_aggressive,rlgc_qtc
+	$(BIN)/ssdlab report results/demo -o results/demo/report.html
 
 lint: build
 	cargo fmt --all --check

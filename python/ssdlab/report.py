@@ -15,6 +15,12 @@ PERCENTILES = ["mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns",
 #: The latency histograms a run keeps (`Simulation.latency_histogram`).
 HISTOGRAMS = ("read", "write", "trim", "all")
 
+#: The top-level key of a saved report that holds its latency histograms, beside the core's own
+#: keys (`raw` never contains it: `load` takes it out). `all` is not saved: the core builds it as
+#: the merge of the three others, and `load` merges them again.
+SAVED_HISTOGRAMS_KEY = "latency_histograms"
+SAVED_HISTOGRAMS = ("read", "write", "trim")
+
 
 def read_requests(path: str | Path) -> pd.DataFrame:
     """A per-request log (Parquet, written by the core) as a DataFrame; `op` is categorical."""
@@ -50,15 +56,40 @@ class Report:
 
     @classmethod
     def from_json(cls, text: str, **kw: Any) -> Report:
-        return cls(json.loads(text), **kw)
+        """A report from the text `to_json` writes. Its latency histograms, when the file has
+        them, become `histograms`; files written before they were saved load with none."""
+        raw = json.loads(text)
+        saved = raw.pop(SAVED_HISTOGRAMS_KEY, None)
+        if saved is not None and "histograms" not in kw:
+            kw["histograms"] = _histograms_from_saved(saved)
+        return cls(raw, **kw)
 
     @classmethod
     def load(cls, path: str | Path) -> Report:
         """Read a report JSON written by `save` or `ssdlab run --out`."""
         return cls.from_json(Path(path).read_text())
 
+    def to_json(self) -> str:
+        """The report as JSON: the core's report (indented) plus, when the run kept them, the
+        read, write and trim latency histograms under `latency_histograms`, so that a saved run
+        still draws exact latency CDFs. Each histogram is written on one line of
+        `[latency_ns, count]` pairs: indented, its thousands of pairs would take four lines
+        each and triple the file."""
+        text = json.dumps(self.raw, indent=2)
+        saved = {k: self.histograms[k] for k in SAVED_HISTOGRAMS if k in self.histograms}
+        if not saved:
+            return text + "\n"
+        lines = ",\n".join(
+            f"    {json.dumps(k)}: {json.dumps([[v, c] for v, c in pairs], separators=(',', ':'))}"
+            for k, pairs in saved.items()
+        )
+        # `text` is an indented object: its last line is the closing brace.
+        body = text.removesuffix("\n}")
+        return f'{body},\n  "{SAVED_HISTOGRAMS_KEY}": {{\n{lines}\n  }}\n}}\n'
+
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.raw, indent=2) + "\n")
+        """Write `to_json` to `path`."""
+        Path(path).write_text(self.to_json())
 
     @property
     def requests(self) -> pd.DataFrame | None:
@@ -100,8 +131,8 @@ class Report:
         return pd.DataFrame({"time_s": [t / 1e9 for t in ts["time_ns"]], name: ts["values"]})
 
     def latency_cdf(self, which: str = "all") -> pd.DataFrame:
-        """Exact latency CDF (latency_us, cdf) from the run's histogram (only for reports
-        produced in this process; saved reports keep percentiles only)."""
+        """Exact latency CDF (latency_us, cdf) from the run's histogram (empty for a report
+        saved before saved reports kept their histograms)."""
         import pandas as pd
 
         pairs = self.histograms.get(which, [])
@@ -195,6 +226,18 @@ class Report:
         if self._requests is None:
             raise ValueError("this run kept no per-request log: run with request_log=True or a path")
         self._requests.to_parquet(path, index=False)
+
+
+def _histograms_from_saved(saved: dict[str, list[list[int]]]) -> dict[str, list[tuple[int, int]]]:
+    """The saved histograms as `Simulation.report` gives them (sorted (latency_ns, count)
+    tuples), with `all` merged from the others as the core merges it."""
+    histograms = {k: [(int(v), int(c)) for v, c in saved.get(k, [])] for k in SAVED_HISTOGRAMS}
+    merged: dict[int, int] = {}
+    for pairs in histograms.values():
+        for value, count in pairs:
+            merged[value] = merged.get(value, 0) + count
+    histograms["all"] = sorted(merged.items())
+    return histograms
 
 
 def _nan(value: float | None) -> float:

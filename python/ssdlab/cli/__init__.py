@@ -21,6 +21,7 @@ from ssdlab.cli.common import console_err
 from ssdlab.cli.compare import compare
 from ssdlab.cli.configcmd import config
 from ssdlab.cli.presetscmd import presets
+from ssdlab.cli.report import report
 from ssdlab.cli.reproduce import reproduce
 from ssdlab.cli.run import run
 from ssdlab.cli.sweep import sweep
@@ -55,6 +56,7 @@ cli.add_command(config)
 cli.add_command(bench)
 cli.add_command(trace)
 cli.add_command(reproduce)
+cli.add_command(report)
 
 
 def _hint(err: SsdlabError) -> str:

@@ -106,8 +106,9 @@ class Setup:
 class Comparison:
     """The outcome of `compare`, `seeds` runs per variant: `runs` (one dict per run, the rows of
     runs.csv, in variant then seed order), `tails` (each variant's write-latency histogram, seeds
-    pooled: sorted (latency_ns, count) pairs) and `reports` (each run's full JSON report, in the
-    order of `runs`)."""
+    pooled: sorted (latency_ns, count) pairs), `reports` (each run's full JSON report, in the
+    order of `runs`) and `histograms` (each run's latency histograms, same order), which the
+    saved reports carry so that `ssdlab report` draws exact latency CDFs from them."""
 
     keys: list[str]
     variants: list[Variant]
@@ -115,6 +116,7 @@ class Comparison:
     runs: list[dict[str, Any]]
     tails: dict[str, list[tuple[int, int]]]
     reports: list[dict[str, Any]] = field(repr=False)
+    histograms: list[dict[str, list[tuple[int, int]]]] = field(default_factory=list, repr=False)
 
     def table(self) -> list[dict[str, Any]]:
         """Per variant: its settings, the number of runs, and for each of TABLE_METRICS the mean
@@ -221,6 +223,7 @@ def _worker(job: Job) -> dict[str, Any]:
         "row": {**job.labels, **run_figures(report)},
         "write_histogram": report.histograms.get("write", []),
         "raw": report.raw,
+        "histograms": report.histograms,
     }
 
 
@@ -248,6 +251,7 @@ def compare(setup: Setup, varies: Sequence[Vary], seeds: int = 1, processes: int
         runs=[r["row"] for r in results],
         tails=tails,
         reports=[r["raw"] for r in results],
+        histograms=[r["histograms"] for r in results],
     )
 
 
@@ -255,15 +259,17 @@ def write_outputs(comparison: Comparison, out: Path, title: str = "") -> dict[st
     """Write runs.csv, reports/<variant>_seed<k>.json and, if any variant wrote, the tail plot
     write_latency_tail.png under `out`; returns what was written, by kind."""
     import csv
-    import json
+
+    from ssdlab.report import Report
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "reports").mkdir(exist_ok=True)
     slugs = {v.label: v.slug for v in comparison.variants}
+    histograms = comparison.histograms or [{} for _ in comparison.reports]
     rows = []
-    for row, raw in zip(comparison.runs, comparison.reports, strict=True):
+    for row, raw, runs_histograms in zip(comparison.runs, comparison.reports, histograms, strict=True):
         name = f"reports/{slugs[row['variant']]}_seed{row['seed']}.json"
-        (out / name).write_text(json.dumps(raw, indent=2) + "\n")
+        Report(raw, histograms=runs_histograms).save(out / name)
         rows.append({**row, "report": name})
     written = {"runs": out / "runs.csv", "reports": out / "reports"}
     with open(written["runs"], "w", newline="") as f:

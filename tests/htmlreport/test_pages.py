@@ -1,0 +1,251 @@
+"""The pages `ssdlab report` writes, read back: the figures a page declares are the ones it holds,
+the numbers shown are the inputs' own, many runs are drawn as one line per group, and the page
+loads nothing from outside. (Drawing them in a real browser: tests/browser.)"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ssdlab._console import fmt_duration_us
+from ssdlab.cli import cli, main
+from ssdlab.htmlreport import write_report
+from ssdlab.report import Report
+
+FIGURE = re.compile(
+    r'<script type="application/json" class="ssdlab-figure" data-target="([^"]+)">(.*?)</script>', re.S
+)
+
+
+@dataclass
+class Html:
+    text: str
+
+    @property
+    def declared(self) -> int:
+        return int(re.search(r'<meta name="ssdlab-figures" content="(\d+)">', self.text).group(1))
+
+    @property
+    def figures(self) -> dict[str, dict]:
+        return {target: json.loads(spec.replace("<\\/", "</")) for target, spec in FIGURE.findall(self.text)}
+
+    def figure(self, title_part: str) -> dict:
+        """The first figure whose subplot titles (annotations) or axis titles mention `title_part`."""
+        for spec in self.figures.values():
+            if title_part in json.dumps(spec.get("layout", {})):
+                return spec
+        raise AssertionError(f"no figure mentions {title_part!r}")
+
+    def section(self, title: str) -> str:
+        """The HTML of a section, its subsections included."""
+        head = re.search(rf"<section id=\"[^\"]+\"><h([23])>{re.escape(title)}</h\1>", self.text)
+        assert head, f"no section {title!r}"
+        rest = self.text[head.end() :]
+        end = re.search(rf"<section id=\"[^\"]+\"><h[2-{head.group(1)}]>|</main>", rest)
+        return rest[: end.start()]
+
+
+def render(path: Path, tmp_path: Path) -> Html:
+    out = tmp_path / f"{path.name}.html"
+    written = write_report(path, out)
+    html = Html(out.read_text())
+    assert written.bytes == out.stat().st_size and written.figures == html.declared
+    return html
+
+
+def assert_self_contained(html: Html) -> None:
+    """Every figure declared is on the page with its container, and nothing is fetched: no
+    external script, stylesheet, font or image (plotly's library is embedded)."""
+    figures = html.figures
+    assert len(figures) == html.declared
+    for target, spec in figures.items():
+        assert f'<div class="figure-plot" id="{target}"' in html.text
+        assert spec["data"], f"{target} draws nothing"
+        assert "template" not in spec["layout"], "the template is shared, not repeated"
+    page = FIGURE.sub("", html.text)
+    page = re.sub(r'<script type="application/octet-stream" id="plotly-js-gzip">[^<]*</script>', "", page)
+    assert not re.search(r"<script[^>]+src=|<link|@import|url\(", page)
+    assert not re.search(r"""(src|href)=["'](https?:)?//""", page)
+    if figures:
+        packed = re.search(r'id="plotly-js-gzip">([^<]*)</script>', html.text).group(1)
+        assert b"plotly.js v" in gzip.decompress(base64.b64decode(packed))[:200]
+        assert html.text.count('id="plotly-js-gzip"') == 1, "plotly.js embedded once"
+
+
+def trace_names(spec: dict, axis: str = "x") -> list[str]:
+    return [t["name"] for t in spec["data"] if t.get("xaxis", "x") == axis]
+
+
+def test_run_page_shows_the_run_s_figures_and_exact_curves(run_json, tmp_path):
+    html = render(run_json, tmp_path)
+    assert_self_contained(html)
+    report = Report.load(run_json)
+    summary = html.section("Summary")
+    assert f"<dd>{fmt_duration_us(report['latency']['write']['p99_ns'] / 1e3)}</dd>" in summary
+    assert f"<dd>{report['waf']:.3f}</dd>" in summary
+    latency = html.section("Latency")
+    assert "Dashed with markers" not in latency, "a saved report has its histograms: exact curves"
+    write = html.figure("write latency CDF")
+    tail = next(t for t in write["data"] if t.get("xaxis") == "x2")
+    assert tail["line"]["shape"] == "vh"
+    # The tail ends at 1/N, N the run's writes: the curve is the run's own.
+    last = _values(tail["y"])[-1]
+    writes = report["latency"]["write"]["count"]
+    assert last == pytest.approx(
+        dict(report.histograms["write"])[report["latency"]["write"]["max_ns"]] / writes
+    )
+    assert "free blocks" in json.dumps(html.figure("free blocks")["layout"])
+    sources = html.section("Flash operations by source")
+    gc = report["device"]["counters"]["by_source"]["gc"]
+    assert re.search(
+        rf"<td>gc</td><td class=\"num\">{gc['reads']:,}</td><td class=\"num\">{gc['programs']:,}</td>",
+        sources,
+    )
+    learning = html.section("Learning")
+    curve = report.learning_curve("gc")
+    spec = html.figure("decisions")
+    assert _values(spec["data"][0]["x"]) == curve["decisions"].tolist()
+    assert "rlgc" in learning
+    provenance = html.section("Provenance")
+    assert report["git_revision"] in provenance and "resolved configuration" in provenance
+    assert "trace digest" not in provenance  # a synthetic workload has no trace
+
+
+def test_a_report_saved_without_histograms_draws_through_its_percentiles_and_says_so(run_json, tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(Report.load(run_json).raw, indent=2))
+    latency = render(old, tmp_path).section("Latency")
+    assert "Dashed with markers (this run): the saved reports keep no latency histogram" in latency
+
+
+def test_compare_page_draws_a_line_per_variant_with_seeds_pooled(compare_path, tmp_path):
+    html = render(compare_path, tmp_path)
+    assert_self_contained(html)
+    runs = [Report.load(p) for p in sorted((compare_path / "reports").glob("*.json"))]
+    by_variant = {v: [r for r in runs if r["config"]["gc"]["scheduler"] == v] for v in ("greedy", "rlgc")}
+    summary = html.section("Summary")
+    for variant, reports in by_variant.items():
+        mean = sum(r["latency"]["write"]["p99_99_ns"] / 1e3 for r in reports) / len(reports)
+        cells = rf'<td>{variant}</td><td class="num">2</td><td class="num">[^<]+</td><td class="num">'
+        assert re.search(cells + re.escape(fmt_duration_us(mean)) + " ±", summary)  # runs, p99, p99.99
+    write = html.figure("write latency CDF")
+    assert trace_names(write, "x") == ["greedy", "rlgc"] == trace_names(write, "x2")
+    # Pooled: the tail's last point is 1/N over both seeds' writes.
+    for trace in (t for t in write["data"] if t.get("xaxis") == "x2"):
+        reports = by_variant[trace["name"]]
+        total = sum(r["latency"]["write"]["count"] for r in reports)
+        slowest = max(r["latency"]["write"]["max_ns"] for r in reports)
+        at_max = sum(dict(r.histograms["write"]).get(slowest, 0) for r in reports)
+        assert _values(trace["y"])[-1] == pytest.approx(at_max / total)
+    assert "seeds pooled per variant" in html.section("Latency")
+    learning = html.figure("decisions")
+    assert [t["name"] for t in learning["data"] if t["name"] == "rlgc"] == ["rlgc"], "greedy has no agent"
+    assert "<code>gc.scheduler</code>" in html.section("Provenance")
+
+
+def test_sweep_page_groups_the_cells_by_axis_and_lists_the_failed(sweep_path, tmp_path):
+    html = render(sweep_path, tmp_path)
+    assert_self_contained(html)
+    summary = html.section("Summary")
+    assert "<dt>failed</dt><dd>4</dd>" in summary and "<dt>ok</dt><dd>8</dd>" in summary
+    assert summary.count('<tr class="failed">') == 4 + 4  # the failed list, and their rows in the cell table
+    by_scheduler = html.section("By gc.scheduler")
+    assert re.search(r"<td>greedy</td><td class=\"num\">6</td><td class=\"num\">2</td>", by_scheduler)
+    # One line per axis value that ran (1.5 failed everywhere: no line), never one per cell.
+    latencies = [s for s in html.figures.values() if "write latency CDF" in json.dumps(s["layout"])]
+    assert [trace_names(s) for s in latencies] == [["greedy", "rlgc"], ["0.8", "1.0"]]
+    assert "pooled over the cells of each value of gc.scheduler" in by_scheduler
+    spread = next(s for s in html.figures.values() if json.dumps(s["layout"]).count('"category"') >= 4)
+    assert _values(spread["data"][0]["x"]) == ["greedy", "rlgc"]
+    assert "grid.toml" in html.section("Provenance")
+
+
+def test_reproduction_page_puts_the_verdicts_first_and_embeds_its_figures(reproduction_path, tmp_path):
+    html = render(reproduction_path, tmp_path)
+    assert_self_contained(html)
+    assert html.text.index("Verdicts: the paper against ours") < html.text.index("<h2>Tables</h2>")
+    verdicts = html.section("Verdicts: the paper against ours")
+    assert '<td class="verdict verdict-good">reproduced</td>' in verdicts
+    assert '<td class="verdict verdict-mid">partly: weaker</td>' in verdicts
+    assert '<td class="verdict verdict-bad">not reproduced</td>' in verdicts
+    ratios = html.figure("ours / paper")
+    assert len(_values(ratios["data"][0]["x"])) == 2, "a negative ratio has no place on a log axis"
+    assert "1 headline without a positive ratio" in verdicts
+    tables = html.section("Tables")
+    assert "<h3>Table 1: write p99.99 (us)</h3>" in tables and ">greedy</td>" in tables
+    assert "&lt;b&gt;markup&lt;/b&gt;" in tables, "markdown's raw HTML is escaped"
+    png = (reproduction_path / "fig1_tails.png").read_bytes()
+    assert f'src="data:image/png;base64,{base64.b64encode(png).decode()}"' in html.section("Figures")
+    assert "<dt>runs</dt><dd>2</dd>" in html.section("Provenance")
+
+
+def test_a_reproduction_on_the_sweep_engine_also_shows_its_sweep(reproduction_path, sweep_path, tmp_path):
+    both = shutil.copytree(reproduction_path, tmp_path / "both")
+    shutil.copytree(sweep_path, both, dirs_exist_ok=True)
+    shutil.rmtree(both / "cells")  # the provenance then comes from the sweep's reports
+    html = render(both, tmp_path)
+    assert_self_contained(html)
+    assert html.text.index("Verdicts: the paper against ours") < html.text.index("<h2>By gc.scheduler</h2>")
+    assert "<dt>runs</dt><dd>8</dd>" in html.section("Provenance")
+
+
+def test_a_page_without_figures_is_complete_as_it_loads(tmp_path):
+    (tmp_path / "rep").mkdir()
+    (tmp_path / "rep" / "tables.md").write_text("| a |\n|--|\n| 1 |\n")
+    html = render(tmp_path / "rep", tmp_path)
+    assert html.declared == 0 and 'data-figures-rendered="0"' in html.text
+    assert "plotly-js-gzip" not in html.text
+    assert "saved no run reports" in html.section("Provenance")
+
+
+def test_cli_writes_the_report_beside_its_input_and_prints_its_path(run_json, compare_path, tmp_path):
+    result = CliRunner().invoke(cli, ["report", str(run_json)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert run_json.with_suffix(".html").is_file()
+    assert "report of a run report" in result.output and str(run_json.with_suffix(".html")) in result.output
+    out = tmp_path / "deep" / "cmp.html"
+    result = CliRunner().invoke(cli, ["report", str(compare_path), "-o", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and "compare directory" in result.output
+
+
+def test_cli_errors_exit_2_with_a_message_not_a_traceback(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(tmp_path), "-o", str(tmp_path / "r.html")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    assert "no results to report on" in err and "Traceback" not in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def _values(array) -> list:
+    """A figure's data array, which plotly may write as a typed array (`bdata`, base64)."""
+    if isinstance(array, dict) and "bdata" in array:
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"])).tolist()
+    return list(array)
+
+
+def test_make_run_writes_the_report_of_its_compare(compare_path, tmp_path):
+    """The Makefile's `run` target follows its compare with `ssdlab report` on the same
+    directory: that command, on a compare directory of tiny runs."""
+    recipe = (Path(__file__).resolve().parents[2] / "Makefile").read_text().split("\nrun: build\n", 1)[1]
+    line = next(ln for ln in recipe.splitlines() if "ssdlab report" in ln)
+    words = shlex.split(line.strip())
+    assert words[:3] == ["$(BIN)/ssdlab", "report", "results/demo"]
+    assert words[3:] == ["-o", "results/demo/report.html"]
+    demo = shutil.copytree(compare_path, tmp_path / "results" / "demo")
+    args = [w.replace("results/demo", str(demo)) for w in words[1:]]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert (demo / "report.html").is_file() and str(demo / "report.html") in result.output
