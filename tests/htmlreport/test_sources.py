@@ -84,3 +84,33 @@ def test_reproduction_reads_verdicts_tables_figures_runs_and_cells(reproduction_
     assert [p.name for p in source.figures] == ["fig1_tails.png"]
     assert sorted(source.cells) == ["greedy", "rlgc"]
     assert len(source.runs) == 2 and source.sweep is None
+
+
+def _figures_worker(job):
+    """A reproduction's worker in small: the run's labels and a figure (module level, as the
+    engine wants)."""
+    report = job.run()
+    return {**job.labels, "waf": report.waf}
+
+
+def test_a_reproductions_run_records_are_not_taken_for_reports(tmp_path):
+    """A reproduction on the sweep engine keeps the engine's records under cells/ (its worker's
+    figures), not run reports: the page reads the directory, says so, and names the version."""
+    from ssdlab import __version__
+    from ssdlab.experiments.common import Job, Runner, run_jobs
+    from ssdlab.htmlreport import build_page
+
+    jobs = [
+        Job({"policy": "greedy", "seed": 0}, "tiny", workload="randrw", overrides=("workload.count=2000",))
+    ]
+    rows = run_jobs(jobs, _figures_worker, Runner(processes=1).under(tmp_path))
+    assert len(list((tmp_path / "cells").glob("*.json"))) == 1
+    (tmp_path / "runs.csv").write_text("policy,seed,waf\n" + f"greedy,0,{rows[0]['waf']}\n")
+    (tmp_path / "verdicts.csv").write_text(
+        "headline,paper,ours,ratio,verdict\nWAF (x),1.0,1.1,1.1,reproduced\n"
+    )
+    source = sources.load(tmp_path)
+    assert source.cells == {} and source.record_versions == [__version__]
+    page, kind = build_page(tmp_path)
+    assert kind == "reproduction"
+    assert "the sweep engine" in page.render() and __version__ in page.render()

@@ -54,7 +54,13 @@ def build(source: ReproductionInput) -> Page:
         sweep_page.axis_sections(page.section, source.sweep)
         reports = reports or list(source.sweep.reports.values())
     provenance = sections.provenance(page, reports, [source.path])
-    if not reports:
+    if not reports and source.record_versions:
+        provenance.note(
+            f"Each run's figures are kept in cells/*.json (the sweep engine's records, ssdlab "
+            f"{', '.join(source.record_versions)}), not full run reports: each run's settings are "
+            "its labels in runs.csv."
+        )
+    elif not reports:
         provenance.note(
             "This reproduction saved no run reports (cells/*.json): versions and configurations are not known."
         )

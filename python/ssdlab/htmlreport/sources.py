@@ -76,6 +76,9 @@ class ReproductionInput:
     runs: pd.DataFrame | None
     cells: dict[str, Report] = field(default_factory=dict)
     sweep: SweepInput | None = None
+    #: The ssdlab versions of the sweep engine's run records under cells/ (reproductions keep
+    #: those, not full reports).
+    record_versions: list[str] = field(default_factory=list)
 
 
 Input = RunInput | CompareInput | SweepInput | ReproductionInput
@@ -217,7 +220,25 @@ def _reproduction(path: Path) -> ReproductionInput:
     verdicts = _read_csv(path / "verdicts.csv") if (path / "verdicts.csv").is_file() else None
     tables_md = (path / "tables.md").read_text() if (path / "tables.md").is_file() else None
     runs = _read_csv(path / "runs.csv") if (path / "runs.csv").is_file() else None
-    cells = {p.stem: load_report(p) for p in sorted((path / "cells").glob("*.json"))}
+    cells, versions = {}, set()
+    for p in sorted((path / "cells").glob("*.json")):
+        record = _cell_record(p)
+        if record is None:
+            cells[p.stem] = load_report(p)
+        else:
+            versions.add(str(record.get("ssdlab_version")))
     sweep = _sweep(path) if (path / "results.parquet").is_file() else None
     figures = sorted(path.glob("*.png"))
-    return ReproductionInput(path, verdicts, tables_md, figures, runs, cells, sweep)
+    return ReproductionInput(path, verdicts, tables_md, figures, runs, cells, sweep, sorted(versions))
+
+
+def _cell_record(path: Path) -> dict | None:
+    """The sweep engine's record of a run (a reproduction keeps one per run in cells/: the figures
+    its worker returned, not a run report), or None if the file is something else."""
+    from ssdlab.sweeps.store import CELL_SCHEMA
+
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return record if isinstance(record, dict) and record.get("schema") == CELL_SCHEMA else None
