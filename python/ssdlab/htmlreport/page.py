@@ -204,13 +204,13 @@ _DRAW_JS = """
   // Figures are drawn one at a time, in page order, except that those scrolled into view (or
   // reached by a link of the contents) go first; the page scrolls between two figures.
   const queue = [...document.querySelectorAll("script.ssdlab-figure")];
-  const seen = new IntersectionObserver(entries => {
-    const shown = new Set(entries.filter(e => e.isIntersecting).map(e => e.target.id));
-    const first = queue.filter(s => shown.has(s.dataset.target));
-    const rest = queue.filter(s => !shown.has(s.dataset.target));
-    queue.splice(0, queue.length, ...first, ...rest);
-  }, {rootMargin: "200px"});
-  document.querySelectorAll(".figure-plot").forEach(plot => seen.observe(plot));
+  // Which figure goes next is decided when it is drawn, from where the page is then (a link of
+  // the contents, or the reader's scrolling): the first one in or near the view, else the first
+  // in page order. (An IntersectionObserver's events raced plotly's loading on a busy machine.)
+  const nearView = script => {
+    const box = document.getElementById(script.dataset.target).getBoundingClientRect();
+    return box.bottom > -200 && box.top < window.innerHeight + 200;
+  };
   const total = queue.length;
   try {
     if (typeof DecompressionStream === "undefined") {
@@ -225,7 +225,7 @@ _DRAW_JS = """
     performance.mark("ssdlab-plotly-loaded");
     const template = JSON.parse(document.getElementById("ssdlab-template").textContent);
     while (queue.length) {
-      const next = queue.shift();
+      const next = queue.splice(Math.max(0, queue.findIndex(nearView)), 1)[0];
       const fig = JSON.parse(next.textContent);
       fig.layout = Object.assign(fig.layout || {}, {template: template});
       await Plotly.newPlot(next.dataset.target, fig.data, fig.layout,
@@ -234,7 +234,6 @@ _DRAW_JS = """
       if (queue.length === total - 1) performance.mark("ssdlab-first-figure-drawn");
       await new Promise(resolve => setTimeout(resolve, 0));
     }
-    seen.disconnect();
     performance.mark("ssdlab-figures-drawn");
     body.dataset.figuresRendered = String(total);
   } catch (err) {
