@@ -236,3 +236,28 @@ def test_the_quick_grid_on_ray_gives_the_results_of_local_processes(traces, tmp_
     runner = Runner(backend="ray", processes=2)
     fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
     golden_runs(out / "runs.csv", "fsp_quick_runs", ignore=("trace_path",))
+
+
+def test_quick_reproduction_runs_table_ii_workloads_first_with_the_placement_bound(quick):
+    """The first grid: Table II's workloads from the paper's statistics, one verified row per run
+    in paper_runs.csv; their summary is the first table and verdicts.csv; the placement table
+    cannot beat all-LSB reads (-33 % of the mean read time) and Baseline is its own zero."""
+    out, tables = quick
+    paper = pd.read_csv(out / "paper_runs.csv")
+    names = [w.removeprefix("fsp-") for w in fsp.QUICK_WORKLOADS]
+    assert sorted(set(paper["trace"])) == sorted(names)
+    assert len(paper) == len(names) * len(fsp.QUICK.cache_mib) * len(fsp.POLICIES) * fsp.QUICK.seeds
+    assert paper["verified"].all() and (paper["requests"] == fsp.QUICK.trace_requests).all()
+    assert set(paper["trace_path"]) == set(fsp.QUICK_WORKLOADS)
+    first = next(iter(tables))
+    assert first == f"{fsp.PAPER_PART}: {fsp.SUMMARY}"
+    verdicts = pd.read_csv(out / "verdicts.csv")
+    assert set(verdicts["headline"]) <= set(tables[first].index)
+    assert verdicts["verdict"].isin(["reproduced", "partly", "not", "not measured"]).all()
+    placement = tables[f"{fsp.PAPER_PART}: what placement alone allows"]
+    assert list(placement.index) == list(fsp.POLICIES)
+    assert placement.loc["Baseline", "placement alone vs Baseline (%)"] == 0
+    all_lsb = 100 * (fsp.READ_US[0] / (sum(fsp.READ_US) / 4) - 1)
+    assert all_lsb == pytest.approx(-33.33, abs=0.01)
+    assert (placement["placement alone vs Baseline (%)"] >= all_lsb).all()
+    assert placement["LSB share of flash reads (%)"].between(0, 100).all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
@@ -88,10 +89,12 @@ def _run(name: str, traces, traces_dir, out, jobs, backend, address, resume, shi
     its reproduction on `traces` (default: its own, under `traces_dir`) into `out`."""
     import importlib
 
+    from ssdlab._console import console
     from ssdlab.experiments.common import Runner
 
     experiment = importlib.import_module(f"ssdlab.experiments.{name}")
     runner = Runner(processes=jobs, backend=backend, address=address, resume=resume, ship_traces=ship_traces)
+    start = time.perf_counter()
     experiment.reproduce(
         [Path(t) for t in traces] or None,
         Path(out),
@@ -99,6 +102,8 @@ def _run(name: str, traces, traces_dir, out, jobs, backend, address, resume, shi
         runner=runner,
         **settings,
     )
+    # The full reproductions are meant to finish in minutes on 2 cores: say how long this took.
+    console.print(f"wall time: {time.perf_counter() - start:.0f} s")
 
 
 @click.group()
