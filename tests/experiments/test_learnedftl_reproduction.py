@@ -114,3 +114,16 @@ def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, t
     runner = Runner(processes=1)
     learnedftl.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
     assert (out / "runs.csv").read_bytes() == before
+
+
+def test_quick_reproduction_splits_waf_into_gc_and_translation_pages(quick):
+    """WAF = 1 (the host's pages) + GC's + the translation pages' (issue #33's split), per run;
+    the page mapping writes no translation pages, the demand-based ones do."""
+    out, tables = quick
+    runs = pd.read_csv(out / "runs.csv")
+    writes = runs[runs["waf"] > 0]
+    assert {"ideal", "DFTL", "TPFTL", "LearnedFTL"} <= set(writes["ftl"])
+    assert (writes["waf"] - 1 - writes["waf_gc"] - writes["waf_mapping"]).abs().max() < 1e-9
+    assert (writes.loc[writes["ftl"] == "ideal", "waf_mapping"] == 0).all()
+    assert (writes.loc[writes["ftl"].isin(["DFTL", "TPFTL"]), "waf_mapping"] > 0).all()
+    assert "Fig. 14(c): WAF from GC / from translation pages" in tables
