@@ -105,9 +105,16 @@ def test_plan_writes_the_stated_drives_unless_the_request_cap_stops_it(traces):
     # 32 GB drive x 0.97 spare: about 32.4 GiB logical.
     assert 32 * 2**30 < logical < 33 * 2**30
     trace = slc.traces_of([traces / "msr" / "rsrch_1.txt.gz"])[0]
-    small = {"requests_per_pass": 1000, "write_bytes_per_pass": 100 << 20, "write_footprint_bytes": 1 << 20}
+    small = {
+        "requests_per_pass": 1000,
+        "write_bytes_per_pass": 100 << 20,
+        "write_footprint_bytes": 1 << 20,
+        "small_write_byte_share": 0.5,
+    }
     p = slc.plan(trace, settings, small)
     assert p["drive_writes"] >= settings.drive_writes and not p["capped"]
+    # Half the bytes may go to SLC, 19.39 times faster: at most 1 / (0.5 / 19.39 + 0.5) = 1.90x.
+    assert p["throughput_ceiling"] == pytest.approx(1.9019, abs=1e-3)
     assert p["repeat"] == math.ceil(settings.drive_writes * logical / (100 << 20))
     many = {**small, "requests_per_pass": 100_000}
     p = slc.plan(trace, settings, many)
@@ -385,3 +392,37 @@ def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, t
     runner = Runner(processes=1)
     slc.reproduce(None, out, shared_traces=traces, quick=True, runner=runner)
     assert (out / "runs.csv").read_bytes() == before
+
+
+def test_the_ceiling_is_what_the_small_writes_allow_and_rl_stays_under_it(quick):
+    """Issue #33: per trace, the throughput over QLC-only that an SLC cache could at most give,
+    1 / (f / s + 1 - f) with f the byte share of writes of at most 512 KiB and s the SLC
+    speed-up (Table 1: 775.5 / 40 per page); every SLC policy measured stays under it."""
+    _, tables, _ = quick
+    ceiling = tables[slc.CEILING]
+    assert len(ceiling) == len(slc.QUICK_TRACES)
+    assert ceiling["small_write_byte_share"].between(0, 1).all()
+    speedup = 775_500 / 40_000
+    f = ceiling["small_write_byte_share"]
+    expected = 1 / (f / speedup + 1 - f)
+    assert ceiling["throughput_ceiling"].to_numpy() == pytest.approx(expected.to_numpy(), rel=1e-3)
+    assert ceiling["RL under"].all()
+    for policy in ("Static", "DWA", "UST", "RL"):
+        assert (ceiling[policy] <= ceiling["throughput_ceiling"]).all(), policy
+
+
+def test_the_small_write_share_counts_buckets_up_to_512_kib():
+    stats = {
+        "sizes": {
+            "write": {
+                "buckets": [
+                    {"min_bytes": 4096, "byte_share": 0.25},
+                    {"min_bytes": 512 * 1024, "byte_share": 0.25},
+                    {"min_bytes": 1024 * 1024, "byte_share": 0.5},
+                ]
+            }
+        }
+    }
+    assert slc.small_write_byte_share(stats) == 0.5
+    assert slc.throughput_ceiling(0.0, 19.4) == 1.0
+    assert slc.throughput_ceiling(1.0, 19.4) == pytest.approx(19.4)

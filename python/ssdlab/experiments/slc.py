@@ -285,6 +285,8 @@ def drive(settings: Settings) -> dict[str, Any]:
         "logical_bytes": logical * dev["page_bytes"],
         "addressable_bytes": math.floor(logical * dev["utilization"]) * dev["page_bytes"],
         "static_blocks": max(1, round(STATIC_SHARE * blocks)),
+        # A page written in SLC mode against one in QLC (Table 1: 3102 / 160 us per 16 KB page).
+        "slc_speedup": dev["timing"]["program_ns"][0] / dev["timing"]["slc_program_ns"],
     }
 
 
@@ -325,12 +327,37 @@ def probe(traces: list[Trace], settings: Settings, runner: Runner | None = None)
     ]
     rows = pd.DataFrame(run_jobs(jobs, _probe_worker, runner))
     page = drive(settings)["page_bytes"]
-    footprints = []
+    footprints, small_shares = [], []
     for t in traces:
         options = _options_toml(t.stand_in.options if t.stand_in else ())
-        footprints.append(json.loads(_core.trace_stats(str(t.path), options, page))["write_footprint_pages"])
+        stats = json.loads(_core.trace_stats(str(t.path), options, page))
+        footprints.append(stats["write_footprint_pages"])
+        small_shares.append(small_write_byte_share(stats))
     rows["write_footprint_bytes"] = [f * page for f in footprints]
+    rows["small_write_byte_share"] = small_shares
     return rows
+
+
+#: The largest hot/cold threshold the SLC policies choose (Fig. 6 reaches 512 KB; `rl_slc.rs`):
+#: writes larger than this never go to SLC.
+MAX_THRESHOLD_BYTES = 512 * 1024
+
+
+def small_write_byte_share(stats: dict[str, Any]) -> float:
+    """The share of a trace's written bytes in requests that can go to SLC (at most
+    `MAX_THRESHOLD_BYTES`), from its statistics' power-of-two size buckets. The bucket from
+    512 KiB up to 1 MiB counts whole, so this is an upper bound (and so is the ceiling drawn
+    from it)."""
+    buckets = stats["sizes"]["write"]["buckets"]
+    return float(sum(b["byte_share"] for b in buckets if b["min_bytes"] <= MAX_THRESHOLD_BYTES))
+
+
+def throughput_ceiling(small_share: float, speedup: float) -> float:
+    """The most an SLC cache can raise write throughput over QLC-only when a share `f` of the
+    bytes may go to SLC, `speedup` times faster, and the rest to QLC: 1 / (f / speedup + 1 - f)
+    (issue #33). It ignores what migrating SLC data to QLC costs later, so RL must stay under
+    it."""
+    return 1.0 / (small_share / speedup + 1.0 - small_share)
 
 
 def plan(trace: Trace, settings: Settings, probe_row: dict[str, Any]) -> dict[str, Any]:
@@ -349,6 +376,10 @@ def plan(trace: Trace, settings: Settings, probe_row: dict[str, Any]) -> dict[st
         "requests_per_pass": requests,
         "write_bytes_per_pass": per_pass,
         "write_footprint_bytes": probe_row["write_footprint_bytes"],
+        "small_write_byte_share": round(probe_row["small_write_byte_share"], 5),
+        "throughput_ceiling": round(
+            throughput_ceiling(probe_row["small_write_byte_share"], d["slc_speedup"]), 4
+        ),
         "footprint_share": round(probe_row["write_footprint_bytes"] / d["logical_bytes"], 5),
         "repeat": repeat,
         "requests": requests * repeat,
@@ -592,6 +623,19 @@ def normalise(runs: pd.DataFrame) -> pd.DataFrame:
     return runs
 
 
+def ceiling_table(runs: pd.DataFrame, setup: pd.DataFrame) -> pd.DataFrame:
+    """Per trace: the byte share of writes that may go to SLC, the throughput ceiling it allows
+    over QLC-only (`throughput_ceiling`), and each SLC policy's write throughput over QLC-only
+    (Fig. 4's runs, seeds averaged) beside it; `RL under` says whether RL stays under its
+    ceiling, as it must."""
+    norm = _pivot(runs, "throughput_norm")
+    limits = setup.set_index("trace")[["small_write_byte_share", "throughput_ceiling"]]
+    table = limits.join(norm.drop(columns=[BASELINE], errors="ignore"), how="inner")
+    if "RL" in table:
+        table["RL under"] = table["RL"] <= table["throughput_ceiling"]
+    return table
+
+
 def _main(runs: pd.DataFrame) -> pd.DataFrame:
     return runs[runs["experiment"] == "fig4"]
 
@@ -740,6 +784,8 @@ def breakdown(runs: pd.DataFrame) -> pd.DataFrame:
 
 #: The title of the table of our figures beside the paper's (the first of tables.md; verdicts.csv).
 SUMMARY = "Summary: RL against the other techniques (mean of per-trace ratios)"
+#: The title of `ceiling_table`'s table.
+CEILING = "Ceiling: write throughput over QLC-only that the byte share of writes <= 512 KiB allows"
 
 
 def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -1007,6 +1053,7 @@ def reproduce(
     runs = normalise(runs)
     runs.to_csv(out / "runs.csv", index=False)
     result = tables(runs)
+    result[CEILING] = ceiling_table(runs, setup)
     write_tables(
         out / "tables.md",
         result,
@@ -1023,10 +1070,7 @@ def reproduce(
     write_verdicts(out / "verdicts.csv", result[SUMMARY])
     plots(runs, series, reward_rows, out)
     learning_plots(results, out)
-    for name in (
-        SUMMARY,
-        "Fig. 4: write throughput normalised to QLC-only",
-    ):
+    for name in (SUMMARY, "Fig. 4: write throughput normalised to QLC-only", CEILING):
         print_frame(name, result[name])
     console.print(
         f"\nresults: {out}/ (setup.csv, runs.csv, series.csv, rewards.csv, tables.md, verdicts.csv, "
