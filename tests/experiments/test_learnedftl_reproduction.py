@@ -39,20 +39,31 @@ def test_fig3c_sizes_tpftls_cache_as_a_share_of_the_table():
     assert sizes == pytest.approx(list(learnedftl.CMT_SHARES), rel=1e-3)
 
 
-def test_sequential_jobs_each_get_their_own_64th_of_the_space():
+def test_sequential_jobs_share_their_offsets_as_fio_runs_them_and_the_split_is_a_stress_case():
+    """seqread and seqwrite: fio's 64 jobs from the same offset over the whole space, each with
+    its own cursor (offset_increment 0, no size); seqwrite_split, the stress case: each job on its
+    own 64th (offset_increment = size), the 64 of them (nearly) the whole space. The core refuses
+    a region beyond the space, so resolving each config checks that they fit."""
     settings = learnedftl.QUICK
-    (job,) = [
-        j
-        for j in learnedftl.fio_jobs(settings)
-        if (j.labels["workload"], j.labels["ftl"]) == ("seqread", "DFTL")
-    ]
-    (inc,) = [int(o.split("=")[1]) for o in job.overrides if o.startswith("workload.offset_increment=")]
-    (size,) = [int(o.split("=")[1]) for o in job.overrides if o.startswith("workload.size=")]
-    # Each job's region is its own 64th, the 64 of them (nearly) the whole space: the core
-    # refuses a region beyond the space, so resolving the job's config checks that they fit.
+
+    def job(pattern: str):
+        (found,) = [
+            j
+            for j in learnedftl.fio_jobs(settings)
+            if (j.labels["workload"], j.labels["ftl"]) == (pattern, "DFTL")
+        ]
+        keys = dict(o.split("=", 1) for o in found.overrides if o.startswith("workload."))
+        config.resolve(found.preset, overrides=list(found.overrides))
+        return keys
+
+    for pattern in ("seqread", "seqwrite"):
+        keys = job(pattern)
+        assert keys["workload.offset_increment"] == "0" and "workload.size" not in keys
+        assert keys["workload.numjobs"] == "64"
+    split = job("seqwrite_split")
+    inc, size = int(split["workload.offset_increment"]), int(split["workload.size"])
     assert inc == size and size % 4096 == 0
     assert 64 * (size + 4096) > 0.99 * learnedftl.logical_pages(settings) * 4096
-    config.resolve(job.preset, overrides=list(job.overrides))
 
 
 @pytest.fixture(scope="module")

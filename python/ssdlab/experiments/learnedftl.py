@@ -52,9 +52,16 @@ FTLS: dict[str, tuple[str, ...]] = {
 
 #: Sec. 4.2: "4KB I/O size and psync I/O engine with 64 threads".
 JOBS = 64
-PATTERNS = ("randread", "seqread", "randwrite", "seqwrite")
-#: fio's `rw` of each pattern.
-FIO_RW = {"randread": "randread", "seqread": "read", "randwrite": "randwrite", "seqwrite": "write"}
+PATTERNS = ("randread", "seqread", "randwrite", "seqwrite", "seqwrite_split")
+#: fio's `rw` for each pattern. `seqwrite_split` is not the paper's: the stress case of 64
+#: sequential streams, each on its own 64th of the space (see `_fio`).
+FIO_RW = {
+    "randread": "randread",
+    "seqread": "read",
+    "randwrite": "randwrite",
+    "seqwrite": "write",
+    "seqwrite_split": "write",
+}
 
 #: Sec. 2.3, Fig. 3(c): the CMT as a share of the whole mapping table.
 CMT_SHARES = (0.02, 0.10, 0.50)
@@ -162,12 +169,16 @@ def _fio(pattern: str, settings: Settings) -> tuple[str, ...]:
         "workload.bs=4k",
         f"workload.numjobs={JOBS}",
     )
-    if pattern.startswith("seq"):
-        # Each thread on its own 1/64 of the space (fio's offset_increment and size), advancing
-        # on its own completions as fio's threads do.
+    if pattern == "seqwrite_split":
+        # The stress case: each thread on its own 64th of the space (fio's offset_increment and
+        # size), 64 sequential streams that no group's line sees in order.
         page = _resolved(settings)["device"]["page_bytes"]
         share = _used_pages(settings) // JOBS * page
         out = (*out, f"workload.offset_increment={share}", f"workload.size={share}")
+    elif pattern.startswith("seq"):
+        # As fio runs 64 sequential jobs by default (issue #33): every thread from the same
+        # offset over the whole space, each with its own cursor advancing on its own completions.
+        out = (*out, "workload.offset_increment=0")
     if pattern.endswith("read"):
         return (*out, f"workload.count={settings.read_requests}", *_warmup(settings))
     return (*out, f"workload.duration_ns={settings.write_ns}")
