@@ -60,3 +60,22 @@ def golden_runs():
         pd.testing.assert_frame_equal(produced[list(expected.columns)], expected, check_exact=True)
 
     return check
+
+
+@pytest.fixture
+def rerun_runs_nothing(monkeypatch):
+    """`check(out, rerun)`: a reproduction's second pass into `out` (`rerun(runner)`, in this
+    process so that a run would reach the patched `Job.run`) runs none of its runs, every one
+    being kept in OUT/cells by the first, and writes the same runs.csv."""
+    from ssdlab.experiments.common import Job, Runner
+
+    def never(job):
+        raise AssertionError(f"{job.labels} ran again")
+
+    def check(out: Path, rerun) -> None:
+        before = (out / "runs.csv").read_bytes()
+        monkeypatch.setattr(Job, "run", never)
+        rerun(Runner(processes=1))
+        assert (out / "runs.csv").read_bytes() == before
+
+    return check

@@ -5,11 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ssdlab import _core
 from ssdlab.errors import ConfigError
 
 Layer = tuple[str | None, str]
+
+
+def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested config (TOML tables as dicts) as dotted keys: {"gc.scheduler": "greedy", ...}."""
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.update(flatten(value, path))
+        else:
+            out[path] = value
+    return out
 
 
 def presets() -> list[str]:

@@ -15,7 +15,7 @@ import ssdlab
 from ssdlab import config
 from ssdlab.cli import main
 from ssdlab.experiments import fsp
-from ssdlab.experiments.common import Job, Runner
+from ssdlab.experiments.common import Runner
 
 FIGURES = [
     "read_mean_us",
@@ -214,19 +214,12 @@ def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, go
     golden_runs(out / "runs.csv", "fsp_quick_runs", ignore=("trace_path",))
 
 
-def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, monkeypatch):
-    """Every run of the first pass is kept in OUT/cells: a second pass runs none (in-process, so
-    that a run would reach the patched `Job.run`) and writes the same runs.csv."""
+def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, rerun_runs_nothing):
     out, _ = quick
-    before = (out / "runs.csv").read_bytes()
-
-    def never(job):
-        raise AssertionError(f"{job.labels} ran again")
-
-    monkeypatch.setattr(Job, "run", never)
-    runner = Runner(processes=1)
-    fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
-    assert (out / "runs.csv").read_bytes() == before
+    rerun_runs_nothing(
+        out,
+        lambda runner: fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner),
+    )
 
 
 def test_the_quick_grid_on_ray_gives_the_results_of_local_processes(traces, tmp_path, golden_runs):

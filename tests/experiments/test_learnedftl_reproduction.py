@@ -9,7 +9,6 @@ import pytest
 
 from ssdlab import config
 from ssdlab.experiments import learnedftl
-from ssdlab.experiments.common import Job, Runner
 
 
 def test_every_job_is_a_valid_configuration_with_the_papers_setup():
@@ -112,19 +111,14 @@ def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, go
     golden_runs(out / "runs.csv", "learnedftl_quick_runs", ignore=("trace",))
 
 
-def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, monkeypatch):
-    """Every run of the first pass is kept in OUT/cells: a second pass runs none (in-process, so
-    that a run would reach the patched `Job.run`) and writes the same runs.csv."""
+def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, rerun_runs_nothing):
     out, _ = quick
-    before = (out / "runs.csv").read_bytes()
-
-    def never(job):
-        raise AssertionError(f"{job.labels} ran again")
-
-    monkeypatch.setattr(Job, "run", never)
-    runner = Runner(processes=1)
-    learnedftl.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
-    assert (out / "runs.csv").read_bytes() == before
+    rerun_runs_nothing(
+        out,
+        lambda runner: learnedftl.reproduce(
+            None, out, shared_traces=traces, quick=True, verify=True, runner=runner
+        ),
+    )
 
 
 def test_quick_reproduction_splits_waf_into_gc_and_translation_pages(quick):

@@ -13,7 +13,7 @@ import pytest
 
 from ssdlab import config
 from ssdlab.experiments import rlgc
-from ssdlab.experiments.common import Job, Runner
+from ssdlab.experiments.common import Runner
 
 
 @pytest.fixture
@@ -197,18 +197,11 @@ def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, go
     golden_runs(out / "runs.csv", "rlgc_quick_runs", digests=("gc_report",))
 
 
-def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, monkeypatch):
-    """Every run of the first pass is kept in OUT/cells: a second pass runs none (in-process, so
-    that a run would reach the patched `Job.run`) and writes the same runs.csv."""
+def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, rerun_runs_nothing):
     out, _ = quick
-    before = (out / "runs.csv").read_bytes()
-
-    def never(job):
-        raise AssertionError(f"{job.labels} ran again")
-
-    monkeypatch.setattr(Job, "run", never)
-    runner = Runner(processes=1)
-    rlgc.reproduce(
-        None, out, shared_traces=traces, quick=True, include_predictors=True, verify=True, runner=runner
+    rerun_runs_nothing(
+        out,
+        lambda runner: rlgc.reproduce(
+            None, out, shared_traces=traces, quick=True, include_predictors=True, verify=True, runner=runner
+        ),
     )
-    assert (out / "runs.csv").read_bytes() == before

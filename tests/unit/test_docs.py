@@ -10,6 +10,7 @@ import pytest
 
 import ssdlab
 from ssdlab import _core, _docgen
+from ssdlab.config import flatten
 
 
 def test_generated_docs_are_fresh():
@@ -53,17 +54,6 @@ def _leaf_keys(schema: dict) -> dict[str, dict]:
     return out
 
 
-def _flatten(table: dict, prefix: str = "") -> dict[str, object]:
-    out: dict[str, object] = {}
-    for key, value in table.items():
-        path = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, dict):
-            out.update(_flatten(value, path))
-        else:
-            out[path] = value
-    return out
-
-
 def test_reference_lists_every_key_with_its_doc_comment():
     schema = json.loads(_core.config_schema())
     reference = _docgen.config_md(schema)
@@ -76,7 +66,7 @@ def test_reference_lists_every_key_with_its_doc_comment():
     undocumented = [key for key, prop in leaves.items() if not _docgen._Reference(schema).description(prop)]
     assert not undocumented, f"keys without a doc comment: {undocumented}"
     # A resolved configuration has only keys the reference documents.
-    resolved = _flatten(tomllib.loads(ssdlab.resolve("kang-3d-128gb", workload="onoff")))
+    resolved = flatten(tomllib.loads(ssdlab.resolve("kang-3d-128gb", workload="onoff")))
     assert set(resolved) <= set(leaves), set(resolved) - set(leaves)
     row = rows["gc.rlgc.reward_percentiles"]
     assert "| % |" in row and "`[70.0, 90.0, 99.0]`" in row and row.endswith("| Sec. 5.2 |")

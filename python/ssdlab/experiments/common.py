@@ -31,18 +31,22 @@ class Job:
     config_files: tuple[str, ...] = field(default_factory=tuple)
     trace_format: str | None = None
 
+    def arguments(self) -> dict[str, Any]:
+        """The keyword arguments of `ssdlab.run` and `ssdlab.resolve` for this job."""
+        return {
+            "preset": self.preset,
+            "workload": self.workload,
+            "trace": self.trace,
+            "overrides": self.overrides,
+            "config_files": self.config_files,
+            "trace_format": self.trace_format,
+        }
+
     def run(self) -> Report:
         """Run this job in the calling process (the API is imported here, in the worker)."""
         from ssdlab.api import run
 
-        return run(
-            preset=self.preset,
-            workload=self.workload,
-            trace=self.trace,
-            overrides=self.overrides,
-            config_files=self.config_files,
-            trace_format=self.trace_format,
-        )
+        return run(**self.arguments())
 
 
 @dataclass(frozen=True)

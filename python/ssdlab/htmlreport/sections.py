@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ssdlab.config import flatten
 from ssdlab.htmlreport import figures, tables
 from ssdlab.htmlreport.page import Page, Section, escape
 
@@ -174,24 +175,13 @@ def trace_facts(reports: Sequence[Report]) -> dict[str, str]:
 
 def differing_keys(configs: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
     """The dotted keys whose values are not the same in every configuration, with the values."""
-    flat = [_flatten(c) for c in configs]
+    flat = [flatten(c) for c in configs]
     keys = sorted(set().union(*flat))
     out = {}
     for key in keys:
         values = {json.dumps(f.get(key), sort_keys=True) for f in flat}
         if len(values) > 1:
             out[key] = sorted(values)
-    return out
-
-
-def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in table.items():
-        path = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, dict):
-            out.update(_flatten(value, path))
-        else:
-            out[path] = value
     return out
 
 

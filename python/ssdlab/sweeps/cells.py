@@ -102,14 +102,7 @@ def invalid_cell_id(job: Job, digests: FileDigests) -> str:
 
 def resolve_job(job: Job) -> str:
     """The job's resolved configuration (TOML); raises ConfigError if it is invalid."""
-    return resolve(
-        preset=job.preset,
-        workload=job.workload,
-        trace=job.trace,
-        overrides=job.overrides,
-        config_files=job.config_files,
-        trace_format=job.trace_format,
-    )
+    return resolve(**job.arguments())
 
 
 def error_text(error: BaseException) -> str:
