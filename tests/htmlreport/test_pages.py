@@ -249,3 +249,14 @@ def test_make_run_writes_the_report_of_its_compare(compare_path, tmp_path):
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert (demo / "report.html").is_file() and str(demo / "report.html") in result.output
+
+
+def test_verdict_words_colour_the_verdicts_and_not_measured_judges_nothing():
+    from ssdlab.htmlreport.reproduction_page import verdict_class
+
+    assert verdict_class("reproduced") == "verdict-good"
+    assert verdict_class("partly: weaker") == "verdict-mid"
+    assert verdict_class("not") == "verdict-bad"
+    assert verdict_class("not reproduced") == "verdict-bad"
+    # write_verdicts's verdict for a headline with no figure of ours: not a failure.
+    assert verdict_class("not measured") == ""

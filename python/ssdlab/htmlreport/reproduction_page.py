@@ -91,8 +91,16 @@ def verdict_colour(text: Any) -> str:
     )
 
 
+#: Verdicts that judge nothing: no figure of ours to set beside the paper's (a reproduction's
+#: `write_verdicts` says "not measured"); left uncoloured, not red.
+UNJUDGED = ("not measured", "unmeasured", "n/a")
+
+
 def verdict_class(text: Any) -> str:
-    """`verdict-good`, `verdict-mid` or `verdict-bad` by the words of a verdict ("" if none)."""
+    """`verdict-good`, `verdict-mid` or `verdict-bad` by the words of a verdict ("" if none, or
+    if it judges nothing: `UNJUDGED`)."""
+    if str(text).strip().lower().startswith(UNJUDGED):
+        return ""
     words = str(text).lower().replace("-", " ").replace(",", " ").split()
     for kind, (stems, whole) in (("mid", PARTIAL), ("bad", BAD), ("good", GOOD)):
         if any(w.startswith(stems) or w in whole for w in words):
