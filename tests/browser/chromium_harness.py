@@ -58,24 +58,25 @@ def start_browser():
 @dataclass
 class Opened:
     """What the browser saw when it opened a report: the figures the page declares
-    (`<meta name="ssdlab-figures">`), those it reports drawn and those holding an SVG; console
-    errors (SEVERE), failed requests and requests that left the file (anything but file:, data:
-    and blob: URLs); how long it took: `open_s` from the request to every figure drawn (wall
-    clock, seen from the test); `content_ms`, `plotly_ms`, `first_figure_ms` and `drawn_ms` from
-    the page's navigation start to its content parsed (tables shown), plotly.js loaded, the
-    first figure and the last drawn (the page's own clock)."""
+    (`<meta name="ssdlab-figures">`), those it reports drawn, its figure containers and those
+    holding a drawing (Vega's SVG or canvas); console errors (SEVERE), failed requests and
+    requests that left the file (anything but file:, data: and blob: URLs); how long it took:
+    `open_s` from the request to every figure drawn (wall clock, seen from the test);
+    `content_ms`, `library_ms`, `first_figure_ms` and `drawn_ms` from the page's navigation start
+    to its content parsed (tables shown), the plotting library loaded, the first figure and the
+    last drawn (the page's own clock)."""
 
     declared: int
     rendered: int | None
-    with_svg: int
-    plotly_divs: int
+    with_drawing: int
+    containers: int
     render_error: str | None
     console_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
     external_requests: list[str] = field(default_factory=list)
     open_s: float = 0.0
     content_ms: float | None = None
-    plotly_ms: float | None = None
+    library_ms: float | None = None
     first_figure_ms: float | None = None
     drawn_ms: float | None = None
 
@@ -88,9 +89,9 @@ class Opened:
             out.append(f"figures not drawn: {self.render_error}")
         if self.rendered != self.declared:
             out.append(f"{self.rendered} figures drawn of {self.declared} declared")
-        if self.with_svg != self.declared or self.plotly_divs != self.declared:
+        if self.with_drawing != self.declared or self.containers != self.declared:
             out.append(
-                f"{self.with_svg} plotly figures with an SVG ({self.plotly_divs} in all) of {self.declared}"
+                f"{self.with_drawing} figures drawn as SVG or canvas ({self.containers} containers) of {self.declared}"
             )
         return out
 
@@ -102,16 +103,19 @@ _DONE = (
 
 _STATE = """
 const body = document.body;
-const plots = [...document.querySelectorAll(".js-plotly-plot")];
+const plots = [...document.querySelectorAll(".figure-plot")];
+// Vega draws a view into its container as an <svg class="marks"> (or a <canvas>) with at least
+// one mark: an empty SVG is not a figure.
+const drawing = p => p.querySelector("svg.marks path, svg.marks line, svg.marks text, canvas.marks") !== null;
 const mark = name => { const m = performance.getEntriesByName(name); return m.length ? m[0].startTime : null; };
 return {
   declared: Number(document.querySelector('meta[name="ssdlab-figures"]').content),
   rendered: body.dataset.figuresRendered === undefined ? null : Number(body.dataset.figuresRendered),
   renderError: body.dataset.renderError === undefined ? null : body.dataset.renderError,
-  withSvg: plots.filter(p => p.querySelector(".main-svg") !== null).length,
-  plotlyDivs: plots.length,
+  withDrawing: plots.filter(drawing).length,
+  containers: plots.length,
   contentMs: performance.timing.domContentLoadedEventEnd - performance.timing.navigationStart,
-  plotlyMs: mark("ssdlab-plotly-loaded"),
+  libraryMs: mark("ssdlab-library-loaded"),
   firstFigureMs: mark("ssdlab-first-figure-drawn"),
   drawnMs: mark("ssdlab-figures-drawn"),
 };
@@ -147,15 +151,15 @@ def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -
     return Opened(
         declared=state["declared"],
         rendered=state["rendered"],
-        with_svg=state["withSvg"],
-        plotly_divs=state["plotlyDivs"],
+        with_drawing=state["withDrawing"],
+        containers=state["containers"],
         render_error=state["renderError"],
         console_errors=console,
         failed_requests=failed,
         external_requests=external,
         open_s=open_s,
         content_ms=state["contentMs"],
-        plotly_ms=state["plotlyMs"],
+        library_ms=state["libraryMs"],
         first_figure_ms=state["firstFigureMs"],
         drawn_ms=state["drawnMs"],
     )

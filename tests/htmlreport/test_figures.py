@@ -32,7 +32,37 @@ def test_flash_accounting_is_the_mean_over_the_group_s_runs():
 
     tally = figures.by_source([run(10), run(30)])
     assert tally["gc"] == {"reads": 0.0, "programs": 20.0, "erases": 0.0}
-    fig, _ = figures.flash_accounting({"a": [run(10), run(30)], "b": [run(4)]})
-    programs = [t for t in fig.data if t.xaxis == "x2" and t.name == "gc"]
-    assert list(programs[0].y) == [20.0, 4.0]
-    assert {t.name for t in fig.data} == {"gc"}, "sources that did nothing are left out"
+    spec, _ = figures.flash_accounting({"a": [run(10), run(30)], "b": [run(4)]})
+    bars = spec["data"]["values"]
+    assert [(b["g"], b["n"]) for b in bars if b["op"] == "programs" and b["source"] == "gc"] == [
+        ("a", 20),
+        ("b", 4),
+    ]
+    assert {b["source"] for b in bars} == {"gc"}, "sources that did nothing are left out"
+
+
+def test_figure_numbers_keep_eight_digits_and_json_has_no_nan():
+    assert figures.number(1 / 3) == 0.33333333
+    assert figures.number(2.0) == 2 and isinstance(figures.number(2.0), int)
+    assert figures.number(float("nan")) is None and figures.number(float("inf")) is None
+    assert figures.number(123456789.0) == 123456790
+
+
+def test_every_figure_compiles_to_a_vega_spec_sized_to_its_container():
+    """The page draws Vega specs compiled here; a view alone takes the width, a row shares it."""
+    from ssdlab.htmlreport import page
+
+    def runs(free: list[int]) -> Report:
+        series = {"free_blocks": {"time_ns": [i * 1000 for i in range(len(free))], "values": free}}
+        return Report({"time_series": series})
+
+    spec, _ = figures.time_series({"a": [runs([10, 9, 8])], "b": [runs([7, 7, 6])]})
+    vega = page.compile_figure(spec)
+    assert vega["$schema"].endswith("/vega/v6.json")
+    inline = next(data["values"] for data in vega["data"] if "values" in data)
+    assert inline[0] == {"g": "a", "series": "free_blocks", "t": [0, 1e-06, 2e-06], "v": [10, 9, 8]}
+    assert page.sized(spec, 1000)["vconcat"][0]["width"] == 890
+    row = page.sized({"hconcat": [{}, {}]}, 1000)
+    assert [v["width"] for v in row["hconcat"]] == [410, 410]
+    alone = page.sized({"mark": "point", "usermeta": {"height": 300}}, 1000)
+    assert alone == {"mark": "point", "width": 980, "autosize": {"type": "fit-x", "contains": "padding"}}

@@ -13,6 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -39,9 +40,9 @@ class Html:
         return {target: json.loads(spec.replace("<\\/", "</")) for target, spec in FIGURE.findall(self.text)}
 
     def figure(self, title_part: str) -> dict:
-        """The first figure whose subplot titles (annotations) or axis titles mention `title_part`."""
+        """The first figure (a Vega spec) whose titles or axis titles mention `title_part`."""
         for spec in self.figures.values():
-            if title_part in json.dumps(spec.get("layout", {})):
+            if title_part in json.dumps(spec):
                 return spec
         raise AssertionError(f"no figure mentions {title_part!r}")
 
@@ -63,26 +64,39 @@ def render(path: Path, tmp_path: Path) -> Html:
 
 
 def assert_self_contained(html: Html) -> None:
-    """Every figure declared is on the page with its container, and nothing is fetched: no
-    external script, stylesheet, font or image (plotly's library is embedded)."""
+    """Every figure declared is on the page with its container, as a Vega spec (compiled from
+    Vega-Lite when the page was written) with data to draw, and nothing is fetched: no external
+    script, stylesheet, font or image (Vega's library is embedded)."""
     figures = html.figures
     assert len(figures) == html.declared
     for target, spec in figures.items():
         assert f'<div class="figure-plot" id="{target}"' in html.text
-        assert spec["data"], f"{target} draws nothing"
-        assert "template" not in spec["layout"], "the template is shared, not repeated"
+        assert spec["$schema"].endswith("/vega/v6.json"), "compiled to Vega, not left to the browser"
+        assert rows(spec), f"{target} draws nothing"
     page = FIGURE.sub("", html.text)
-    page = re.sub(r'<script type="application/octet-stream" id="plotly-js-gzip">[^<]*</script>', "", page)
+    page = re.sub(r'<script type="application/octet-stream" id="vega-js-gzip">[^<]*</script>', "", page)
     assert not re.search(r"<script[^>]+src=|<link|@import|url\(", page)
     assert not re.search(r"""(src|href)=["'](https?:)?//""", page)
     if figures:
-        packed = re.search(r'id="plotly-js-gzip">([^<]*)</script>', html.text).group(1)
-        assert b"plotly.js v" in gzip.decompress(base64.b64decode(packed))[:200]
-        assert html.text.count('id="plotly-js-gzip"') == 1, "plotly.js embedded once"
+        packed = re.search(r'id="vega-js-gzip">([^<]*)</script>', html.text).group(1)
+        assert b"window.vegaEmbed=" in gzip.decompress(base64.b64decode(packed))[-300:]
+        assert html.text.count('id="vega-js-gzip"') == 1, "Vega embedded once"
 
 
-def trace_names(spec: dict, axis: str = "x") -> list[str]:
-    return [t["name"] for t in spec["data"] if t.get("xaxis", "x") == axis]
+def rows(spec: dict) -> list[dict]:
+    """The rows a Vega spec holds (its inline data sets, in order): a row per group of runs for
+    the curves (their points as arrays), a row per bar or point otherwise."""
+    return [row for data in spec["data"] if "values" in data for row in data["values"]]
+
+
+def curves(spec: dict) -> list[dict]:
+    """The rows of a figure's groups (`g`): a row per line, not the marks beside them."""
+    return [row for row in rows(spec) if "g" in row]
+
+
+def groups(spec: dict) -> list[str]:
+    """The groups a figure draws a line for."""
+    return [row["g"] for row in curves(spec)]
 
 
 def test_run_page_shows_the_run_s_figures_and_exact_curves(run_json, tmp_path):
@@ -95,15 +109,21 @@ def test_run_page_shows_the_run_s_figures_and_exact_curves(run_json, tmp_path):
     latency = html.section("Latency")
     assert "Dashed with markers" not in latency, "a saved report has its histograms: exact curves"
     write = html.figure("write latency CDF")
-    tail = next(t for t in write["data"] if t.get("xaxis") == "x2")
-    assert tail["line"]["shape"] == "vh"
+    (curve,) = curves(write)
+    assert curve["exact"] and len(curve["x"]) == len(curve["cdf"]) == len(curve["tail"])
+    # Steps: the CDF holds until the next latency, the tail takes the next latency's value.
+    marks = json.dumps(write)
+    assert (
+        '"interpolate": {"value": "step-after"}' in marks
+        and '"interpolate": {"value": "step-before"}' in marks
+    )
     # The tail ends at 1/N, N the run's writes: the curve is the run's own.
-    last = _values(tail["y"])[-1]
+    last = curve["tail"][-1]
     writes = report["latency"]["write"]["count"]
     assert last == pytest.approx(
         dict(report.histograms["write"])[report["latency"]["write"]["max_ns"]] / writes
     )
-    assert "free blocks" in json.dumps(html.figure("free blocks")["layout"])
+    assert {row["series"] for row in rows(html.figure("free blocks"))} >= {"free_blocks"}
     sources = html.section("Flash operations by source")
     gc = report["device"]["counters"]["by_source"]["gc"]
     assert re.search(
@@ -113,7 +133,7 @@ def test_run_page_shows_the_run_s_figures_and_exact_curves(run_json, tmp_path):
     learning = html.section("Learning")
     curve = report.learning_curve("gc")
     spec = html.figure("decisions")
-    assert _values(spec["data"][0]["x"]) == curve["decisions"].tolist()
+    assert curves(spec)[0]["decisions"] == curve["decisions"].tolist()
     assert "rlgc" in learning
     provenance = html.section("Provenance")
     assert report["git_revision"] in provenance and "resolved configuration" in provenance
@@ -138,17 +158,17 @@ def test_compare_page_draws_a_line_per_variant_with_seeds_pooled(compare_path, t
         cells = rf'<td>{variant}</td><td class="num">2</td><td class="num">[^<]+</td><td class="num">'
         assert re.search(cells + re.escape(fmt_duration_us(mean)) + " ±", summary)  # runs, p99, p99.99
     write = html.figure("write latency CDF")
-    assert trace_names(write, "x") == ["greedy", "rlgc"] == trace_names(write, "x2")
+    assert groups(write) == ["greedy", "rlgc"]
     # Pooled: the tail's last point is 1/N over both seeds' writes.
-    for trace in (t for t in write["data"] if t.get("xaxis") == "x2"):
-        reports = by_variant[trace["name"]]
+    for curve in curves(write):
+        reports = by_variant[curve["g"]]
         total = sum(r["latency"]["write"]["count"] for r in reports)
         slowest = max(r["latency"]["write"]["max_ns"] for r in reports)
         at_max = sum(dict(r.histograms["write"]).get(slowest, 0) for r in reports)
-        assert _values(trace["y"])[-1] == pytest.approx(at_max / total)
+        assert curve["tail"][-1] == pytest.approx(at_max / total)
     assert "seeds pooled per variant" in html.section("Latency")
     learning = html.figure("decisions")
-    assert [t["name"] for t in learning["data"] if t["name"] == "rlgc"] == ["rlgc"], "greedy has no agent"
+    assert groups(learning) == ["rlgc"], "greedy has no agent"
     assert "<code>gc.scheduler</code>" in html.section("Provenance")
 
 
@@ -161,11 +181,15 @@ def test_sweep_page_groups_the_cells_by_axis_and_lists_the_failed(sweep_path, tm
     by_scheduler = html.section("By gc.scheduler")
     assert re.search(r"<td>greedy</td><td class=\"num\">6</td><td class=\"num\">2</td>", by_scheduler)
     # One line per axis value that ran (1.5 failed everywhere: no line), never one per cell.
-    latencies = [s for s in html.figures.values() if "write latency CDF" in json.dumps(s["layout"])]
-    assert [trace_names(s) for s in latencies] == [["greedy", "rlgc"], ["0.8", "1.0"]]
+    latencies = [s for s in html.figures.values() if "write latency CDF" in json.dumps(s)]
+    assert [groups(s) for s in latencies] == [["greedy", "rlgc"], ["0.8", "1.0"]]
     assert "pooled over the cells of each value of gc.scheduler" in by_scheduler
-    spread = next(s for s in html.figures.values() if json.dumps(s["layout"]).count('"category"') >= 4)
-    assert _values(spread["data"][0]["x"]) == ["greedy", "rlgc"]
+    spread = html.figure("write p99.99 (us)")  # a panel per figure, a point per axis value
+    assert [row["v"] for row in rows(spread)][:2] == ["greedy", "rlgc"]
+    cells = pd.read_parquet(sweep_path / "results.parquet")
+    waf = cells[(cells["status"] == "ok") & (cells["gc.scheduler"] == "greedy")]["waf"]
+    mean, low, high = (pytest.approx(v) for v in (waf.mean(), waf.min(), waf.max()))
+    assert {"v": "greedy", "mean": mean, "min": low, "max": high} in rows(spread)
     assert "grid.toml" in html.section("Provenance")
 
 
@@ -178,7 +202,9 @@ def test_reproduction_page_puts_the_verdicts_first_and_embeds_its_figures(reprod
     assert '<td class="verdict verdict-mid">partly: weaker</td>' in verdicts
     assert '<td class="verdict verdict-bad">not reproduced</td>' in verdicts
     ratios = html.figure("ours / paper")
-    assert len(_values(ratios["data"][0]["x"])) == 2, "a negative ratio has no place on a log axis"
+    assert [row["ratio"] for row in rows(ratios) if "ratio" in row] == [1.24, 1.45], (
+        "a negative ratio has no place on a log axis"
+    )
     assert "1 headline without a positive ratio" in verdicts
     tables = html.section("Tables")
     assert "<h3>Table 1: write p99.99 (us)</h3>" in tables and ">greedy</td>" in tables
@@ -203,7 +229,7 @@ def test_a_page_without_figures_is_complete_as_it_loads(tmp_path):
     (tmp_path / "rep" / "tables.md").write_text("| a |\n|--|\n| 1 |\n")
     html = render(tmp_path / "rep", tmp_path)
     assert html.declared == 0 and 'data-figures-rendered="0"' in html.text
-    assert "plotly-js-gzip" not in html.text
+    assert "vega-js-gzip" not in html.text
     assert "saved no run reports" in html.section("Provenance")
 
 
@@ -225,15 +251,6 @@ def test_cli_errors_exit_2_with_a_message_not_a_traceback(tmp_path, capsys):
     err = capsys.readouterr().err.replace("\n", " ")
     assert "no results to report on" in err and "Traceback" not in err
     assert not (tmp_path / "r.html").exists()
-
-
-def _values(array) -> list:
-    """A figure's data array, which plotly may write as a typed array (`bdata`, base64)."""
-    if isinstance(array, dict) and "bdata" in array:
-        import numpy as np
-
-        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"])).tolist()
-    return list(array)
 
 
 def test_make_run_writes_the_report_of_its_compare(compare_path, tmp_path):
@@ -260,3 +277,9 @@ def test_verdict_words_colour_the_verdicts_and_not_measured_judges_nothing():
     assert verdict_class("not reproduced") == "verdict-bad"
     # write_verdicts's verdict for a headline with no figure of ours: not a failure.
     assert verdict_class("not measured") == ""
+
+
+def test_the_same_input_gives_the_same_bytes(compare_path, tmp_path):
+    """No timestamp, no random id: the Vega compile and the gzip (mtime 0) are deterministic."""
+    first = write_report(compare_path, tmp_path / "a.html").path.read_bytes()
+    assert write_report(compare_path, tmp_path / "b.html").path.read_bytes() == first

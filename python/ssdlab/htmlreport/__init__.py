@@ -3,10 +3,11 @@
 figures that opens in a browser with no network.
 
 Modules, from the input to the file: `sources` (tell the kind of input and read it),
-`distributions` (latency curves), `figures` (plotly figures of groups of runs), `tables`,
+`distributions` (latency curves), `figures` (Vega-Lite figures of groups of runs), `tables`,
 `sections` (the sections every kind shares), one `*_page` module per kind (what its page holds),
-and `page` (the HTML document, with plotly's JavaScript embedded once). From Python:
-`write_report("results/demo", "results/demo/report.html")`; docs/report.md says what a page holds.
+and `page` (the HTML document: the figures compiled to Vega, Vega's JavaScript embedded once).
+From Python: `write_report("results/demo", "results/demo/report.html")`; docs/report.md says
+what a page holds.
 """
 
 from __future__ import annotations

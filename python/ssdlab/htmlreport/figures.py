@@ -1,10 +1,15 @@
-"""Layer: Python, HTML report. One job: the plotly figures of a report, each drawn from groups of
-runs (`{label: [Report, ...]}`: one run, the seeds of a compare variant, the cells of a sweep
+"""Layer: Python, HTML report. One job: the Vega-Lite figures of a report, each drawn from groups
+of runs (`{label: [Report, ...]}`: one run, the seeds of a compare variant, the cells of a sweep
 sharing an axis value), so that a page of a hundred runs draws one line per group, not per run.
 
-Each builder returns `(figure, caption)`, or None when the runs hold nothing to draw, so a page
-shows only the sections its input allows. Captions say how a group was aggregated and where a
-curve is approximate.
+Each builder returns `(spec, caption)`, or None when the runs hold nothing to draw, so a page
+shows only the sections its input allows. A spec is a Vega-Lite specification as a plain dict
+(what the page embeds as JSON; altair would add a dependency and a layer of objects between the
+code and the JSON the tests read back). Widths are left to the page, which sizes each view to its
+container when it draws it; heights are set here. A curve's points are stored as one row per line
+holding arrays (`{"g": label, "x": [...], "y": [...]}`, flattened in the browser), which keeps a
+page of many lines a third the size of one row per point. Captions say how a group was
+aggregated and where a curve is approximate.
 """
 
 from __future__ import annotations
@@ -19,12 +24,12 @@ from ssdlab.htmlreport import distributions
 
 if TYPE_CHECKING:
     import pandas as pd
-    import plotly.graph_objects as go
 
     from ssdlab.report import Report
 
 Groups = Mapping[str, Sequence["Report"]]
-Drawn = tuple["go.Figure", str]
+Spec = dict[str, Any]
+Drawn = tuple[Spec, str]
 
 #: Line colours of the groups, in order (plotly's and D3's qualitative palettes).
 PALETTE = (
@@ -51,22 +56,62 @@ SERIES = {
 #: Points kept of a time series (a run keeps up to `report.max_samples`, 4096 by default).
 SERIES_POINTS = 1500
 
+#: Significant digits a figure's numbers keep (the tables hold the exact values).
+DIGITS = 8
+
+#: Vega-Lite's schema, named in every spec (the version the embedded library compiles).
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
+
 
 def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
-def _subplots(**kw: Any) -> go.Figure:
-    from plotly.subplots import make_subplots
+def number(value: Any) -> float | int | None:
+    """A number as JSON takes it: `DIGITS` significant digits, None for NaN or infinity."""
+    value = float(value)
+    if not math.isfinite(value):
+        return None
+    if value == 0:
+        return 0
+    rounded = float(f"{value:.{DIGITS}g}")
+    return int(rounded) if rounded.is_integer() and abs(rounded) < 2**53 else rounded
 
-    return make_subplots(**kw)
+
+def numbers(values: Any) -> list[float | int | None]:
+    return [number(v) for v in np.asarray(values, dtype=float)]
 
 
-def _legend(groups: Groups, below: float) -> dict[str, Any]:
-    """A legend of the groups below the plot; none for a single group (one run's page)."""
-    if len(groups) < 2:
-        return {"showlegend": False}
-    return {"legend": {"orientation": "h", "y": below}}
+def figure(spec: Spec, height: int) -> Spec:
+    """A top-level spec: the schema, the spec, and the height the page reserves for it
+    (`usermeta`, which Vega-Lite ignores) so that the page does not jump as figures are drawn."""
+    return {"$schema": SCHEMA, **spec, "usermeta": {"height": height}}
+
+
+def _colours(labels: Sequence[str], legend: bool) -> dict[str, Any]:
+    """The colour encoding of groups: each its palette colour in order; a legend below the plot,
+    none for a single group (one run's page)."""
+    return {
+        "field": "g",
+        "type": "nominal",
+        "title": None,
+        "sort": list(labels),
+        "scale": {"domain": list(labels), "range": [colour(i) for i in range(len(labels))]},
+        "legend": {"orient": "bottom", "columns": 8, "symbolType": "stroke", "symbolStrokeWidth": 2.5}
+        if legend and len(labels) > 1
+        else None,
+    }
+
+
+def _angle(labels: Sequence[str], room: int) -> int:
+    """Category labels upright when they fit side by side (`room` characters in all, about a
+    panel's width), else slanted."""
+    return 0 if sum(len(label) + 2 for label in labels) <= room else -35
+
+
+def _zoom(name: str) -> list[dict[str, Any]]:
+    """Drag to pan, wheel to zoom, double-click to reset."""
+    return [{"name": name, "select": "interval", "bind": "scales"}]
 
 
 def latency_curve(reports: Sequence[Report], op: str) -> distributions.LatencyCurve | None:
@@ -81,66 +126,105 @@ def latency_curve(reports: Sequence[Report], op: str) -> distributions.LatencyCu
     return distributions.from_percentiles([r["latency"][op] for r in issued])
 
 
+def _curve_layers(y: str, exact_step: str, x_title: str, y_axis: dict[str, Any], labels, legend) -> list:
+    """The lines of the groups' curves in a panel: exact curves as steps, curves through
+    percentiles dashed with a marker at each percentile (they are exact only there)."""
+    x = {"field": "x", "type": "quantitative", "scale": {"type": "log"}, "title": x_title}
+    y_enc = {"field": y, "type": "quantitative", **y_axis}
+    colours = _colours(labels, legend)
+    tooltip = [
+        {"field": "g", "title": "group"},
+        {"field": "x", "title": "latency (us)", "format": ".4~s"},
+        {"field": y, "title": y_axis.get("title", y), "format": ".6~g"},
+    ]
+    return [
+        {
+            "transform": [{"filter": "datum.exact"}],
+            "mark": {"type": "line", "interpolate": exact_step, "strokeWidth": 1.5},
+            "encoding": {"x": x, "y": y_enc, "color": colours, "tooltip": [{"field": "g", "title": "group"}]},
+        },
+        {
+            "transform": [{"filter": "!datum.exact"}],
+            "mark": {"type": "line", "strokeDash": [6, 4], "point": True, "strokeWidth": 1.5},
+            "encoding": {"x": x, "y": y_enc, "color": colours, "tooltip": tooltip},
+        },
+    ]
+
+
 def latency(groups: Groups, op: str, pooled_over: str = "") -> Drawn | None:
     """The CDF of `op` latency (left) and its tail, the fraction of requests at least that slow,
     on log-log axes (right), one line per group. Dotted lines mark where p99 and p99.99 read."""
     curves = {label: latency_curve(reports, op) for label, reports in groups.items()}
     if not any(curves.values()):
         return None
-    import plotly.graph_objects as go
-
-    fig = _subplots(rows=1, cols=2, subplot_titles=(f"{op} latency CDF", f"{op} latency tail: 1 - CDF"))
-    approximate = []
-    for i, (label, curve) in enumerate(curves.items()):
+    rows, approximate = [], []
+    for label, curve in curves.items():
         if curve is None:
             continue
         if not curve.exact:
             approximate.append(label)
-        # Steps: the CDF holds its value until the next latency ("hv"); the fraction at least
-        # as slow as x takes the value of the next latency ("vh").
-        line = {"color": colour(i), "dash": "solid" if curve.exact else "dash"}
-        cdf_line = {**line, "shape": "hv" if curve.exact else "linear"}
-        tail_line = {**line, "shape": "vh" if curve.exact else "linear"}
-        mode = "lines" if curve.exact else "lines+markers"
-        hover = f"{label}<br>%{{x:.4~s}} us<br>%{{y:.6~g}}<extra></extra>"
-        fig.add_trace(
-            go.Scatter(
-                x=curve.latency_us,
-                y=curve.cdf,
-                name=label,
-                legendgroup=label,
-                mode=mode,
-                line=cdf_line,
-                hovertemplate=hover,
-            ),
-            row=1,
-            col=1,
+        rows.append(
+            {
+                "g": label,
+                "exact": curve.exact,
+                "x": numbers(curve.latency_us),
+                "cdf": numbers(curve.cdf),
+                "tail": numbers(curve.at_least),
+            }
         )
-        fig.add_trace(
-            go.Scatter(
-                x=curve.latency_us, y=curve.at_least, name=label, legendgroup=label, mode=mode, line=tail_line,
-                showlegend=False, hovertemplate=hover,
-            ),
-            row=1,
-            col=2,
+    labels = [r["g"] for r in rows]
+    # The levels where p99 and p99.99 read, those the curves reach (a rule further down would
+    # stretch the axis past every curve).
+    lowest = min(min(v for v in r["tail"] if v) for r in rows)
+    levels = [
+        {"level": level, "name": name} for level, name in ((1e-2, "p99"), (1e-4, "p99.99")) if level >= lowest
+    ]
+    # Ticks at the powers of ten only (a log axis labels 2e-1, 3e-1... between them otherwise).
+    decades = [10.0**-i for i in range(0, math.ceil(-math.log10(lowest) - 1e-9) + 1)]
+    height = 330
+    cdf = {
+        "title": f"{op} latency CDF",
+        "height": height,
+        "params": _zoom(f"zoom_{op}_cdf"),
+        "layer": _curve_layers(
+            "cdf",
+            "step-after",
+            f"{op} latency (us)",
+            {"title": "CDF", "scale": {"domain": [0, 1.02]}},
+            labels,
+            True,
+        ),
+    }
+    tail_layers = _curve_layers(
+        "tail", "step-before", f"{op} latency (us)",
+        {"title": "fraction at least this slow", "scale": {"type": "log"}, "axis": {"format": "~e", "values": decades}},
+        labels, False,
+    )  # fmt: skip
+    cdf["layer"][0]["params"] = cdf.pop("params")
+    tail_layers[0]["params"] = _zoom(f"zoom_{op}_tail")
+    if levels:
+        marks = {"data": {"values": levels}, "encoding": {"y": {"field": "level", "type": "quantitative"}}}
+        tail_layers.append({**marks, "mark": {"type": "rule", "strokeDash": [2, 3], "color": "grey"}})
+        tail_layers.append(
+            {
+                **marks,
+                "mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -2, "fontSize": 10, "color": "grey"},
+                "encoding": {**marks["encoding"], "x": {"value": "width"}, "text": {"field": "name"}},
+            }
         )  # fmt: skip
-    for level, name in ((1e-2, "p99"), (1e-4, "p99.99")):
-        fig.add_hline(y=level, line={"dash": "dot", "color": "grey", "width": 1}, row=1, col=2)
-        # An annotation on a log axis is placed by the exponent (plotly's convention).
-        fig.add_annotation(
-            x=1, xref="x2 domain", y=math.log10(level), yref="y2", text=name, showarrow=False,
-            xanchor="right", yanchor="bottom", font={"size": 10, "color": "grey"},
-        )  # fmt: skip
-    fig.update_xaxes(type="log", title_text=f"{op} latency (us)")
-    fig.update_yaxes(title_text="CDF", range=[0, 1.02], row=1, col=1)
-    fig.update_yaxes(
-        type="log", title_text="fraction at least this slow", exponentformat="power", row=1, col=2
+    tail = {"title": f"{op} latency tail: 1 - CDF", "height": height, "layer": tail_layers}
+    spec = figure(
+        {
+            "data": {"values": rows},
+            "transform": [{"flatten": ["x", "cdf", "tail"]}],
+            "hconcat": [cdf, tail],
+        },
+        height + 110 + (30 if len(labels) > 1 else 0),
     )
-    fig.update_layout(height=440, margin={"t": 40}, **_legend(groups, -0.2))
     caption = (
         f"{op.capitalize()} latency of every request{pooled_over}. Right: the fraction of requests at "
         "least as slow as x, down to 1/N at the slowest request; dotted lines mark where p99 and "
-        "p99.99 read."
+        "p99.99 read. Drag to pan, scroll to zoom, double-click to reset."
     )
     if approximate:
         caption += (
@@ -148,7 +232,7 @@ def latency(groups: Groups, op: str, pooled_over: str = "") -> Drawn | None:
             "histogram, so the curve joins the reported percentiles (p50 to the maximum) and is "
             "exact only at its markers."
         )
-    return fig, caption
+    return spec, caption
 
 
 def _thin(values: np.ndarray, points: int) -> np.ndarray:
@@ -160,31 +244,50 @@ def time_series(groups: Groups) -> Drawn | None:
     """Free blocks (and the write buffer's pages, with a buffer) over simulated time, one line per
     group: the first run of the group (a time series does not average across seeds whose
     bursts fall at different times)."""
-    import plotly.graph_objects as go
-
     firsts = {label: reports[0] for label, reports in groups.items() if reports}
     names = [n for n in SERIES if any(n in r["time_series"] for r in firsts.values())]
     if not names or not any(len(r["time_series"]["free_blocks"]["values"]) for r in firsts.values()):
         return None
-    fig = _subplots(rows=len(names), cols=1, shared_xaxes=True, vertical_spacing=0.08)
-    for i, (label, report) in enumerate(firsts.items()):
-        for row, name in enumerate(names, start=1):
+    rows = []
+    for label, report in firsts.items():
+        for name in names:
             if name not in report["time_series"]:
                 continue
             series = report["time_series"][name]
             t = _thin(np.asarray(series["time_ns"], dtype=float) / 1e9, SERIES_POINTS)
             v = _thin(np.asarray(series["values"], dtype=float), SERIES_POINTS)
-            fig.add_trace(
-                go.Scatter(
-                    x=t, y=v, name=label, legendgroup=label, showlegend=row == 1, mode="lines",
-                    line={"color": colour(i), "width": 1.5},
-                ),
-                row=row,
-                col=1,
-            )  # fmt: skip
-            fig.update_yaxes(title_text=SERIES[name], row=row, col=1)
-    fig.update_xaxes(title_text="simulated time (s)", row=len(names), col=1)
-    fig.update_layout(height=260 + 160 * len(names), margin={"t": 30}, **_legend(groups, -0.15))
+            rows.append({"g": label, "series": name, "t": numbers(t), "v": numbers(v)})
+    labels = list(dict.fromkeys(r["g"] for r in rows))
+    height = 150
+    views = []
+    for i, name in enumerate(names):
+        last = i == len(names) - 1
+        views.append(
+            {
+                "transform": [{"filter": {"field": "series", "equal": name}}],
+                "height": height,
+                "mark": {"type": "line", "strokeWidth": 1.5},
+                "params": _zoom(f"zoom_{name}"),
+                "encoding": {
+                    "x": {
+                        "field": "t", "type": "quantitative", "title": "simulated time (s)" if last else None,
+                        "axis": {"labels": last},
+                    },
+                    "y": {"field": "v", "type": "quantitative", "title": SERIES[name], "scale": {"zero": False}},
+                    "color": _colours(labels, last),
+                    "tooltip": [{"field": "g", "title": "group"}],
+                },
+            }
+        )  # fmt: skip
+    spec = figure(
+        {
+            "data": {"values": rows},
+            "transform": [{"flatten": ["t", "v"]}],
+            "vconcat": views,
+            "resolve": {"scale": {"x": "shared"}},
+        },
+        (height + 20) * len(names) + 80 + (30 if len(labels) > 1 else 0),
+    )
     several = any(len(reports) > 1 for reports in groups.values())
     caption = (
         "Free blocks over simulated time: garbage collection reclaims blocks when they fall to its "
@@ -193,7 +296,7 @@ def time_series(groups: Groups) -> Drawn | None:
     )
     if several:
         caption += " One run per group (its first seed): seeds' bursts fall at different times, so their series are not averaged."
-    return fig, caption
+    return spec, caption
 
 
 def by_source(reports: Sequence[Report]) -> dict[str, dict[str, float]]:
@@ -208,34 +311,69 @@ def by_source(reports: Sequence[Report]) -> dict[str, dict[str, float]]:
     return out
 
 
+#: The panels of the flash accounting figure: the operation and its title.
+FLASH_OPS = {"reads": "flash reads", "programs": "flash programs", "erases": "erases"}
+
+
 def flash_accounting(groups: Groups) -> Drawn | None:
     """Flash reads, programs and erases by the source that issued them, stacked, per group."""
-    import plotly.graph_objects as go
-
     tallies = {label: by_source(reports) for label, reports in groups.items() if reports}
     sources = [s for s in SOURCES if any(sum(t[s].values()) for t in tallies.values())]
     if not sources:
         return None
     labels = list(tallies)
-    fig = _subplots(rows=1, cols=3, subplot_titles=("flash reads", "flash programs", "erases"))
-    for col, op in enumerate(("reads", "programs", "erases"), start=1):
-        for source in sources:
-            fig.add_trace(
-                go.Bar(
-                    x=labels, y=[tallies[label][source][op] for label in labels], name=source,
-                    legendgroup=source, showlegend=col == 1, marker_color=SOURCES[source],
-                ),
-                row=1,
-                col=col,
-            )  # fmt: skip
-    fig.update_layout(barmode="stack", height=420, legend={"orientation": "h", "y": -0.25}, margin={"t": 40})
+    rows = [
+        {
+            "g": label,
+            "source": source,
+            "order": sources.index(source),
+            "op": op,
+            "n": number(tallies[label][source][op]),
+        }
+        for op in FLASH_OPS
+        for label in labels
+        for source in sources
+    ]
+    height = 300
+    colours = {
+        "field": "source", "type": "nominal", "title": None, "sort": sources,
+        "scale": {"domain": sources, "range": [SOURCES[s] for s in sources]},
+        "legend": {"orient": "bottom", "direction": "horizontal"},
+    }  # fmt: skip
+    views = [
+        {
+            "title": title,
+            "height": height,
+            "transform": [{"filter": {"field": "op", "equal": op}}],
+            "mark": "bar",
+            "encoding": {
+                "x": {
+                    "field": "g",
+                    "type": "nominal",
+                    "sort": labels,
+                    "title": None,
+                    "axis": {"labelAngle": _angle(labels, 40)},
+                },
+                "y": {"field": "n", "type": "quantitative", "stack": "zero", "title": None},
+                "color": colours,
+                "order": {"field": "order", "type": "quantitative"},
+                "tooltip": [
+                    {"field": "g", "title": "group"},
+                    {"field": "source"},
+                    {"field": "n", "title": title, "format": ",.1f"},
+                ],
+            },
+        }
+        for op, title in FLASH_OPS.items()
+    ]
+    spec = figure({"data": {"values": rows}, "hconcat": views}, height + 130)
     several = any(len(reports) > 1 for reports in groups.values())
     caption = (
         "Flash operations by the source that issued them (device.counters.by_source): host I/O, "
         "garbage collection, mapping (translation pages), migration between regions and write "
         "buffer flushes."
     ) + (" Mean over the runs of each group." if several else "")
-    return fig, caption
+    return spec, caption
 
 
 def learning_curve(reports: Sequence[Report], point: str) -> pd.DataFrame | None:
@@ -258,26 +396,47 @@ def learning_curve(reports: Sequence[Report], point: str) -> pd.DataFrame | None
 def learning(groups: Groups, point: str) -> Drawn | None:
     """The learning curve of the agent at a decision point (`gc`, `eviction`, `region`): mean
     reward per window of decisions (solid) and the running mean since the start (dotted)."""
-    import plotly.graph_objects as go
-
     curves = {label: learning_curve(reports, point) for label, reports in groups.items()}
-    if not any(c is not None for c in curves.values()):
+    rows = [
+        {
+            "g": label,
+            "decisions": numbers(curve["decisions"]),
+            "window": numbers(curve["window_mean_reward"]),
+            "running": numbers(curve["mean_reward"]),
+        }
+        for label, curve in curves.items()
+        if curve is not None
+    ]
+    if not rows:
         return None
-    fig = _subplots(rows=1, cols=1)
-    for i, (label, curve) in enumerate(curves.items()):
-        if curve is None:
-            continue
-        fig.add_trace(
-            go.Scatter(x=curve["decisions"], y=curve["window_mean_reward"], name=label, legendgroup=label,
-                       mode="lines", line={"color": colour(i)})
-        )  # fmt: skip
-        fig.add_trace(
-            go.Scatter(x=curve["decisions"], y=curve["mean_reward"], name=f"{label} (running mean)",
-                       legendgroup=label, showlegend=False, mode="lines", line={"color": colour(i), "dash": "dot"})
-        )  # fmt: skip
-    fig.update_xaxes(title_text="decisions")
-    fig.update_yaxes(title_text="reward")
-    fig.update_layout(height=400, margin={"t": 30}, **_legend(groups, -0.2))
+    labels = [r["g"] for r in rows]
+    x = {"field": "decisions", "type": "quantitative", "title": "decisions"}
+    colours = _colours(labels, True)
+    height = 300
+    spec = figure(
+        {
+            "data": {"values": rows},
+            "transform": [{"flatten": ["decisions", "window", "running"]}],
+            "height": height,
+            "layer": [
+                {
+                    "params": _zoom(f"zoom_learning_{point}"),
+                    "mark": {"type": "line", "strokeWidth": 1.5},
+                    "encoding": {
+                        "x": x,
+                        "y": {"field": "window", "type": "quantitative", "title": "reward"},
+                        "color": colours,
+                        "tooltip": [{"field": "g", "title": "group"}],
+                    },
+                },
+                {
+                    "mark": {"type": "line", "strokeDash": [2, 3], "strokeWidth": 1.5},
+                    "encoding": {"x": x, "y": {"field": "running", "type": "quantitative"}, "color": colours},
+                },
+            ],
+        },
+        height + 80 + (30 if len(labels) > 1 else 0),
+    )
     several = any(len(reports) > 1 for reports in groups.values())
     caption = (
         f"Learning curve of the `{point}` agent: the mean reward of each window of decisions "
@@ -287,70 +446,114 @@ def learning(groups: Groups, point: str) -> Drawn | None:
         if several
         else ""
     )
-    return fig, caption
+    return spec, caption
 
 
 def metrics_by_value(frame: pd.DataFrame, axis: str, metrics: Mapping[str, str]) -> Drawn | None:
     """A sweep's figures against one axis: per value, the mean over the cells with that value,
     with error bars from their smallest to their largest."""
-    import plotly.graph_objects as go
-
     metrics = {m: t for m, t in metrics.items() if m in frame.columns and frame[m].notna().any()}
     if not metrics:
         return None
     grouped = frame.groupby(axis, sort=True, dropna=False)
-    fig = _subplots(rows=1, cols=len(metrics), subplot_titles=list(metrics.values()))
-    for col, metric in enumerate(metrics, start=1):
+    height = 250
+    views = []
+    for metric, title in metrics.items():
         stats = grouped[metric].agg(["mean", "min", "max"])
-        x = [str(v) for v in stats.index]
-        fig.add_trace(
-            go.Scatter(
-                x=x, y=stats["mean"], mode="markers+lines", showlegend=False, line={"color": colour(0)},
-                error_y={"type": "data", "symmetric": False, "array": stats["max"] - stats["mean"],
-                         "arrayminus": stats["mean"] - stats["min"]},
-                name=metric,
-            ),
-            row=1,
-            col=col,
+        values = [str(v) for v in stats.index]
+        rows = [
+            {"v": v, "mean": number(m), "min": number(lo), "max": number(hi)}
+            for v, m, lo, hi in zip(values, stats["mean"], stats["min"], stats["max"], strict=True)
+        ]
+        # Latencies of cells apart by orders of magnitude: a log axis.
+        scale = {"type": "log"} if metric.endswith("_us") else {"zero": False}
+        x = {
+            "field": "v",
+            "type": "ordinal",
+            "sort": values,
+            "title": axis,
+            "axis": {"labelAngle": _angle(values, 24)},
+        }
+        y = {"field": "mean", "type": "quantitative", "title": title, "scale": scale}
+        views.append(
+            {
+                "data": {"values": rows},
+                "title": title,
+                "height": height,
+                "layer": [
+                    {"mark": {"type": "rule", "color": colour(0)},
+                     "encoding": {"x": x, "y": {**y, "field": "min"}, "y2": {"field": "max"}}},
+                    {"mark": {"type": "line", "point": True, "color": colour(0)},
+                     "encoding": {"x": x, "y": y, "tooltip": [
+                         {"field": "v", "title": axis}, {"field": "mean", "format": ".4~g"},
+                         {"field": "min", "format": ".4~g"}, {"field": "max", "format": ".4~g"}]}},
+                ],
+            }
         )  # fmt: skip
-        fig.update_xaxes(type="category", title_text=axis, row=1, col=col)
-        if metric.endswith("_us"):  # latencies of cells apart by orders of magnitude
-            fig.update_yaxes(type="log", row=1, col=col)
-    fig.update_layout(height=360, margin={"t": 40})
+    spec = figure({"hconcat": views}, height + 110)
     caption = (
         f"The sweep's figures against {axis}: per value, the mean over every cell with that value "
         "(the other axes and seeds), bars from the smallest to the largest; latencies on log axes."
     )
-    return fig, caption
+    return spec, caption
 
 
 def verdict_ratios(verdicts: pd.DataFrame, colours: Sequence[str]) -> Drawn | None:
     """Ours over the paper's figure for each headline of a reproduction, a dot per headline on a
     log axis around 1, in its verdict's colour."""
-    import plotly.graph_objects as go
-
     if "ratio" not in verdicts.columns:
         return None
     ratio = pd_numeric(verdicts["ratio"])
     keep = np.isfinite(ratio) & (ratio > 0)
     if not keep.any():
         return None
-    labels = [str(h) for h in verdicts["headline"][keep]] if "headline" in verdicts.columns else None
-    fig = go.Figure(
-        go.Scatter(
-            x=ratio[keep], y=labels, mode="markers", marker={"size": 12, "color": np.asarray(colours)[keep].tolist()},
-            hovertemplate="%{y}<br>ours / paper = %{x:.3g}<extra></extra>",
-        )
-    )  # fmt: skip
-    fig.add_vline(x=1.0, line={"color": "grey", "dash": "dot"})
-    fig.update_xaxes(type="log", title_text="ours / paper")
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_layout(height=max(240, 90 + 30 * int(keep.sum())), margin={"t": 20, "l": 10})
+    if "headline" in verdicts.columns:
+        labels = [str(h) for h in verdicts["headline"][keep]]
+    else:
+        labels = [f"headline {i + 1}" for i in np.flatnonzero(keep)]
+    rows = [
+        {"headline": h, "ratio": number(r), "colour": c}
+        for h, r, c in zip(labels, ratio[keep], np.asarray(colours)[keep].tolist(), strict=True)
+    ]
+    height = max(120, 30 * len(rows))
+    x = {"type": "quantitative", "scale": {"type": "log"}, "title": "ours / paper"}
+    spec = figure(
+        {
+            "height": height,
+            "layer": [
+                {
+                    "data": {"values": rows},
+                    "mark": {"type": "point", "filled": True, "size": 140, "opacity": 1},
+                    "encoding": {
+                        "x": {**x, "field": "ratio"},
+                        "y": {
+                            "field": "headline",
+                            "type": "nominal",
+                            "sort": labels,
+                            "title": None,
+                            "axis": {"labelLimit": 480},
+                        },
+                        "color": {"field": "colour", "type": "nominal", "scale": None},
+                        "tooltip": [
+                            {"field": "headline"},
+                            {"field": "ratio", "title": "ours / paper", "format": ".3g"},
+                        ],
+                    },
+                },
+                {
+                    "data": {"values": [{"one": 1}]},
+                    "mark": {"type": "rule", "strokeDash": [2, 3], "color": "grey"},
+                    "encoding": {"x": {**x, "field": "one"}},
+                },
+            ],
+        },
+        height + 80,
+    )
     left_out = int((~keep).sum())
     caption = "Each headline's figure as a ratio of the paper's (1: the same; log axis)."
     if left_out:
         caption += f" {left_out} headline{'s' if left_out > 1 else ''} without a positive ratio (no figure, or of the opposite sign) {'are' if left_out > 1 else 'is'} in the table only."
-    return fig, caption
+    return spec, caption
 
 
 def pd_numeric(column: pd.Series) -> np.ndarray:

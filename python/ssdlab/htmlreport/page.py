@@ -1,19 +1,24 @@
-"""Layer: Python, HTML report. One job: assemble sections of text, tables, images and plotly
+"""Layer: Python, HTML report. One job: assemble sections of text, tables, images and Vega
 figures into one self-contained HTML file that opens with no network.
 
-Why the plotting library is embedded gzipped: plotly.js is 4.8 MB, which alone would take a
-5 MB report budget (issue #32: a 100-run sweep's report stays under 5 MB). Gzipped and base64
-encoded it is 2.0 MB; the page inflates it with the browser's own `DecompressionStream` (Chrome
-and Edge 80, Firefox 113, Safari 16.4 and later) and evaluates it once, then draws every
-figure from its JSON, one at a time in page order, those in view first (so that a link of the
-contents shows its figures next), letting the page scroll between two. A browser without
+Why Vega, compiled here: plotly.js is 4.8 MB, and the first compile of it alone took 1.2 s of
+issue #32's 2 s budget (a 100-run sweep's report opens in under 2 s and stays under 5 MB) on a
+2-core machine. The page now embeds the Vega project's own bundle of Vega, Vega-Lite and
+vega-embed (`vl_convert.javascript_bundle`, 0.9 MB, 0.3 MB gzipped) and draws Vega specs that
+`figures`' Vega-Lite specs were compiled into here, by `vl_convert` (the same Vega-Lite the
+bundle holds), so that the browser only parses and draws them: compiling the 100-run sweep's
+ten Vega-Lite specs in the browser cost its renderer 0.2-0.3 s more CPU on first open. The bundle is embedded
+gzipped and base64 encoded; the page decodes it natively (a `data:` URL fetched) and inflates
+it with the browser's own `DecompressionStream` (Chrome and Edge 80, Firefox 113, Safari 16.4
+and later), evaluates it once, then draws every figure, one at a time in page order, those in
+view first (so that a link of the contents shows its figures next), letting the page scroll
+between two. Each figure is compiled at `FIGURE_WIDTH` and set to its container's width when
+drawn (and drawn again when the window's width changes). A browser without
 `DecompressionStream` shows a message in place of each figure; the tables do not need
-JavaScript and show as soon as the page is parsed (plotly.js inline would hold them back until
-it had run: 3 s on a busy 2-core machine).
+JavaScript and show as soon as the page is parsed.
 
-Each figure's JSON is stored without plotly's template (10 kB of styling a figure would
-otherwise repeat); the page applies one shared template to all. The page declares how many
-figures it holds (`<meta name="ssdlab-figures">`) and, once all are drawn, sets
+The styling every figure shares (`CONFIG`) is applied when compiling. The page declares how
+many figures it holds (`<meta name="ssdlab-figures">`) and, once all are drawn, sets
 `data-figures-rendered` on `<body>` (or `data-render-error` if drawing failed), which is what
 the browser test checks.
 """
@@ -26,13 +31,26 @@ import gzip
 import html
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    import plotly.graph_objects as go
+#: The width (px) figures are compiled at: the page's widest figure container (its 1400 px
+#: column less the margins). The page sets each figure to its own container's width.
+FIGURE_WIDTH = 1336
 
-#: The plotly template every figure is drawn with.
-TEMPLATE = "plotly_white"
+#: The Vega-Lite configuration every figure is compiled with (plotly's white look, which the
+#: page had before: light grid, no frame). No ARIA description per mark: Vega-Lite would give
+#: every point of a curve a sentence to compute and store; plotly's figures had none either.
+CONFIG: dict[str, Any] = {
+    "aria": False,
+    "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+    "view": {"stroke": None},
+    "axis": {"gridColor": "#ebf0f8", "domainColor": "#b8c2d1", "tickColor": "#b8c2d1", "labelColor": "#2a3f5f",
+             "titleColor": "#2a3f5f", "titleFontWeight": "normal", "labelFontSize": 11, "titleFontSize": 12},
+    "title": {"fontSize": 13, "fontWeight": "normal", "color": "#2a3f5f"},
+    "legend": {"labelFontSize": 11},
+    "concat": {"spacing": 30},
+    "line": {"strokeCap": "butt"},
+}  # fmt: skip
 
 
 def escape(text: object) -> str:
@@ -40,11 +58,42 @@ def escape(text: object) -> str:
 
 
 @functools.cache
-def _plotly_js_gzip_base64() -> str:
-    """plotly.js, gzipped (mtime 0: the same input gives the same bytes) and base64 encoded."""
-    from plotly.offline import get_plotlyjs
+def _vega_js_gzip_base64() -> str:
+    """Vega, Vega-Lite and vega-embed in one bundle, gzipped (mtime 0: the same input gives the
+    same bytes) and base64 encoded. The page calls `vegaEmbed` alone, on Vega specs: the
+    bundle's `vega` and `vegaLite` globals are null (their modules have no default export), and
+    a bundle of Vega alone cannot be asked for (`javascript_bundle` fails on named imports)."""
+    import vl_convert
 
-    return base64.b64encode(gzip.compress(get_plotlyjs().encode(), compresslevel=9, mtime=0)).decode()
+    bundle = vl_convert.javascript_bundle()
+    return base64.b64encode(gzip.compress(bundle.encode(), compresslevel=9, mtime=0)).decode()
+
+
+def sized(spec: dict[str, Any], width: int) -> dict[str, Any]:
+    """A Vega-Lite figure with its views' widths set for a container `width` px wide: the panels
+    of a row share it (each less room for its axis), a view in a column takes it all less its
+    axis, and a view alone fits it, axis and labels included (`fit-x`). The page does the same
+    to the compiled spec (`_DRAW_JS`'s `sized`)."""
+    out = {k: v for k, v in spec.items() if k != "usermeta"}
+    if "hconcat" in out:
+        n = len(out["hconcat"])
+        out["hconcat"] = [{**view, "width": max(120, (width - 90 * n) // n)} for view in out["hconcat"]]
+    elif "vconcat" in out:
+        out["vconcat"] = [{**view, "width": max(120, width - 110)} for view in out["vconcat"]]
+    else:
+        out["width"] = max(120, width - 20)
+        out["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return out
+
+
+def compile_figure(spec: dict[str, Any]) -> dict[str, Any]:
+    """A Vega-Lite figure compiled into Vega at `FIGURE_WIDTH`, with `CONFIG`."""
+    import vl_convert
+
+    try:
+        return vl_convert.vegalite_to_vega(sized(spec, FIGURE_WIDTH), config=CONFIG)
+    except ValueError as e:  # a figure builder's bug, not the user's input
+        raise RuntimeError(f"the report's figure does not compile: {e}") from e
 
 
 def _script_json(value: str) -> str:
@@ -54,7 +103,8 @@ def _script_json(value: str) -> str:
 
 @dataclass
 class Figure:
-    """A plotly figure placed on the page: its id, its JSON (without template) and caption."""
+    """A figure placed on the page: its id, its Vega-Lite JSON, caption and the height reserved
+    for it."""
 
     id: str
     spec: str
@@ -83,11 +133,11 @@ class Section:
         """A remark on what the section could and could not show."""
         self.parts.append(f'<p class="note">{escape(text)}</p>')
 
-    def figure(self, fig: go.Figure, caption: str) -> None:
-        """Place a plotly figure, drawn in the browser from its JSON."""
-        figure = self.page.add_figure(fig, caption)
+    def figure(self, spec: dict[str, Any], caption: str) -> None:
+        """Place a Vega-Lite figure (`figures`), drawn in the browser from its JSON."""
+        figure = self.page.add_figure(spec, caption)
         self.parts.append(
-            f'<figure><div class="figure-plot" id="{figure.id}" style="height:{figure.height}px"></div>'
+            f'<figure><div class="figure-plot" id="{figure.id}" style="min-height:{figure.height}px"></div>'
             f"<figcaption>{escape(caption)}</figcaption></figure>"
         )
 
@@ -134,15 +184,11 @@ class Page:
         self._anchors.add(anchor)
         return anchor
 
-    def add_figure(self, fig: go.Figure, caption: str) -> Figure:
-        import plotly.io as pio
-
-        spec = json.loads(pio.to_json(fig, validate=False))
-        spec.get("layout", {}).pop("template", None)
-        height = int(spec.get("layout", {}).get("height") or 420)
-        figure = Figure(
-            f"figure-{len(self.figures) + 1}", json.dumps(spec, separators=(",", ":")), caption, height
-        )
+    def add_figure(self, spec: dict[str, Any], caption: str) -> Figure:
+        """Compile a Vega-Lite figure into the Vega spec the page draws."""
+        height = int(spec.get("usermeta", {}).get("height") or 420)
+        text = json.dumps(compile_figure(spec), separators=(",", ":"), allow_nan=False)
+        figure = Figure(f"figure-{len(self.figures) + 1}", text, caption, height)
         self.figures.append(figure)
         return figure
 
@@ -165,17 +211,13 @@ class Page:
         """The scripts that draw the figures; none when the page has no figure."""
         if not self.figures:
             return ""
-        import plotly.io as pio
-
-        template = json.dumps(pio.templates[TEMPLATE].to_plotly_json(), separators=(",", ":"))
         specs = "\n".join(
             f'<script type="application/json" class="ssdlab-figure" data-target="{f.id}">'
             f"{_script_json(f.spec)}</script>"
             for f in self.figures
         )
         return (
-            f'<script type="application/octet-stream" id="plotly-js-gzip">{_plotly_js_gzip_base64()}</script>\n'
-            f'<script type="application/json" id="ssdlab-template">{_script_json(template)}</script>\n'
+            f'<script type="application/octet-stream" id="vega-js-gzip">{_vega_js_gzip_base64()}</script>\n'
             f"{specs}\n<script>{_DRAW_JS}</script>"
         )
 
@@ -206,30 +248,48 @@ _DRAW_JS = """
   const queue = [...document.querySelectorAll("script.ssdlab-figure")];
   // Which figure goes next is decided when it is drawn, from where the page is then (a link of
   // the contents, or the reader's scrolling): the first one in or near the view, else the first
-  // in page order. (An IntersectionObserver's events raced plotly's loading on a busy machine.)
+  // in page order.
   const nearView = script => {
     const box = document.getElementById(script.dataset.target).getBoundingClientRect();
     return box.bottom > -200 && box.top < window.innerHeight + 200;
   };
   const total = queue.length;
+  const drawn = new Map();  // container id -> {spec, view, width}
+  // Each view gets the container's width, as page.py's `sized` gives it: the panels of a row
+  // share it (Vega-Lite compiled their common width into the signal `childWidth`, and the row
+  // into a layout of its group marks, a column into a layout of one column), a single view
+  // fits it.
+  const sized = (spec, width) => {
+    const columns = !spec.layout ? 1 : spec.layout.columns || spec.marks.filter(m => m.type === "group").length;
+    const each = Math.max(120, columns > 1 ? Math.floor((width - 90 * columns) / columns) : width - 110);
+    const signals = (spec.signals || []).map(s => s.name === "childWidth" ? Object.assign({}, s, {value: each}) : s);
+    const alone = typeof spec.width === "number" ? {width: Math.max(120, width - 20)} : {};  // fit-x
+    return Object.assign({}, spec, {signals: signals}, alone);
+  };
+  const draw = async (target, spec) => {
+    const container = document.getElementById(target);
+    const width = container.clientWidth;
+    const old = drawn.get(target);
+    if (old) old.view.finalize();
+    const {view} = await vegaEmbed(container, sized(spec, width),
+                                   {mode: "vega", renderer: "svg", actions: false});
+    container.classList.add("drawn");
+    drawn.set(target, {spec: spec, view: view, width: width});
+  };
   try {
     if (typeof DecompressionStream === "undefined") {
       throw new Error("this browser cannot inflate the embedded plotting library " +
         "(it needs DecompressionStream: Chrome or Edge 80, Firefox 113, Safari 16.4 or later)");
     }
-    const packed = atob(document.getElementById("plotly-js-gzip").textContent.trim());
-    const bytes = new Uint8Array(packed.length);
-    for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    // A data: URL decodes the base64 natively (a loop over atob's characters took 0.14 s).
+    const packed = document.getElementById("vega-js-gzip").textContent.trim();
+    const response = await fetch("data:application/gzip;base64," + packed);
+    const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
     (0, eval)(await new Response(stream).text());
-    performance.mark("ssdlab-plotly-loaded");
-    const template = JSON.parse(document.getElementById("ssdlab-template").textContent);
+    performance.mark("ssdlab-library-loaded");
     while (queue.length) {
       const next = queue.splice(Math.max(0, queue.findIndex(nearView)), 1)[0];
-      const fig = JSON.parse(next.textContent);
-      fig.layout = Object.assign(fig.layout || {}, {template: template});
-      await Plotly.newPlot(next.dataset.target, fig.data, fig.layout,
-                           {responsive: true, displaylogo: false});
+      await draw(next.dataset.target, JSON.parse(next.textContent));
       performance.mark("ssdlab-drawn " + next.dataset.target);
       if (queue.length === total - 1) performance.mark("ssdlab-first-figure-drawn");
       await new Promise(resolve => setTimeout(resolve, 0));
@@ -238,12 +298,23 @@ _DRAW_JS = """
     body.dataset.figuresRendered = String(total);
   } catch (err) {
     body.dataset.renderError = String(err);
-    for (const plot of document.querySelectorAll(".figure-plot:not(.js-plotly-plot)")) {
+    for (const plot of document.querySelectorAll(".figure-plot:not(.drawn)")) {
       plot.classList.add("failed");
       plot.textContent = "figure not drawn: " + err.message;
     }
     console.error("ssdlab report: figures not drawn: " + err);
+    return;
   }
+  // A window of another width: the figures drawn again to fit it, one at a time.
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(async () => {
+      for (const [target, figure] of drawn) {
+        if (document.getElementById(target).clientWidth !== figure.width) await draw(target, figure.spec);
+      }
+    }, 250);
+  });
 })();
 """
 
@@ -268,6 +339,7 @@ figure { margin: 1rem 0 1.6rem; }
 figure img { max-width: 100%; border: 1px solid var(--rule); }
 figcaption { color: var(--muted); font-size: .88rem; margin-top: .3rem; max-width: 70rem; }
 .figure-plot { width: 100%; }
+.figure-plot.drawn { min-height: 0 !important; }
 .figure-plot.failed { display: flex; align-items: center; justify-content: center;
                       border: 1px dashed #c33; color: #c33; }
 .table-wrap { overflow-x: auto; max-height: 34rem; overflow-y: auto; margin: .6rem 0 1rem; }
