@@ -388,6 +388,17 @@ impl Default for TpftlConfig {
     }
 }
 
+/// `cache.room_order`: which page a full write buffer gives up first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomOrder {
+    /// The least recently used clean page, if any; dirty pages leave only when none is clean.
+    #[default]
+    CleanFirst,
+    /// The least recently used page, clean or dirty: one LRU order for read and write data.
+    Lru,
+}
+
 /// `[cache]`: the DRAM write buffer (data cache) in front of the flash.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -408,6 +419,12 @@ pub struct CacheConfig {
     /// Also keep pages read from flash in the buffer (clean), as a read cache (the FSP paper's
     /// Baseline-RW).
     pub insert_reads: bool,
+    /// Which page a full buffer gives up to make room: `clean_first` drops the least recently
+    /// used clean page before any dirty page leaves; `lru` takes the LRU tail whatever it is (a
+    /// clean tail is dropped, a dirty one leaves in a program unit), so read and write data
+    /// leave in one order, as in the FSP paper's Baseline-RW (Sec. IV-A, Fig. 13-14). The two
+    /// are the same without clean pages (`insert_reads = false`).
+    pub room_order: RoomOrder,
     /// In idle time (`[idle]`), program every dirty page (as units, as evictions do), so that
     /// later writes find room without evicting.
     pub flush_on_idle: bool,
@@ -513,6 +530,7 @@ impl Default for CacheConfig {
             low_watermark: 0.8,
             dram_bytes_per_s: 3_200_000_000,
             insert_reads: false,
+            room_order: RoomOrder::CleanFirst,
             flush_on_idle: false,
             flush_interval_ns: None,
             fsp: FspConfig::default(),

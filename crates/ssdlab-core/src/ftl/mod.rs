@@ -488,7 +488,10 @@ impl Ftl {
                 eviction.id(),
                 learns,
             )?;
-            Some(WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction))
+            Some(
+                WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction)
+                    .with_room_order(cfg.cache.room_order),
+            )
         } else {
             refuse_control_without_agent(
                 "cache.fsp.random_control",

@@ -172,9 +172,10 @@ impl Ftl {
         }
     }
 
-    /// Make room for one more page: give back finished programs' space, drop a clean page, or
-    /// wait for the earliest program in flight to end; only when none is in flight, evict a
-    /// unit of dirty pages first (its pages free their space when their program ends). Evicting
+    /// Make room for one more page: give back finished programs' space, drop a clean page (as
+    /// `cache.room_order` allows), or wait for the earliest program in flight to end; only when
+    /// none is in flight, evict a unit of dirty pages first (its pages free their space when
+    /// their program ends). Evicting
     /// while programs are in flight would free nothing sooner: it would empty the buffer of
     /// dirty pages, unit after unit, at every write that finds it full. Returns when the room
     /// is there.
@@ -183,7 +184,7 @@ impl Ftl {
         loop {
             let b = self.buffer.as_mut().expect("buffer");
             b.release_until(now);
-            if b.occupied() < b.capacity_pages() || b.drop_clean() {
+            if b.occupied() < b.capacity_pages() || b.drop_for_room() {
                 return Ok(at);
             }
             if b.dirty() > 0 && b.in_flight() == 0 {

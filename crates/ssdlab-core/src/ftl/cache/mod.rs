@@ -46,7 +46,7 @@ use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::ValidatedConfig;
+use crate::config::{RoomOrder, ValidatedConfig};
 use crate::error::Result;
 use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
 use crate::ftl::registry::Entry;
@@ -275,6 +275,8 @@ pub struct WriteBuffer {
     dirty: u32,
     /// Program end times of evicted pages still holding buffer space.
     in_flight: BinaryHeap<Reverse<SimTime>>,
+    /// Which page a full buffer gives up first (`cache.room_order`).
+    room_order: RoomOrder,
     pub(crate) policy: Box<dyn EvictionPolicy>,
     pub(crate) stats: CacheStats,
 }
@@ -293,9 +295,16 @@ impl WriteBuffer {
             lru: LruList::default(),
             dirty: 0,
             in_flight: BinaryHeap::new(),
+            room_order: RoomOrder::CleanFirst,
             policy,
             stats: CacheStats { capacity_pages, ..CacheStats::default() },
         }
+    }
+
+    /// The same buffer giving up pages in `order` when full.
+    pub fn with_room_order(mut self, order: RoomOrder) -> Self {
+        self.room_order = order;
+        self
     }
 
     pub fn view(&self) -> BufferView<'_> {
@@ -432,6 +441,25 @@ impl WriteBuffer {
         self.in_flight.pop().map(|Reverse(t)| t)
     }
 
+    /// Drop a clean page to make room, as `cache.room_order` says: the least recently used
+    /// clean page (`clean_first`), or the LRU tail if it is clean (`lru`; a dirty tail must
+    /// leave in a program unit instead). False if none may be dropped.
+    pub fn drop_for_room(&mut self) -> bool {
+        match self.room_order {
+            RoomOrder::CleanFirst => self.drop_clean(),
+            RoomOrder::Lru => {
+                let tail = self.lru.tail();
+                if tail == NONE || self.slots[tail as usize].dirty {
+                    return false;
+                }
+                let lpn = self.slots[tail as usize].lpn;
+                self.remove(lpn);
+                self.stats.dropped_clean_pages += 1;
+                true
+            }
+        }
+    }
+
     /// Drop the least recently used clean page, if any.
     pub fn drop_clean(&mut self) -> bool {
         // Without clean pages (write-only buffers: `insert_reads = false`) there is nothing to
@@ -522,6 +550,29 @@ mod tests {
         assert_eq!(b.occupied(), 2);
         assert_eq!(b.wait_one(), Some(500));
         assert_eq!(b.occupied(), 1);
+    }
+
+    #[test]
+    fn room_orders_differ_only_when_the_tail_is_dirty() {
+        // Tail to head: dirty 2, clean 1, clean 3.
+        let fill = |order| {
+            let mut b = buffer(4).with_room_order(order);
+            b.insert(Lpn(2), true, w(1), 1);
+            b.insert(Lpn(1), false, w(0), 0);
+            b.insert(Lpn(3), false, w(0), 0);
+            b
+        };
+        let mut clean_first = fill(RoomOrder::CleanFirst);
+        assert!(clean_first.drop_for_room());
+        assert!(!clean_first.contains(Lpn(1)), "the oldest clean page goes, past the dirty tail");
+        let mut lru = fill(RoomOrder::Lru);
+        assert!(!lru.drop_for_room(), "a dirty tail must leave in a program unit");
+        assert_eq!((lru.len(), lru.stats.dropped_clean_pages), (3, 0));
+        // Once the dirty tail has left, the clean tail is dropped.
+        lru.remove(Lpn(2));
+        assert!(lru.drop_for_room());
+        assert!(!lru.contains(Lpn(1)) && lru.contains(Lpn(3)));
+        assert_eq!(lru.stats.dropped_clean_pages, 1);
     }
 
     #[test]
