@@ -56,6 +56,7 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
         assert f"cache.capacity={job.labels['cache_mib']}MiB" in job.overrides
         assert f'eviction = "{evictions.get(job.labels["policy"], "rl_fsp")}"' in resolved
         assert ("insert_reads = true" in resolved) == (job.labels["policy"] == "Baseline-RW")
+        assert ('room_order = "lru"' in resolved) == (job.labels["policy"] == "Baseline-RW")
         assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
         # Half the space filled before the trace (fsp.DRIVE), every request of the trace.
         assert set(fsp.DRIVE) <= set(job.overrides)
@@ -63,6 +64,28 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
         assert not any(o.startswith("workload.count=") for o in job.overrides)
         if "tencent" in job.trace:
             assert "workload.trace.on_out_of_order=clamp" in job.overrides
+
+
+def test_paper_workloads_are_cut_to_the_request_cap_never_lengthened():
+    jobs = fsp.workload_jobs(fsp.Settings())
+    counts = {}
+    for job in jobs:
+        cut = [o for o in job.overrides if o.startswith("workload.count=")]
+        counts[job.workload] = cut[0] if cut else None
+    for name, cut in counts.items():
+        own = fsp.spec_requests(name)
+        assert own is not None, name
+        if own > fsp.PAPER_REQUESTS:
+            assert cut == f"workload.count={fsp.PAPER_REQUESTS}", name
+        else:
+            assert cut is None, f"{name}: a count would replace its {own} requests"
+    # Table II: ali121 is cut, ali735 (963,179 requests) is not.
+    assert counts["fsp-ali121"] and counts["fsp-ali735"] is None
+    assert not any(
+        o.startswith("workload.count=")
+        for j in fsp.workload_jobs(fsp.Settings(paper_requests=None))
+        for o in j.overrides
+    )
 
 
 def test_quick_cuts_the_traces_and_keeps_every_scheduler_and_cache_size(traces):
