@@ -125,7 +125,9 @@ class _Report:
 
     def __init__(self, regions, region_report, write_bytes=8 << 20):
         self.raw = {
-            "workload": {"requests": 10, "write_bytes": write_bytes},
+            "workload": {"requests": 10, "write_bytes": write_bytes, "host": {"folded_requests": 0}},
+            "ftl": {"host_programs": 2148},
+            "warmup": {"pages_written": 0},
             "regions": regions,
             "policies": {"region_report": region_report},
             "throughput": {"write_mb_per_s": 1.0},
@@ -147,7 +149,15 @@ class _Report:
 
 
 def _region(name, **figures):
-    keys = ("host_pages", "host_write_ns", "gc_pages", "gc_ns", "migrated_out_pages", "migration_out_ns")
+    keys = (
+        "host_pages",
+        "host_write_ns",
+        "gc_pages",
+        "gc_ns",
+        "migrated_out_pages",
+        "migration_out_ns",
+        "overwritten_pages",
+    )
     return {"name": name, "mode": name, "blocks": 7, "free_blocks": 1, **{k: figures.get(k, 0) for k in keys}}
 
 
@@ -159,7 +169,13 @@ def test_measure_adds_up_the_papers_write_execution_time():
     assert only["write_throughput_mb_s"] == pytest.approx((8 << 20) / 1e6 / 4e-3)
     assert math.isnan(only["theta_end_bytes"]) and math.isnan(only["rl_steps"])
     cache = _region(
-        "slc", host_pages=100, host_write_ns=500, gc_ns=70, migrated_out_pages=9, migration_out_ns=200
+        "slc",
+        host_pages=100,
+        host_write_ns=500,
+        gc_ns=70,
+        migrated_out_pages=9,
+        migration_out_ns=200,
+        overwritten_pages=48,
     )
     rr = {
         "slc_blocks": 7,
@@ -173,6 +189,10 @@ def test_measure_adds_up_the_papers_write_execution_time():
     assert ust["write_exec_ns"] == 4_000_770 and ust["reclaim_ns"] == 200 + 1_000_000 + 70
     assert ust["slc_blocks_mean"] == 6 and ust["slc_blocks_end"] == 7 and ust["theta_end_bytes"] == 65536
     assert ust["migrated_pages"] == 9 and ust["rl_mean_reward"] == pytest.approx(1 / 3)
+    # The largest SLC size seen: the samples and the end. Pages holding data at the end: the
+    # 2,148 host pages mapped less the 48 that later host writes replaced.
+    assert ust["slc_blocks_max"] == 8 and ust["folded_requests"] == 0
+    assert ust["valid_pages_end"] == 2100 and only["valid_pages_end"] == 2148
 
 
 def test_summary_averages_per_trace_ratios_over_dwa_and_ust():
@@ -417,3 +437,140 @@ def test_the_small_write_share_counts_buckets_up_to_512_kib():
     assert slc.small_write_byte_share(stats) == 0.5
     assert slc.throughput_ceiling(0.0, 19.4) == 1.0
     assert slc.throughput_ceiling(1.0, 19.4) == pytest.approx(19.4)
+
+
+# The first table (issue #33): Table 4's workloads, built from the paper's figures.
+
+
+def test_paper_jobs_run_table4s_workloads_unfolded_from_empty_with_three_seeds():
+    settings = slc.Settings()
+    jobs = slc.paper_jobs(settings)
+    assert settings.paper_seeds == 3
+    assert len(jobs) == len(slc.PAPER_WORKLOADS) * len(slc.PAPER_POLICIES) * 3
+    assert {j.workload for j in jobs} == set(slc.PAPER_WORKLOADS)
+    assert {j.labels["trace"] for j in jobs} == {"PC", "Phone", "TPC-C", "OLTP", "LinkBench", "YCSB-A"}
+    # The host addresses enough of the drive for YCSB-A's 30,241 MiB: no address is folded.
+    assert slc.drive(slc.PAPER_DRIVE)["addressable_bytes"] >= 30_241 * 2**20
+    policies = {
+        "QLC-only": "none",
+        "Static": "static",
+        "DWA": "dwa",
+        "UST": "ust",
+        "RL": "rl",
+        "RL-control": "rl",
+    }
+    for job in jobs:
+        resolved = config.resolve(job.preset, workload=job.workload, overrides=job.overrides)
+        assert job.preset == "yoo-hybrid-qlc" and job.trace is None
+        assert "blocks_per_plane = 2138" in resolved, "the paper's drive"
+        assert f'policy = "{policies[job.labels["policy"]]}"' in resolved
+        assert f"seed={job.labels['seed']}" in job.overrides
+        # The paper's length (the spec's total writes), from empty.
+        assert not any(o.startswith(("workload.count", "warmup.", "workload.repeat")) for o in job.overrides)
+        assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
+    quick = slc.paper_jobs(slc.QUICK)
+    assert {j.workload for j in quick} == set(slc.QUICK_WORKLOADS)
+    assert all(f"workload.count={slc.QUICK.requests_of(j.workload)}" in j.overrides for j in quick)
+
+
+def test_dwas_table_2_sizes_by_utilisation():
+    d = slc.drive(slc.PAPER_DRIVE)
+    # Table 2, setting 1: 56 % of the 2,138 blocks below 20 %, 50 % from 20 %, 10 % from 70 %.
+    assert slc._table2_blocks(0.03, d) == math.floor(0.56 * 2138) == d["slc_max_blocks"]
+    assert slc._table2_blocks(0.2, d) == math.floor(0.5 * 2138)
+    assert slc._table2_blocks(0.91, d) == math.floor(0.1 * 2138)
+
+
+@pytest.fixture(scope="module")
+def paper_quick(quick):
+    out, tables, _ = quick
+    return out, tables, pd.read_csv(out / "paper_runs.csv"), pd.read_csv(out / "paper_setup.csv")
+
+
+def _paper(tables, title):
+    return tables[f"{slc.PAPER_PART}: {title}"]
+
+
+def test_quick_paper_part_has_one_verified_unfolded_row_per_run(paper_quick):
+    _, _, runs, setup = paper_quick
+    keys = ["trace", "policy", "seed"]
+    assert not runs.duplicated(keys).any()
+    assert len(runs) == len(slc.QUICK_WORKLOADS) * len(slc.PAPER_POLICIES) * slc.QUICK.paper_seeds
+    assert set(runs["spec"]) == set(slc.QUICK_WORKLOADS) and set(runs["preset"]) == {slc.PRESET}
+    assert runs["verified"].astype(bool).all(), runs.loc[~runs["verified"].astype(bool), keys]
+    assert (runs["folded_requests"] == 0).all()
+    # Every run of a workload and seed wrote the stream that `_stream_worker` drew again.
+    assert setup["same_stream"].all(), setup
+    assert (setup["stream_requests"] == [slc.QUICK.requests_of(s) for s in setup["spec"]]).all()
+    only = runs[runs["policy"] == "QLC-only"]
+    assert (only["throughput_norm"] == 1.0).all() and (only["slc_host_pages"] == 0).all()
+    assert (runs.loc[runs["policy"] != "QLC-only", "slc_host_pages"] > 0).all()
+
+
+def test_quick_paper_part_measures_the_byte_share_and_keeps_rl_under_its_ceiling(paper_quick):
+    _, tables, _, setup = paper_quick
+    # PC's spec puts 79.58 % of its bytes in writes of at most 512 KiB, YCSB-A's 4.02 %; the
+    # drawn streams hold them to sampling noise.
+    share = setup.set_index("trace")["small_write_byte_share"]
+    assert share["PC"] == pytest.approx(0.7958, abs=0.01)
+    assert share["YCSB-A"] == pytest.approx(0.0402, abs=0.01)
+    ceiling = _paper(tables, slc.CEILING)
+    speedup = 775_500 / 40_000
+    f = ceiling["small_write_byte_share"]
+    assert ceiling["throughput_ceiling"].to_numpy() == pytest.approx((1 / (f / speedup + 1 - f)).to_numpy())
+    assert ceiling["RL under"].all()
+    # Every policy that routes by a threshold of at most 512 KiB is under it too.
+    for policy in ("Static", "DWA", "RL", "RL-control"):
+        assert (ceiling[policy] <= ceiling["throughput_ceiling"]).all(), policy
+
+
+def test_quick_paper_part_shows_dwa_following_table_2_and_ust_reaching_its_budget(paper_quick):
+    _, tables, runs, _ = paper_quick
+    dwa = _paper(tables, "DWA against Static: utilisation reached and SLC size (Table 2, setting 1)")
+    # PC's 1 GiB stays under Table 2's first bound, YCSB-A's 10 GiB of writes pass it (25 %).
+    assert dwa.loc["PC", "utilisation at end"] < 0.2 <= dwa.loc["YCSB-A", "utilisation at end"]
+    assert dwa.loc["PC", "DWA blocks end"] == dwa.loc["PC", "Table 2 blocks there"]
+    assert dwa.loc["YCSB-A", "DWA blocks end"] == dwa.loc["YCSB-A", "Table 2 blocks there"]
+    assert dwa.loc["YCSB-A", "DWA blocks end"] < dwa.loc["YCSB-A", "DWA blocks largest"]
+    static_blocks = slc.drive(slc.PAPER_DRIVE)["static_blocks"]
+    assert (dwa["Static blocks"] == static_blocks).all()
+    # The utilisation is the same whichever policy wrote the data.
+    util = runs.groupby("trace")["utilization_end"]
+    assert (util.max() - util.min() < 1e-3).all()
+    ust = _paper(tables, "UST: SLC blocks per logical block written (budget 6)")
+    # PC's 1,029 MiB is 65 logical blocks of 16 MiB: 390 SLC blocks fit under the 56 % cap.
+    assert ust.loc["PC", "logical blocks written"] == 65 and ust.loc["PC", "room"]
+    assert ust.loc["PC", "per logical block (largest)"] >= 6
+    assert not ust.loc["YCSB-A", "room"]
+    assert ust["reaches budget"].all()
+
+
+def test_quick_paper_part_writes_its_tables_verdicts_and_plots(paper_quick):
+    out, tables, _, _ = paper_quick
+    text = (out / "tables.md").read_text()
+    # The paper part's tables come first.
+    first = text.index("### ")
+    assert text[first:].startswith(f"### {slc.PAPER_PART}: {slc.SUMMARY}")
+    summary = _paper(tables, slc.SUMMARY)
+    assert summary["paper"].dropna().to_dict() == {
+        k: v for k, v in slc.PAPER.items() if k not in slc._NOT_IN_PAPER_PART
+    }
+    verdicts = pd.read_csv(out / "verdicts.csv")
+    assert list(verdicts.columns) == ["headline", "paper", "ours", "ratio", "verdict"]
+    mechanical = verdicts.dropna(subset=["paper"])
+    assert set(mechanical["headline"]) == {k for k in slc.PAPER if k not in slc._NOT_IN_PAPER_PART}
+    assert set(mechanical["verdict"]) <= {"reproduced", "partly", "not", "not measured"}
+    checks = verdicts[verdicts["paper"].isna()]
+    assert len(checks) == 5 and set(checks["verdict"]) <= {"holds", "does not hold"}
+    assert any("ceiling" in h for h in checks["headline"])
+    assert any("random control" in h for h in checks["headline"])
+    control = _paper(tables, "Learned vs random control: write throughput, RL / RL-control")
+    assert list(control.index) == [*(slc.PAPER_WORKLOADS[w] for w in slc.QUICK_WORKLOADS), "mean"]
+    assert (out / "paper_fig4_throughput.png").stat().st_size > 0
+    for name in ("fig4_throughput.png", "fig5_slc_blocks.png", "fig7_breakdown.png"):
+        assert (out / "paper" / name).stat().st_size > 0
+
+
+def test_quick_paper_part_results_are_the_golden_ones(paper_quick, golden_runs):
+    out, _, _, _ = paper_quick
+    golden_runs(out / "paper_runs.csv", "slc_quick_paper_runs", ignore=("rl_loaded_qtable", "wall_s"))
