@@ -179,13 +179,17 @@ def fsp(traces, traces_dir, seeds, quick, **run) -> None:
 @click.option(
     "--quick",
     is_flag=True,
-    help="CI-sized: a 192-block drive, two traces (the PC and TPC-C stand-ins), every mapping verified.",
+    help="CI-sized: Table 4's PC and YCSB-A cut to 60,000 and 12,000 requests, then a 192-block drive "
+    "and two traces (the PC and TPC-C stand-ins); every mapping verified.",
 )
 @_run_options("results/slc")
 def slc(traces, traces_dir, seeds, quick, **run) -> None:
     """RL SLC cache (Yoo & Shin, HotStorage 2020) on hybrid SLC/QLC: Figs. 4-8 and WAF.
 
-    QLC-only, Static, DWA, UST and the Q-learning SLC cache manager on the preset yoo-hybrid-qlc,
-    each trace replayed until it has written 1.5 drives; then an agent trained on the training
-    stand-ins against an untrained one (Fig. 8)."""
+    First Table 4's six workloads (the specs slc-pc ... slc-ycsb-a, at the paper's address
+    spaces and total writes, from empty, at least 3 seeds), with each one's throughput ceiling;
+    then QLC-only, Static, DWA, UST and the Q-learning SLC cache manager on the preset
+    yoo-hybrid-qlc over the stand-in traces, each replayed until it has written 1.5 drives, and
+    an agent trained on the training stand-ins against an untrained one (Fig. 8). --seeds sets
+    the stand-ins' seeds, and the first table's when above 3."""
     _run("slc", traces, traces_dir, seeds=seeds, quick=quick, **run)
