@@ -26,7 +26,18 @@ exponential moving average of the cost (`slc.rl.reward_baseline = "exponential"`
 mean over all steps, to see whether that narrows the spread over seeds. Neither is pre-trained
 (Fig. 8 trains RL only).
 
-The set-up and where it differs from the paper's:
+Two parts (issue #33). First, Table 4's six workloads as the specs built from the paper's figures
+(`PAPER_WORKLOADS`: address space, total writes, mean size, the byte shares of four size classes;
+docs/workloads.md), each at the paper's length on the paper's drive from empty, no address folded
+(`PAPER_UTILIZATION`), `PAPER_SEEDS` seeds, with `PAPER_POLICIES`: paper_runs.csv, the tables
+titled `PAPER_PART` and verdicts.csv. Beside Fig. 4: the ceiling each workload's byte share of
+writes of at most 512 KiB allows (`throughput_ceiling`, on the stream the runs wrote), DWA's
+utilisation reached against Table 2 (`dwa_table`), UST's SLC blocks per logical block written
+against its budget of 6 (`ust_table`) and issue #33's checks (`paper_checks`). Then the stand-in
+real traces below (runs.csv and the tables under the figures' names), the part this module ran
+before.
+
+The set-up of the stand-in part and where it differs from the paper's:
 
 * Traces. The paper's six traces (PC, Phone, TPC-C, OLTP, LinkBench, YCSB-A; Table 4) are not
   public. Each is stood in for by a real trace of ../shared/traces with writes (`STAND_INS`,
