@@ -425,6 +425,12 @@ pub struct CacheConfig {
     /// leave in one order, as in the FSP paper's Baseline-RW (Sec. IV-A, Fig. 13-14). The two
     /// are the same without clean pages (`insert_reads = false`).
     pub room_order: RoomOrder,
+    /// With `insert_reads`: a page read from flash enters the buffer dirty, so it is programmed
+    /// again when it leaves, as SSDsim's buffer does with everything it evicts (its nodes keep
+    /// no clean state). The FSP paper's Baseline-RW, built on SSDsim, "brings about more flush
+    /// operations on the flash array and more erase operations" (Sec. IV-B1; 2.2x erases,
+    /// Sec. IV-D2). With every buffered page dirty, `room_order` no longer matters.
+    pub write_back_reads: bool,
     /// In idle time (`[idle]`), program every dirty page (as units, as evictions do), so that
     /// later writes find room without evicting.
     pub flush_on_idle: bool,
@@ -531,6 +537,7 @@ impl Default for CacheConfig {
             dram_bytes_per_s: 3_200_000_000,
             insert_reads: false,
             room_order: RoomOrder::CleanFirst,
+            write_back_reads: false,
             flush_on_idle: false,
             flush_interval_ns: None,
             fsp: FspConfig::default(),

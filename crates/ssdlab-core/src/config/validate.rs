@@ -138,6 +138,9 @@ fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks:
     p.check(c.capacity.0 == 0 || c.capacity.0 >= config.device.page_bytes, "cache.capacity", || {
         format!("must be 0 (no buffer) or at least one page ({} bytes)", config.device.page_bytes)
     });
+    p.check(!c.write_back_reads || c.insert_reads, "cache.write_back_reads", || {
+        "writes back pages that reads put in the buffer: it needs cache.insert_reads = true".into()
+    });
     if let Some(interval) = c.flush_interval_ns {
         p.check(interval >= 1, "cache.flush_interval_ns", || "must be at least 1".into());
         p.check(c.capacity.0 > 0, "cache.flush_interval_ns", || {

@@ -163,6 +163,8 @@ pub struct Ftl {
     /// Time for one page to cross the DRAM bus (write buffer).
     dram_page_ns: Nanos,
     insert_reads: bool,
+    /// Pages reads put in the buffer are dirty (`cache.write_back_reads`).
+    write_back_reads: bool,
     /// Program the buffer's dirty pages in idle time (`cache.flush_on_idle`).
     flush_on_idle: bool,
     /// `cache.flush_interval_ns`, and when the armed write-back timer fires.
@@ -505,6 +507,7 @@ impl Ftl {
         Ok(Ftl {
             dram_page_ns: transfer_ns(geometry.page_bytes, cfg.cache.dram_bytes_per_s),
             insert_reads: cfg.cache.insert_reads,
+            write_back_reads: cfg.cache.write_back_reads,
             flush_on_idle: cfg.cache.flush_on_idle && cfg.cache.capacity.0 > 0,
             // Validation refuses an interval without a buffer.
             flush_interval_ns: cfg.cache.flush_interval_ns,
@@ -1065,6 +1068,7 @@ mod allocation_tests {
             trimmed: vec![0; (logical_pages as usize).div_ceil(64)],
             dram_page_ns: 0,
             insert_reads: false,
+            write_back_reads: false,
             flush_on_idle: false,
             flush_interval_ns: None,
             flush_timer: None,

@@ -119,8 +119,9 @@ impl Ftl {
     /// A host read of `lpn` missed the buffer and read a flash page of `page_type`, ending at
     /// `read_end`: the eviction policy hears of it and may ask for the page back as dirty data
     /// (`Rewrite`: the FSP paper's rewrite modules), else with `cache.insert_reads` the page is
-    /// kept clean. Returns when the read may complete (later only if it waited for room to
-    /// keep the page clean; a rewrite is the FTL's own work, no read waits for it).
+    /// kept, clean (dirty with `cache.write_back_reads`). Returns when the read may complete
+    /// (later only if it waited for room to keep the page; a rewrite is the FTL's own work, no
+    /// read waits for it).
     pub(super) fn after_flash_read(
         &mut self,
         lpn: Lpn,
@@ -139,7 +140,10 @@ impl Ftl {
         match rewrite {
             Rewrite::No if self.insert_reads => {
                 let t = self.make_room(now, device)?;
-                self.buffer.as_mut().expect("buffer").insert(lpn, false, PageWrite::default(), version);
+                // Written back when it leaves (`write_back_reads`): routed as a write of the
+                // read's size would be.
+                let (dirty, write) = if self.write_back_reads { (true, write) } else { (false, PageWrite::default()) };
+                self.buffer.as_mut().expect("buffer").insert(lpn, dirty, write, version);
                 Ok(t)
             }
             Rewrite::No => Ok(now),

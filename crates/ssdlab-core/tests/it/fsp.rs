@@ -46,13 +46,14 @@ fn a_read_costs_its_page_type_and_a_unit_one_program() {
 /// Zipf reads and writes over a filled drive: hot pages are read again and again, so the
 /// rewrite modules fire; GC runs; the buffer still holds dirty data at the end.
 fn run_policy(eviction: &str, insert_reads: bool, cache_mib: u32) -> ssdlab_core::Report {
-    run_buffer(eviction, insert_reads, "clean_first", cache_mib)
+    run_buffer(eviction, insert_reads, "room_order = \"clean_first\"", cache_mib)
 }
 
-fn run_buffer(eviction: &str, insert_reads: bool, room_order: &str, cache_mib: u32) -> ssdlab_core::Report {
+/// `run_policy` with more `[cache]` keys (`extra`, TOML lines).
+fn run_buffer(eviction: &str, insert_reads: bool, extra: &str, cache_mib: u32) -> ssdlab_core::Report {
     let toml = format!(
         "verify = true\n{SMALL}[cache]\ncapacity = \"{cache_mib}MiB\"\neviction = \"{eviction}\"\n\
-         insert_reads = {insert_reads}\nroom_order = \"{room_order}\"\n[cache.fsp]\nepisode_length = 200\n\
+         insert_reads = {insert_reads}\n{extra}\n[cache.fsp]\nepisode_length = 200\n\
          [warmup]\nfill = true\nrandom_writes = 0.2\n\
          [workload]\nrw = \"randrw\"\nrwmixread = 50\nbs = 12288\niodepth = 8\nrandom_distribution = \"zipf\"\n\
          zipf_theta = 0.9\ncount = 60000\n"
@@ -97,12 +98,41 @@ fn every_scheduler_at_every_cache_size_keeps_every_page() {
 #[test]
 fn baseline_rw_with_one_lru_order_evicts_dirty_pages_for_read_data() {
     for cache_mib in [2, 8] {
-        let clean_first = run_buffer("lru", true, "clean_first", cache_mib);
-        let lru = run_buffer("lru", true, "lru", cache_mib);
+        let clean_first = run_buffer("lru", true, "room_order = \"clean_first\"", cache_mib);
+        let lru = run_buffer("lru", true, "room_order = \"lru\"", cache_mib);
         let cell = format!("{cache_mib} MiB");
         assert!(lru.verify.final_scan_passed, "{cell}");
         let (a, b) = (clean_first.cache.as_ref().unwrap(), lru.cache.as_ref().unwrap());
         assert!(b.write_hit_ratio < a.write_hit_ratio, "{cell}: {} !< {}", b.write_hit_ratio, a.write_hit_ratio);
         assert!(b.evicted_pages > a.evicted_pages, "{cell}: {} !> {}", b.evicted_pages, a.evicted_pages);
     }
+}
+
+/// SSDsim's buffer, under the FSP paper's Baseline-RW, programs read data again when it leaves
+/// (`write_back_reads`): every page a read put in the buffer costs a program, so flash programs
+/// and erases rise with the reads (the paper's 2.2x erases, Sec. IV-D2), and no page is lost.
+#[test]
+fn written_back_read_data_costs_programs_and_erases() {
+    let clean = run_buffer("lru", true, "", 2);
+    let written = run_buffer("lru", true, "write_back_reads = true", 2);
+    assert!(written.verify.final_scan_passed);
+    let programs = |r: &ssdlab_core::Report| r.device.counters.by_source.get(Source::BufferFlush).programs;
+    let inserted = written.device.counters.by_source.get(Source::Host).reads - written.ftl.rmw_reads;
+    // Every flash read left a dirty page behind; nearly all of them were programmed by the end
+    // (some were overwritten in the buffer first, merging with a host write).
+    assert!(
+        programs(&written) > programs(&clean) + inserted / 2,
+        "{} {} {inserted}",
+        programs(&written),
+        programs(&clean)
+    );
+    assert!(written.device.counters.erases > clean.device.counters.erases);
+    let bad = ssdlab_core::load_config(
+        Some("li-qlc-fsp"),
+        &[Layer::inline("[cache]\ncapacity = \"2MiB\"\nwrite_back_reads = true\n")],
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(bad.contains("cache.write_back_reads") && bad.contains("insert_reads"), "{bad}");
 }
