@@ -57,6 +57,7 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
         assert f'eviction = "{evictions.get(job.labels["policy"], "rl_fsp")}"' in resolved
         assert ("insert_reads = true" in resolved) == (job.labels["policy"] == "Baseline-RW")
         assert ('room_order = "lru"' in resolved) == (job.labels["policy"] == "Baseline-RW")
+        assert ("write_back_reads = true" in resolved) == (job.labels["policy"] == "Baseline-RW")
         assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
         # Half the space filled before the trace (fsp.DRIVE), every request of the trace.
         assert set(fsp.DRIVE) <= set(job.overrides)
