@@ -4,7 +4,8 @@
 //! `tests/it/spec_presets.rs` checks every one against its table.
 
 /// (name, TOML) of every built-in spec: the RL-FSP paper's eight traces (Li et al., TCAD 2024,
-/// Table II) in its order, then the RL-SLC paper's six (Yoo and Shin, HotStorage 2020, Table 4).
+/// Table II) in its order, then the RL-SLC paper's six (Yoo and Shin, HotStorage 2020, Table 4),
+/// then the RLGC paper's nine (Kang, Shin, Yoo, ACM TECS 2017, Table 1) in its order.
 const SPECS: &[(&str, &str)] = &[
     ("fsp-stg0", include_str!("presets/fsp-stg0.toml")),
     ("fsp-ts0", include_str!("presets/fsp-ts0.toml")),
@@ -20,6 +21,15 @@ const SPECS: &[(&str, &str)] = &[
     ("slc-oltp", include_str!("presets/slc-oltp.toml")),
     ("slc-linkbench", include_str!("presets/slc-linkbench.toml")),
     ("slc-ycsb-a", include_str!("presets/slc-ycsb-a.toml")),
+    ("rlgc-home1", include_str!("presets/rlgc-home1.toml")),
+    ("rlgc-home2", include_str!("presets/rlgc-home2.toml")),
+    ("rlgc-home3", include_str!("presets/rlgc-home3.toml")),
+    ("rlgc-home4", include_str!("presets/rlgc-home4.toml")),
+    ("rlgc-webmail", include_str!("presets/rlgc-webmail.toml")),
+    ("rlgc-webmail-online", include_str!("presets/rlgc-webmail-online.toml")),
+    ("rlgc-rbesql", include_str!("presets/rlgc-rbesql.toml")),
+    ("rlgc-msnfs", include_str!("presets/rlgc-msnfs.toml")),
+    ("rlgc-oltp", include_str!("presets/rlgc-oltp.toml")),
 ];
 
 /// The names of the built-in specs.
