@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -154,12 +154,63 @@ class Settings:
     blocks_per_plane: int = BLOCKS_PER_PLANE
     drive_writes: float = DRIVE_WRITES
     seeds: int = 10
+    #: The paper part: Table 1's workloads (specs), their drive writes and seeds.
+    paper_workloads: tuple[str, ...] = ()
+    paper_drive_writes: float = DRIVE_WRITES
+    paper_seeds: int = 10
 
 
-#: CI-sized: two workloads, half the blocks, two drives written, two seeds.
-QUICK = Settings(blocks_per_plane=256, drive_writes=2.0, seeds=2)
+#: CI-sized: two workloads, half the blocks, two drives written, two seeds; on the paper part
+#: home1 (the workload of the paper's Fig. 9) at 1.5 drives, two seeds.
+QUICK = Settings(
+    blocks_per_plane=256,
+    drive_writes=2.0,
+    seeds=2,
+    paper_workloads=("rlgc-home1",),
+    paper_drive_writes=1.5,
+    paper_seeds=2,
+)
 QUICK_TRACES = ("msr/wdev_3.csv",)
 QUICK_SYNTHETIC = ("bursts_20_80_hotcold",)
+
+#: Table 1's nine workloads, in its order, as the specs built from its published statistics
+#: (write ratio, mean inter-request interval, mean request size; every other choice is in each
+#: spec's header): the first table. Labels are Table 1's names.
+PAPER_WORKLOADS: dict[str, str] = {
+    "rlgc-home1": "home1",
+    "rlgc-home2": "home2",
+    "rlgc-home3": "home3",
+    "rlgc-home4": "home4",
+    "rlgc-webmail": "webmail",
+    "rlgc-webmail-online": "webmail+online",
+    "rlgc-rbesql": "RBESQL",
+    "rlgc-msnfs": "MSNFS",
+    "rlgc-oltp": "oltp",
+}
+PAPER_PART = "Table 1 workloads (from the paper's statistics)"
+#: The paper part's grid: the paper's schedulers, the slides' like-for-like pair (Base-2, QTC and
+#: QTC-u1, all 0..=2 copies) and a random-action control per learned scheduler. QTC-u1 has no
+#: control of its own: a QTC control draws every action at random, seen state or not, so
+#: `unseen_copies` does not reach it and QTC-control is QTC-u1's control too.
+PAPER_LEARNED: dict[str, str] = {
+    "Base": "Base-control",
+    "Aggr": "Aggr-control",
+    "Base-2": "Base-2-control",
+    "QTC": "QTC-control",
+    "QTC-u1": "QTC-control",
+}
+#: The real-trace part's seeds at most (the paper part keeps `Settings.paper_seeds`): cut from ten
+#: so that the full reproduction's time goes to the paper part (docs/experiments/rlgc.md, "Budget").
+TRACE_SEEDS = 3
+#: The paper's averages over its nine workloads (Tables 5-6, "AVG") and the slides' QTC figure:
+#: p99.99 normalised to LazyRTGC, QTC over RLGC.
+PAPER_AVG: dict[str, float] = {
+    "Base 512Gb p99.99 / LazyRTGC": 0.94,
+    "Aggr 512Gb p99.99 / LazyRTGC": 0.71,
+    "Base 128Gb p99.99 / LazyRTGC": 0.79,
+    "Aggr 128Gb p99.99 / LazyRTGC": 0.64,
+    "QTC / RLGC p99.99 (Base-2)": 0.88,
+}
 
 
 @dataclass(frozen=True)
@@ -167,6 +218,8 @@ class Workload:
     name: str
     trace: Path | None
     overrides: tuple[str, ...]
+    #: A built-in workload spec (the paper part), drawn instead of a trace or the generator.
+    spec: str | None = None
 
 
 def _device(preset: str) -> dict[str, Any]:
@@ -222,7 +275,11 @@ def plan(preset: str, workload: Workload, settings: Settings, probe: dict[str, A
         repeat = 1
         requests = min(MAX_REQUESTS, math.ceil(target / max(per_request, 1e-9)))
         written = requests * per_request
-        footprint = addressable
+        footprint = (
+            addressable
+            if workload.spec is None
+            else min(addressable, _spec_footprint_pages(workload.spec, preset))
+        )
         sizing = (f"workload.count={requests}",)
     return {
         "preset": preset,
@@ -241,10 +298,31 @@ def plan(preset: str, workload: Workload, settings: Settings, probe: dict[str, A
     }
 
 
+def _spec_footprint_pages(spec: str, preset: str) -> int:
+    """A built-in spec's write footprint in the preset's pages (its address space if unset)."""
+    table = tomllib.loads(_core.spec_toml(spec) or "")
+    footprint = (table.get("write") or {}).get("footprint") or table["address_space"]
+    page = _device(preset)["device"]["page_bytes"]
+    return math.ceil(_bytes(footprint) / page)
+
+
+def _bytes(size: str | int) -> int:
+    """A spec's size ("1280MiB", "2GiB" or bytes) in bytes."""
+    if isinstance(size, int):
+        return size
+    units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    for unit, factor in units.items():
+        if size.endswith(unit):
+            return int(float(size.removesuffix(unit)) * factor)
+    return int(size)
+
+
 def _base_overrides(settings: Settings, workload: Workload) -> tuple[str, ...]:
     """Every run's drive and workload, before sizing: the empty drive, the workload's reader
-    options or generator settings."""
-    if workload.trace is not None:
+    options or generator settings (a spec's addresses packed as a trace's)."""
+    if workload.spec is not None:
+        reader = ("workload.fold=compact",)
+    elif workload.trace is not None:
         reader = ("workload.fold=compact", *(f"workload.trace.{o}" for o in workload.overrides))
     else:
         reader = workload.overrides
@@ -276,6 +354,11 @@ def _trace_arg(w: Workload) -> str | None:
     return str(w.trace) if w.trace else None
 
 
+def paper_workloads(specs: tuple[str, ...]) -> list[Workload]:
+    """The paper part's workloads: built-in specs, labelled with Table 1's names."""
+    return [Workload(PAPER_WORKLOADS[s], None, (), s) for s in specs]
+
+
 def probe_jobs(loads: list[Workload], presets, settings: Settings) -> list[Job]:
     """One pass of every workload (a quarter of the addressable space for the synthetic ones)
     on the empty drive, before any GC: what a pass programs, and is the load sustainable?"""
@@ -287,7 +370,7 @@ def probe_jobs(loads: list[Workload], presets, settings: Settings) -> list[Job]:
             if w.trace is None:
                 base = (*base, f"workload.count={addressable // 4}")
             labels = {"preset": preset, "workload": w.name}
-            jobs.append(Job(labels, preset, _trace_arg(w), None, (*base, "gc.scheduler=greedy")))
+            jobs.append(Job(labels, preset, _trace_arg(w), w.spec, (*base, "gc.scheduler=greedy")))
     return jobs
 
 
@@ -333,7 +416,7 @@ def build_jobs(
                 for seed in range(settings.seeds):
                     labels = {"preset": preset, "workload": w.name, "scheduler": name, "seed": seed}
                     extra = _scheduler_overrides(name, sched, preset, settings)
-                    jobs.append(Job(labels, preset, _trace_arg(w), None, (*base, *extra, f"seed={seed}")))
+                    jobs.append(Job(labels, preset, _trace_arg(w), w.spec, (*base, *extra, f"seed={seed}")))
     return jobs, plans
 
 
@@ -568,6 +651,113 @@ def paper_table(result: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame({"ours": pd.Series(ours), "paper": pd.Series(PAPER)})
 
 
+def paper_schedulers() -> dict[str, tuple[str, ...]]:
+    """The paper part's grid: `schedulers(False)` and Base-2's own random control (0..=2 copies)."""
+    base2_control = (*QTC_VARIANTS["Base-2"], "gc.rlgc.random_control=true")
+    return {**schedulers(False), "Base-2-control": base2_control}
+
+
+def paper_control_table(runs: pd.DataFrame, sustainable: set[tuple[str, str]]) -> pd.DataFrame:
+    """`control_table` for the paper part: every learned scheduler of `PAPER_LEARNED` over its
+    control (QTC-u1 over QTC-control)."""
+    pairs = {name: (name, control) for name, control in PAPER_LEARNED.items()}
+    return paired_ratios(runs, pairs, sustainable)
+
+
+def _average(table: pd.DataFrame, col: str, which: str = "average (all)") -> float:
+    """A column's figure on the `which` row of a per-preset table (the presets' mean)."""
+    if col not in table:
+        return math.nan
+    rows = table[col]
+    values = rows[rows.index.get_level_values(-1) == which].dropna()
+    return float(values.mean()) if len(values) else math.nan
+
+
+def paper_summary(result: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The paper part's figures beside the paper's (`PAPER_AVG`: averages over its nine
+    workloads, so ours are over all nine too), then the direction checks of issue #33 (`paper`
+    empty: no figure to be near, only a side to be on): each learned scheduler's p99.99 over its
+    control's, and Aggr < Base < LazyRTGC."""
+    rows: dict[str, dict[str, Any]] = {}
+    for part, preset in (("512Gb", "kang-3d-512gb"), ("128Gb", "kang-3d-128gb")):
+        table = result.get(f"{PAPER_PART}: {preset} p99.99 (normalised to LazyRTGC)")
+        for name in ("Base", "Aggr"):
+            key = f"{name} {part} p99.99 / LazyRTGC"
+            ours = math.nan if table is None else float(table.loc["average (all)", name])
+            rows[key] = {"ours": ours, "paper": PAPER_AVG[key]}
+        if table is not None:
+            base, aggr = (float(table.loc["average (all)", n]) for n in ("Base", "Aggr"))
+            rows[f"{part}: Aggr < Base < LazyRTGC at p99.99"] = {
+                "ours": f"{aggr:.3f} < {base:.3f} < 1: {aggr < base < 1}",
+                "paper": math.nan,
+            }
+    qtc = result.get(f"{PAPER_PART}: QTC vs RLGC p99.99")
+    if qtc is not None:
+        rows["QTC / RLGC p99.99 (Base-2)"] = {
+            "ours": _average(qtc, "QTC / Base-2"),
+            "paper": PAPER_AVG["QTC / RLGC p99.99 (Base-2)"],
+        }
+        rows["QTC-u1 / RLGC p99.99 (Base-2)"] = {"ours": _average(qtc, "QTC-u1 / Base-2"), "paper": math.nan}
+    control = result.get(f"{PAPER_PART}: learned vs random control")
+    if control is not None:
+        for name in PAPER_LEARNED:
+            ours = _average(control, name)
+            rows[f"{name} / its control p99.99 (< 1: learning helps)"] = {
+                "ours": f"{ours:.3f}: {ours < 1}",
+                "paper": math.nan,
+            }
+    return pd.DataFrame.from_dict(rows, orient="index")[["ours", "paper"]]
+
+
+def _verdicts(path: Path, summary: pd.DataFrame) -> pd.DataFrame:
+    """verdicts.csv: `write_verdicts` on the figures the paper gives, then one row per direction
+    check (`reproduced` when ours is on the paper's side, else `not`)."""
+    frame = write_verdicts(path, summary)
+    checks = summary[summary["paper"].isna()]
+    extra = [
+        {
+            "headline": headline,
+            "paper": "below 1" if "control" in headline else "holds",
+            "ours": row["ours"],
+            "ratio": math.nan,
+            "verdict": "reproduced" if str(row["ours"]).endswith("True") else "not",
+        }
+        for headline, row in checks.iterrows()
+        if isinstance(row["ours"], str)
+    ]
+    frame = pd.concat([frame, pd.DataFrame(extra)], ignore_index=True)
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def _part(
+    loads: list[Workload],
+    presets,
+    grid: dict[str, tuple[str, ...]],
+    settings: Settings,
+    runner: Runner,
+    verify: bool,
+    title: str,
+) -> tuple[pd.DataFrame, list[dict[str, Any]], pd.DataFrame, set[tuple[str, str]]]:
+    """Probe, plan and run one part's grid: (set-up, results, runs, sustainable workloads)."""
+    console.print(f"{title}: load check, one pass of each workload on the empty drive, no GC")
+    probes = probe(loads, presets, settings, runner)
+    jobs, plans = build_jobs(loads, presets, grid, settings, probes)
+    if verify:
+        jobs = verified(jobs)
+    verdicts = probes[["preset", "workload", "no_gc_write_p99_99_us", "probe_erases", "sustainable"]]
+    setup = pd.DataFrame(plans).drop(columns=["_overrides"]).merge(verdicts, on=["preset", "workload"])
+    sustainable = {(r.preset, r.workload) for r in setup.itertuples() if r.sustainable}
+    print_frame(
+        f"{title}: set-up per workload (empty start; every request measured)",
+        setup.set_index(["preset", "workload"]),
+    )
+    results = run_jobs(jobs, _worker, runner)
+    series = ("write_histogram", "free_blocks", "learning_curve")
+    runs = pd.DataFrame([{k: v for k, v in r.items() if k not in series} for r in results])
+    return setup, results, runs, sustainable
+
+
 def reproduce(
     traces: list[Path] | None,
     out: Path,
@@ -579,12 +769,43 @@ def reproduce(
     quick: bool = False,
     verify: bool = False,
 ) -> dict[str, pd.DataFrame]:
-    """Run the reproduction; `quick` is the CI-sized grid (`QUICK`), `verify` checks every
-    mapping at the end of every run (and fails the run on a lost page), `runner` says where the
-    grids run (local processes by default; finished runs are kept in `out/cells` and reused)."""
+    """Run the reproduction: first the paper part (Table 1's workloads as specs, `seeds` seeds;
+    paper_runs.csv, paper_setup.csv, verdicts.csv), then the real traces and synthetic bursts
+    (at most `TRACE_SEEDS` seeds; runs.csv, setup.csv). `quick` is the CI-sized grid (`QUICK`),
+    `verify` checks every mapping at the end of every run (and fails the run on a lost page),
+    `runner` says where the grids run (local processes by default; finished runs are kept in
+    `out/cells` and reused)."""
     out.mkdir(parents=True, exist_ok=True)
     runner = (runner or Runner()).under(out)
-    settings = QUICK if quick else Settings(seeds=seeds)
+    if quick:
+        settings = QUICK
+    else:
+        settings = Settings(
+            seeds=min(seeds, TRACE_SEEDS), paper_workloads=tuple(PAPER_WORKLOADS), paper_seeds=seeds
+        )
+    paper_settings = replace(settings, drive_writes=settings.paper_drive_writes, seeds=settings.paper_seeds)
+    paper_setup, paper_results, paper_runs, paper_sustainable = _part(
+        paper_workloads(settings.paper_workloads),
+        presets,
+        paper_schedulers(),
+        paper_settings,
+        runner,
+        verify,
+        PAPER_PART,
+    )
+    paper_setup.to_csv(out / "paper_setup.csv", index=False)
+    paper_runs.to_csv(out / "paper_runs.csv", index=False)
+    paper_tables = {f"{PAPER_PART}: {t}": table for t, table in tables(paper_runs, paper_sustainable).items()}
+    paper_tables[f"{PAPER_PART}: learned vs random control"] = paper_control_table(
+        paper_runs, paper_sustainable
+    )
+    paper_tables[f"{PAPER_PART}: QTC vs RLGC p99.99"] = qtc_table(paper_runs, paper_sustainable)
+    paper_tables[f"{PAPER_PART}: p99.99 ratio to LazyRTGC over seeds (all workloads)"] = spread(
+        paper_runs, {(p, w) for p, w in zip(paper_runs["preset"], paper_runs["workload"], strict=True)}
+    )
+    summary = paper_summary(paper_tables)
+    paper_tables[f"{PAPER_PART}: the paper's figures beside ours"] = summary
+
     synthetic = QUICK_SYNTHETIC if quick else tuple(SYNTHETIC)
     names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
     paths = choose_traces(traces, shared_traces, names)
@@ -592,22 +813,16 @@ def reproduce(
         p: () if traces else DEFAULT_TRACES.get(n, ()) for p, n in zip(paths, traces or names, strict=True)
     }
     loads = workloads(trace_map, synthetic)
-    grid_schedulers = schedulers(include_predictors)
-    console.print("Load check: one pass of each workload on the empty drive, no GC")
-    probes = probe(loads, presets, settings, runner)
-    jobs, plans = build_jobs(loads, presets, grid_schedulers, settings, probes)
-    if verify:
-        jobs = verified(jobs)
-    verdicts = probes[["preset", "workload", "no_gc_write_p99_99_us", "probe_erases", "sustainable"]]
-    setup = pd.DataFrame(plans).drop(columns=["_overrides"]).merge(verdicts, on=["preset", "workload"])
-    sustainable = {(r.preset, r.workload) for r in setup.itertuples() if r.sustainable}
-    print_frame(
-        "Set-up per workload (empty start; every request measured)", setup.set_index(["preset", "workload"])
+    setup, results, runs, sustainable = _part(
+        loads,
+        presets,
+        schedulers(include_predictors),
+        settings,
+        runner,
+        verify,
+        "Real traces and synthetic bursts",
     )
     setup.to_csv(out / "setup.csv", index=False)
-    results = run_jobs(jobs, _worker, runner)
-    series = ("write_histogram", "free_blocks", "learning_curve")
-    runs = pd.DataFrame([{k: v for k, v in r.items() if k not in series} for r in results])
     runs.to_csv(out / "runs.csv", index=False)
     result_tables = tables(runs, sustainable)
     result_tables["learned vs random control: p99.99 learned / control (mean of per-seed ratios)"] = (
@@ -621,14 +836,16 @@ def reproduce(
         result_tables["p99.99 ratio to LazyRTGC over seeds (sustainable workloads)"] = spread(
             runs, sustainable
         )
-    ours_vs_paper = paper_table(result_tables)
-    write_tables(out / "tables.md", {**result_tables, "The paper's figures beside ours": ours_vs_paper})
-    write_verdicts(out / "verdicts.csv", ours_vs_paper)
-    plots(results, out)
+    result_tables["The paper's figures beside ours"] = paper_table(result_tables)
+    everything = {**paper_tables, **{f"Real traces: {t}": table for t, table in result_tables.items()}}
+    write_tables(out / "tables.md", everything)
+    _verdicts(out / "verdicts.csv", summary)
+    plots(paper_results + results, out)
     learning_plots(results, sustainable, out)
-    for title, table in {**result_tables, "The paper's figures beside ours": ours_vs_paper}.items():
+    for title, table in everything.items():
         print_frame(title, table)
     console.print(
-        f"\nresults: {out}/ (setup.csv, runs.csv, tables.md, verdicts.csv, fig7_fig9_*.png, learning_curves_*.png)"
+        f"\nresults: {out}/ (paper_setup.csv, paper_runs.csv, setup.csv, runs.csv, tables.md, verdicts.csv, "
+        "fig7_fig9_*.png, learning_curves_*.png)"
     )
-    return result_tables
+    return everything
