@@ -13,6 +13,13 @@ with the per-device action range and intensive step of their `[gc.rlgc]` tables.
   copies, QTC's own), and QTC-u1, QTC taking one copy in a state its cache does not hold where
   the slides take none. "QTC vs RLGC" compares QTC (and QTC-u1) with Base-2.
 
+Two parts, each with its own tables. First, the paper's workloads: Table 1's nine as the
+built-in specs `rlgc-home1` ... `rlgc-oltp` (write ratio, mean interval and mean size from the
+table; every other choice in the specs' headers), 10 seeds, with Base-2's own control; its
+averages over all nine are held to Tables 5-6 and the slides in verdicts.csv, with the direction
+checks (Aggr < Base < LazyRTGC, learned below control). Second, the real traces and synthetic
+bursts below, at most `TRACE_SEEDS` seeds in the full run.
+
 The set-up is the paper's Sec. 6.1: the drive starts empty and the latency of every request is
 measured. Each workload runs until it has written `DRIVE_WRITES` times the drive's physical
 pages, so GC (which starts after about one drive) runs for most of the run. The drive keeps
