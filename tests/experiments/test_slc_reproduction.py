@@ -36,6 +36,16 @@ FIGURES = [
     "rl_mean_reward",
 ]
 SLC_POLICIES = [p for p in slc.POLICIES if p != slc.BASELINE]
+#: The `slc.policy` each named policy of the grids runs.
+POLICY_IDS = {
+    "QLC-only": "none",
+    "Static": "static",
+    "DWA": "dwa",
+    "UST": "ust",
+    "RL": "rl",
+    "RL-control": "rl",
+    "RL-exp": "rl",
+}
 
 
 def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
@@ -45,21 +55,12 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
     assert len(jobs) == len(slc.STAND_INS) * len(slc.POLICIES) * 2
     static_blocks = slc.drive(slc.Settings())["static_blocks"]
     assert static_blocks == round(0.1 * 2138)
-    policies = {
-        "QLC-only": "none",
-        "Static": "static",
-        "DWA": "dwa",
-        "UST": "ust",
-        "RL": "rl",
-        "RL-control": "rl",
-        "RL-exp": "rl",
-    }
     for job in jobs:
         resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
         assert job.preset == "yoo-hybrid-qlc"
         assert 'fold = "compact"' in resolved and "repeat = 3" in resolved
         assert 'replay = "closed"' in resolved and "iodepth = 1" in resolved
-        assert f'policy = "{policies[job.labels["policy"]]}"' in resolved
+        assert f'policy = "{POLICY_IDS[job.labels["policy"]]}"' in resolved
         assert f"seed={job.labels['seed']}" in job.overrides
         if job.labels["policy"] == "Static":
             assert f"slc.blocks={static_blocks}" in job.overrides
@@ -451,19 +452,11 @@ def test_paper_jobs_run_table4s_workloads_unfolded_from_empty_with_three_seeds()
     assert {j.labels["trace"] for j in jobs} == {"PC", "Phone", "TPC-C", "OLTP", "LinkBench", "YCSB-A"}
     # The host addresses enough of the drive for YCSB-A's 30,241 MiB: no address is folded.
     assert slc.drive(slc.PAPER_DRIVE)["addressable_bytes"] >= 30_241 * 2**20
-    policies = {
-        "QLC-only": "none",
-        "Static": "static",
-        "DWA": "dwa",
-        "UST": "ust",
-        "RL": "rl",
-        "RL-control": "rl",
-    }
     for job in jobs:
         resolved = config.resolve(job.preset, workload=job.workload, overrides=job.overrides)
         assert job.preset == "yoo-hybrid-qlc" and job.trace is None
         assert "blocks_per_plane = 2138" in resolved, "the paper's drive"
-        assert f'policy = "{policies[job.labels["policy"]]}"' in resolved
+        assert f'policy = "{POLICY_IDS[job.labels["policy"]]}"' in resolved
         assert f"seed={job.labels['seed']}" in job.overrides
         # The paper's length (the spec's total writes), from empty.
         assert not any(o.startswith(("workload.count", "warmup.", "workload.repeat")) for o in job.overrides)
