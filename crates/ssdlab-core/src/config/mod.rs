@@ -157,6 +157,15 @@ pub enum GcBackground {
     /// request arriving in idle time waits for at most that); the next step starts when this
     /// one ends if the host is still idle.
     Idle,
+    /// FEMU's background GC, as the LearnedFTL authors' `dftl.c` and `tpftl.c` run it (their
+    /// FTL thread calls `do_gc(ssd, false)` on every pass while free lines are at or below 25 %,
+    /// host requests or not): `greedy` on `ftl.placement = "line"` only. After each host request
+    /// completes, while free blocks are below `gc.background_free_blocks`, it collects one line,
+    /// the greedy one, if at least 1/8 of its pages are invalid (FEMU's `select_victim_line`
+    /// refuses a victim below that when not forced). The work is booked on the chips at that
+    /// time as background work: no request waits for it directly, later operations on those
+    /// chips queue behind it. Blocking GC at `gc.trigger_free_blocks` stays as the foreground.
+    BetweenRequests,
 }
 
 /// `[device]`: geometry, cells, overprovisioning and timings of the simulated drive. Physical
@@ -344,6 +353,26 @@ pub struct LearnedConfig {
     /// per segment and one bit per entry of the translation page (96 for 8 segments and 512
     /// entries).
     pub model_bytes: u32,
+    /// Whether LearnedFTL's translation-page programs take time: `charged` (the default, as for
+    /// DFTL and TPFTL) or `none`, the accounting of the authors' FEMU code (`ld-tpftl.c`, whose
+    /// `translation_write_page` leaves the program's `ssd_advance_status` call commented out,
+    /// while their `dftl.c` and `tpftl.c` charge it). With `none` the page is still placed and
+    /// written (translation writes, programs, WAF and wear count it) but books no chip: nothing
+    /// waits for it, neither the request that evicted the entry nor any later operation on that
+    /// chip. The read of the page's stored copy is still charged. Translation pages moved by GC
+    /// are GC copies and keep their time either way.
+    pub translation_program_time: TranslationProgramTime,
+}
+
+/// `ftl.learned.translation_program_time`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TranslationProgramTime {
+    /// A translation-page program books its chip for tPROG, like any program.
+    #[default]
+    Charged,
+    /// Written and counted, but in no time (the LearnedFTL artifact's accounting).
+    None,
 }
 
 /// `[ftl.group]`: LearnedFTL's group-based allocation (Wang et al., HPCA 2024, Sec. 3.3.1) with
@@ -371,7 +400,12 @@ impl Default for GroupConfig {
 
 impl Default for LearnedConfig {
     fn default() -> Self {
-        LearnedConfig { cmt_bytes: ByteSize(64 * 1024), max_segments: 8, model_bytes: 0 }
+        LearnedConfig {
+            cmt_bytes: ByteSize(64 * 1024),
+            max_segments: 8,
+            model_bytes: 0,
+            translation_program_time: TranslationProgramTime::Charged,
+        }
     }
 }
 
@@ -765,6 +799,21 @@ pub struct GcConfig {
     /// Settings of the `predictor` scheduler.
     #[serde(default)]
     pub predictor: PredictorConfig,
+    /// Settings of the `group` victim policy.
+    #[serde(default)]
+    pub group: GroupVictimConfig,
+}
+
+/// `[gc.group]`: LearnedFTL's group GC victim (`gc.victim = "group"`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct GroupVictimConfig {
+    /// A minimum-gain guard (an ssdlab option, not the paper's: issue #33's stress case of 64
+    /// unaligned sequential streams): when the group with the most invalid pages has less than
+    /// this share of its sealed lines' pages invalid, GC collects the single sealed line with the
+    /// fewest valid pages instead (any group's, written back into its own group). 0 (default):
+    /// off, the paper's group GC always. Between 0 and 1.
+    pub min_invalid_fraction: f64,
 }
 
 fn default_trigger() -> u32 {
@@ -802,6 +851,7 @@ impl Default for GcConfig {
             rlgc: RlgcConfig::default(),
             qtc: QtcGcConfig::default(),
             predictor: PredictorConfig::default(),
+            group: GroupVictimConfig::default(),
         }
     }
 }

@@ -331,11 +331,15 @@ impl ValidatedConfig {
             || "suspension serves reads before background work: it needs scheduler.policy = \"priority\"".into(),
         );
         p.check(sched.max_suspensions >= 1, "scheduler.max_suspensions", || "must be at least 1".into());
+        let guard = g.group.min_invalid_fraction;
+        p.check((0.0..=1.0).contains(&guard), "gc.group.min_invalid_fraction", || {
+            format!("must be between 0 and 1 (a share of a group's pages), not {guard}")
+        });
         if let Some(b) = g.background_free_blocks {
             p.check(b >= 1, "gc.background_free_blocks", || "must be at least 1".into());
         }
         p.check(g.background == GcBackground::Off || g.scope == GcScopeKind::Region, "gc.background", || {
-            "idle-time GC works device-wide: it needs gc.scope = \"region\"".into()
+            "background GC works device-wide: it needs gc.scope = \"region\"".into()
         });
         // Spare blocks must cover the GC threshold, two open blocks per plane (host and GC
         // streams) and the per-plane GC reserve, or GC could never get ahead of the host.

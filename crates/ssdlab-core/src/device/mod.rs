@@ -474,6 +474,14 @@ impl Device {
         self.program_pages(self.geometry.block_of(ppn), 1, t_prog, ready, source)
     }
 
+    /// Count one page program for `source` without booking any resource: the page is written
+    /// (it counts in the programs, hence WAF) but takes no time on its chip, so nothing waits
+    /// for it. Only for the LearnedFTL artifact's accounting of its translation programs
+    /// (`ftl.learned.translation_program_time = "none"`).
+    pub fn program_untimed(&mut self, source: Source) {
+        self.count_program(source);
+    }
+
     #[inline]
     fn count_program(&mut self, source: Source) {
         self.counters.programs += 1;

@@ -258,6 +258,10 @@ pub struct BlockManager {
     any_lines: bool,
     /// Planes in channel-first order (line mode's row order).
     rank_order: Vec<PlaneId>,
+    /// Pages invalidated and lines sealed since the start: with them line-mode background GC
+    /// knows when no line can have reached its victim's bar yet (`Ftl::line_gc_wait`).
+    invalidations: u64,
+    lines_sealed: u64,
 }
 
 impl BlockManager {
@@ -351,6 +355,8 @@ impl BlockManager {
             stream_lines: vec![StreamLine { index: INVALID, ..StreamLine::default() }; streams.len()],
             any_lines,
             rank_order: geometry.channel_first_order(),
+            invalidations: 0,
+            lines_sealed: 0,
             streams,
             buckets: ValidBuckets::new(blocks, geometry.pages_per_block as usize, domains as usize),
             skipped_pages: 0,
@@ -590,6 +596,7 @@ impl BlockManager {
         let index = line.index;
         line.index = INVALID;
         line.sealed.push(index);
+        self.lines_sealed += 1;
         for b in self.line_blocks(index).collect::<Vec<_>>() {
             self.seal(b, now);
         }
@@ -658,6 +665,16 @@ impl BlockManager {
         self.line_blocks(line.index)
             .map(|b| self.regions[self.meta[b.index()].region.0 as usize].block_pages - self.meta[b.index()].written)
             .sum()
+    }
+
+    /// Pages invalidated since the start (never reset).
+    pub fn invalidations(&self) -> u64 {
+        self.invalidations
+    }
+
+    /// Lines sealed since the start (never reset).
+    pub fn lines_sealed(&self) -> u64 {
+        self.lines_sealed
     }
 
     /// Block indices of `stream`'s sealed lines, in seal order.
@@ -879,6 +896,7 @@ impl BlockManager {
     pub fn invalidate(&mut self, ppn: Ppn) -> RegionId {
         debug_assert_ne!(self.owner[ppn.index()], INVALID, "invalidating a page twice");
         self.owner[ppn.index()] = INVALID;
+        self.invalidations += 1;
         let b = self.geometry.block_of(ppn);
         let v = self.meta[b.index()].valid;
         if self.meta[b.index()].state == BlockState::Sealed {

@@ -184,6 +184,11 @@ pub struct Ftl {
     // Scratch buffers reused across requests.
     /// Line mode: the sealed lines a victim policy chooses among, and a collection's pages.
     line_census: Vec<gc::LineCensus>,
+    /// Line-mode background GC found no line with enough invalid pages: (invalidations, lines
+    /// sealed, pages short). Until a line seals or that many more pages are invalidated no line
+    /// can pass, so the census is not taken again (the same decisions, at a fraction of the
+    /// cost: the census sums every sealed line's blocks).
+    line_gc_wait: Option<(u64, u64, u64)>,
     collected: Vec<(Owner, Ppn)>,
     translations: Vec<Translation>,
     unit: Vec<Lpn>,
@@ -288,7 +293,7 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             "line placement allocates lines across every plane: GC must run region-wide (gc.scope = \"region\")".into(),
         );
         check(
-            g.scheduler == "greedy" && g.background == crate::config::GcBackground::Off,
+            g.scheduler == "greedy" && g.background != crate::config::GcBackground::Idle,
             "gc.scheduler",
             format!(
                 "GC collects whole lines on line and group placement; partial or idle-time steps are not supported: \
@@ -297,6 +302,11 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             ),
         );
     }
+    check(
+        g.background != crate::config::GcBackground::BetweenRequests || cfg.ftl.placement == "line",
+        "gc.background",
+        "\"between_requests\" is FEMU's background GC of lines: it needs ftl.placement = \"line\"".into(),
+    );
     if group_placement {
         let d = &cfg.device;
         let geometry = d.geometry();
@@ -542,6 +552,7 @@ impl Ftl {
             last_arrival: None,
             busy_until: 0,
             line_census: Vec::new(),
+            line_gc_wait: None,
             collected: Vec::new(),
             translations: Vec::new(),
             unit: Vec::new(),
@@ -1080,6 +1091,7 @@ mod allocation_tests {
             last_arrival: None,
             busy_until: 0,
             line_census: Vec::new(),
+            line_gc_wait: None,
             collected: Vec::new(),
             translations: Vec::new(),
             unit: Vec::new(),

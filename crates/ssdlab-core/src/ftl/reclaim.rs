@@ -317,14 +317,21 @@ impl Ftl {
         device: &mut Device,
     ) -> Result<Option<SimTime>> {
         if self.blocks.is_line_region(region) {
-            return self.collect_next_lines(region, now, device);
+            return self.collect_next_lines(region, 0.0, now, device);
         }
         let Some(victim) = self.next_gc_victim(region, domain, now)? else { return Ok(None) };
         Ok(Some(self.empty_victim_from(victim, 0, u32::MAX, Move::Gc, now, device)?.1))
     }
 
-    /// Line mode: what the victim policy picks among the region's sealed lines, collected.
-    fn collect_next_lines(&mut self, region: RegionId, now: SimTime, device: &mut Device) -> Result<Option<SimTime>> {
+    /// Line mode: what the victim policy picks among the region's sealed lines, collected; a
+    /// single line only if at least `min_invalid` of its pages are invalid (background GC).
+    fn collect_next_lines(
+        &mut self,
+        region: RegionId,
+        min_invalid: f64,
+        now: SimTime,
+        device: &mut Device,
+    ) -> Result<Option<SimTime>> {
         let mut census = std::mem::take(&mut self.line_census);
         census.clear();
         for s in 0..self.blocks.streams().len() as u16 {
@@ -340,11 +347,25 @@ impl Ftl {
             }
         }
         let choice = self.victim.select_lines(&LineVictimView { lines: &census, now });
+        let passes = |l: &LineCensus| l.invalid_pages() as f64 >= min_invalid * l.capacity_pages as f64;
         let target = match choice {
             Some(LineVictim::Stream(stream)) => Some((stream, None)),
-            Some(LineVictim::Line(index)) => census.iter().find(|l| l.index == index).map(|l| (l.stream, Some(index))),
+            Some(LineVictim::Line(index)) => {
+                census.iter().find(|l| l.index == index).filter(|l| passes(l)).map(|l| (l.stream, Some(index)))
+            }
             None => None,
         };
+        if target.is_none() && min_invalid > 0.0 && !census.iter().any(passes) {
+            // No sealed line, collectable now or not, has enough invalid pages: each page
+            // invalidated adds one to one line, so none can pass before `short` more are (or a
+            // line seals). Lines are all the same size.
+            let most = census.iter().map(|l| l.invalid_pages()).max().unwrap_or(0) as u64;
+            let capacity = census.first().map_or(0, |l| l.capacity_pages) as f64;
+            let bar = (min_invalid * capacity).ceil() as u64;
+            if census.iter().all(|l| l.capacity_pages as f64 == capacity) && bar > most {
+                self.line_gc_wait = Some((self.blocks.invalidations(), self.blocks.lines_sealed(), bar - most));
+            }
+        }
         self.line_census = census;
         match target {
             Some((stream, only)) => self.collect_lines(stream, only, now, device),
@@ -574,6 +595,20 @@ impl Ftl {
     ) -> Result<SimTime> {
         if copies == 0 {
             return Ok(now);
+        }
+        if self.blocks.is_line_region(NATIVE) {
+            // Line mode (`gc.background = "between_requests"`): a step is one line collection.
+            if let Some((invalidations, sealed, short)) = self.line_gc_wait {
+                if self.blocks.lines_sealed() == sealed && self.blocks.invalidations() - invalidations < short {
+                    return Ok(now);
+                }
+                self.line_gc_wait = None;
+            }
+            let collected = self.collect_next_lines(NATIVE, min_invalid, now, device)?;
+            if collected.is_some() {
+                self.gc_stats.partial_steps += 1;
+            }
+            return Ok(collected.unwrap_or(now));
         }
         let (victim, from) = match self.partial {
             Some(p) => p,

@@ -6,6 +6,7 @@ mod fio_jobs;
 mod fsp;
 mod golden;
 mod idle;
+mod learned_accounting;
 mod learning;
 mod mqsim_preset;
 mod partial_gc_verify;

@@ -31,12 +31,21 @@ pub struct Directory {
     /// Translation pages of data that predates the run, placed on flash at their first use
     /// (no program: they were written before the run).
     pub installed: u64,
+    /// Whether a write-back's program takes time on its chip (false: LearnedFTL's artifact
+    /// accounting, `ftl.learned.translation_program_time = "none"`; see `set_timed_programs`).
+    timed_programs: bool,
 }
 
 impl Directory {
     pub fn new(logical_pages: u32, entries_per_page: u32, predated: bool) -> Directory {
         let pages = logical_pages.div_ceil(entries_per_page) as usize;
-        Directory { gtd: vec![INVALID; pages], entries_per_page, predated, installed: 0 }
+        Directory { gtd: vec![INVALID; pages], entries_per_page, predated, installed: 0, timed_programs: true }
+    }
+
+    /// Whether write-backs' programs take time (true, the default). False books them in no
+    /// time (`MapCtx::write_translation_untimed`): the read of the stored copy is still charged.
+    pub fn set_timed_programs(&mut self, timed: bool) {
+        self.timed_programs = timed;
     }
 
     pub fn entries_per_page(&self) -> u32 {
@@ -93,7 +102,11 @@ impl Directory {
             Some(p) => ctx.read_translation(p, ready),
             None => ready,
         };
-        let (new, end) = ctx.write_translation(tp, old, at)?;
+        let (new, end) = if self.timed_programs {
+            ctx.write_translation(tp, old, at)?
+        } else {
+            ctx.write_translation_untimed(tp, old, at)?
+        };
         self.gtd[tp as usize] = new.0;
         Ok(end)
     }

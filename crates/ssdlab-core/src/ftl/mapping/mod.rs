@@ -86,6 +86,22 @@ impl MapCtx<'_> {
         Ok((ppn, self.device.program(ppn, mode, ready, Source::Mapping)))
     }
 
+    /// `write_translation` without time: the page is placed, written and counted (translation
+    /// writes, programs, WAF, the block's wear) but books no chip, so the call returns `ready`
+    /// and nothing queues behind it. The LearnedFTL artifact's accounting
+    /// (`ftl.learned.translation_program_time = "none"`), not a device's behaviour.
+    pub fn write_translation_untimed(
+        &mut self,
+        tpage: u32,
+        old: Option<Ppn>,
+        ready: SimTime,
+    ) -> Result<(Ppn, SimTime)> {
+        let ppn = self.place_translation(tpage, old, true)?;
+        self.io.writes += 1;
+        self.device.program_untimed(Source::Mapping);
+        Ok((ppn, ready))
+    }
+
     /// Place translation page `tpage` of data that predates the run (`ftl.unwritten_reads =
     /// "map_on_read"`): it was on flash before the run started, so it takes a page on the
     /// translation stream without a program and is not counted. Where it went then has nothing

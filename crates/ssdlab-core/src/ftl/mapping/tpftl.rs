@@ -285,6 +285,10 @@ impl Tpftl {
         &self.gtd
     }
 
+    pub(crate) fn directory_mut(&mut self) -> &mut Directory {
+        &mut self.gtd
+    }
+
     /// The authoritative table (the content of the translation pages).
     pub(crate) fn table(&self) -> &Table {
         &self.table

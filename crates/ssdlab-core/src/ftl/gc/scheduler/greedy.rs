@@ -19,7 +19,14 @@ pub struct GreedyScheduler {
     target_free_blocks: u32,
     /// Idle-time GC reclaims while free blocks are below this (None: no idle GC).
     background_free_blocks: Option<u32>,
+    /// `gc.background = "between_requests"`: after each request, one line collection while free
+    /// blocks are below this (None: off).
+    between_requests_below: Option<u32>,
 }
+
+/// FEMU's `select_victim_line(ssd, force = false)`: a background victim needs at least 1/8 of
+/// its pages invalid (`victim->ipc < pgs_per_line / 8` is refused).
+pub const FEMU_BACKGROUND_MIN_INVALID: f64 = 0.125;
 
 impl GreedyScheduler {
     pub fn new(cfg: &GcConfig) -> Self {
@@ -27,6 +34,8 @@ impl GreedyScheduler {
             trigger_free_blocks: cfg.trigger_free_blocks,
             target_free_blocks: cfg.target_free_blocks.unwrap_or(cfg.trigger_free_blocks + 1),
             background_free_blocks: (cfg.background == GcBackground::Idle)
+                .then(|| cfg.background_free_blocks.unwrap_or(2 * cfg.trigger_free_blocks)),
+            between_requests_below: (cfg.background == GcBackground::BetweenRequests)
                 .then(|| cfg.background_free_blocks.unwrap_or(2 * cfg.trigger_free_blocks)),
         }
     }
@@ -43,11 +52,17 @@ impl GcScheduler for GreedyScheduler {
             GcAction::Nothing
         }
     }
-    fn after_serve(&mut self, _obs: &GcObservation, _response_ns: u64) -> GcAction {
-        GcAction::Nothing
+    fn after_serve(&mut self, obs: &GcObservation, _response_ns: u64) -> GcAction {
+        match self.between_requests_below {
+            // One whole line (the FTL collects a line per step in line mode).
+            Some(below) if obs.free_blocks < below => {
+                GcAction::Partial { copies: u32::MAX, min_invalid_fraction: FEMU_BACKGROUND_MIN_INVALID }
+            }
+            _ => GcAction::Nothing,
+        }
     }
     fn works_when_idle(&self) -> bool {
-        true
+        self.between_requests_below.is_none()
     }
     fn on_idle(&mut self, obs: &IdleObservation) -> GcAction {
         match self.background_free_blocks {
@@ -82,5 +97,26 @@ mod tests {
         let mut s = GreedyScheduler::new(&GcConfig { background_free_blocks: Some(20), ..cfg });
         assert_eq!(s.on_idle(&idle(19, 0)), copy);
         assert!(s.works_when_idle());
+    }
+
+    #[test]
+    fn between_requests_collects_after_each_request_below_its_threshold() {
+        use crate::ftl::gc::scheduler::test_support::obs;
+        let line = GcAction::Partial { copies: u32::MAX, min_invalid_fraction: FEMU_BACKGROUND_MIN_INVALID };
+        let mut off = GreedyScheduler::new(&GcConfig { trigger_free_blocks: 5, ..GcConfig::default() });
+        assert_eq!(off.after_serve(&obs(1, IoOp::Write, 0, 0), 10), GcAction::Nothing, "background off");
+        let cfg = GcConfig {
+            trigger_free_blocks: 5,
+            background: GcBackground::BetweenRequests,
+            background_free_blocks: Some(20),
+            ..GcConfig::default()
+        };
+        let mut s = GreedyScheduler::new(&cfg);
+        assert_eq!(s.after_serve(&obs(1, IoOp::Read, 19, 19), 10), line, "after reads too");
+        assert_eq!(s.after_serve(&obs(2, IoOp::Write, 20, 20), 10), GcAction::Nothing);
+        assert_eq!(s.on_idle(&idle(0, 0)), GcAction::Nothing, "no idle-time work");
+        assert!(!s.works_when_idle());
+        // The foreground is unchanged.
+        assert_eq!(s.before_serve(&obs(3, IoOp::Write, 4, 4)), GcAction::Reclaim { target_free_blocks: 6 });
     }
 }

@@ -30,7 +30,7 @@ pub const REGISTRY: &[Entry<BuildVictim>] = &[
     Entry {
         id: "group",
         summary: "LearnedFTL's group GC: the group (stream) whose sealed lines hold the most invalid pages",
-        build: |_| Ok(Box::new(GroupVictim)),
+        build: |c| Ok(Box::new(GroupVictim { min_invalid_fraction: c.gc.group.min_invalid_fraction })),
     },
 ];
 

@@ -40,7 +40,7 @@ pub mod dplr;
 
 use serde_json::json;
 
-use crate::config::LearnedConfig;
+use crate::config::{LearnedConfig, TranslationProgramTime};
 use crate::error::{Error, Result};
 use crate::ftl::mapping::tpftl::Tpftl;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
@@ -112,7 +112,8 @@ pub struct Learned {
 
 pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
     let l = &ctx.cfg.ftl.learned;
-    let tp = Tpftl::from_config(ctx, l.cmt_bytes.0);
+    let mut tp = Tpftl::from_config(ctx, l.cmt_bytes.0);
+    tp.directory_mut().set_timed_programs(l.translation_program_time == TranslationProgramTime::Charged);
     let tpages = tp.directory().pages() as usize;
     Ok(Box::new(Learned {
         tp,
