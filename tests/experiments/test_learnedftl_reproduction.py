@@ -65,6 +65,53 @@ def test_sequential_jobs_share_their_offsets_as_fio_runs_them_and_the_split_is_a
     assert 64 * (size + 4096) > 0.99 * learnedftl.logical_pages(settings) * 4096
 
 
+def test_the_artifact_accounting_sets_what_the_authors_code_does():
+    """Issue #33's second accounting: the artifact's FTLs (no ideal) on the paper's four patterns,
+    every CMT 8,192 entries' worth on the paper's drive (counted in entries: 8-byte entries, no
+    node bytes, no equal-DRAM top-up), DFTL and TPFTL with GC in free lines (foreground at 12,
+    background between requests at 64), LearnedFTL's translation programs in no time."""
+    settings = learnedftl.Settings()
+    jobs = learnedftl.fio_jobs(settings, accounting="artifact")
+    assert {j.labels["ftl"] for j in jobs} == {"DFTL", "TPFTL", "LearnedFTL"}
+    assert {j.labels["workload"] for j in jobs} == set(learnedftl.ARTIFACT_PATTERNS)
+    assert {j.labels["accounting"] for j in jobs} == {"artifact"}
+    for job in jobs:
+        resolved = config.resolve(job.preset, overrides=job.overrides)
+        assert "equal_dram = false" in resolved and "node_bytes = 0" in resolved
+        assert resolved.count("cmt_bytes = 65536") == 3  # 8,192 x 8 bytes, each FTL's
+        if job.labels["ftl"] == "LearnedFTL":
+            assert 'translation_program_time = "none"' in resolved
+            assert "trigger_free_blocks = 192" in resolved  # the preset's 3 lines, its own code's
+        else:
+            # 64 blocks per line: "below 12 x 64 + 1" is "at most 12 free lines".
+            assert "trigger_free_blocks = 769" in resolved
+            assert 'background = "between_requests"' in resolved
+            assert "background_free_blocks = 4097" in resolved
+    with pytest.raises(ValueError, match="accounting"):
+        learnedftl.fio_jobs(settings, accounting="femu")
+
+
+def test_the_stress_case_runs_its_first_drive_write_apart():
+    """`seqwrite_split` per pass: a run of exactly the addressed pages (one drive write) per FTL,
+    whose full-length twin is Fig. 14's row, and LearnedFTL with the guard, first and full."""
+    settings = learnedftl.QUICK
+    jobs = learnedftl.stress_jobs(settings)
+    pages = learnedftl._used_pages(settings)
+    spans = {(j.labels["ftl"], j.labels["guard"], j.labels["span"]) for j in jobs}
+    assert spans == {(f, 0.0, "first") for f in learnedftl.FTLS} | {
+        ("LearnedFTL", learnedftl.STRESS_GUARD, "first"),
+        ("LearnedFTL", learnedftl.STRESS_GUARD, "all"),
+    }
+    for job in jobs:
+        keys = dict(o.split("=", 1) for o in job.overrides)
+        config.resolve(job.preset, overrides=list(job.overrides))
+        if job.labels["span"] == "first":
+            assert keys["workload.count"] == str(pages) and "workload.duration_ns" not in keys
+        else:
+            assert "workload.count" not in keys and "workload.duration_ns" in keys
+        assert ("gc.group.min_invalid_fraction" in keys) == bool(job.labels["guard"])
+
+
 @pytest.fixture(scope="module")
 def quick(traces, tmp_path_factory):
     out = tmp_path_factory.mktemp("learnedftl-quick")
@@ -76,7 +123,7 @@ def test_quick_reproduction_verifies_every_ftl_and_writes_its_outputs(quick):
     out, tables = quick
     runs = pd.read_csv(out / "runs.csv")
     assert runs["verified"].all()
-    assert set(runs["figure"]) == {"fig14", "fig3c", "fig20"}
+    assert set(runs["figure"]) == {"fig14", "fig3c", "fig20", "stress"}
     assert {"preset", "trace", "ftl", "seed", "iops", "model_hit_ratio", "waf"} <= set(runs.columns)
     for name in ("tables.md", "fig14_fig15.png", "fig20.png"):
         assert (out / name).stat().st_size > 0
@@ -85,7 +132,8 @@ def test_quick_reproduction_verifies_every_ftl_and_writes_its_outputs(quick):
 
 def test_quick_reproduction_shows_the_mechanisms_the_paper_relies_on(quick):
     out, _ = quick
-    runs = pd.read_csv(out / "runs.csv").set_index(["figure", "workload", "ftl"]).sort_index()
+    runs = pd.read_csv(out / "runs.csv")
+    runs = runs[runs["accounting"] == "paper"].set_index(["figure", "workload", "ftl"]).sort_index()
     randread = runs.loc[("fig14", "randread")]
     # The warm-up's group GC trained the models (its figures are reset before the reads), so
     # they serve a share of random reads that the CMTs of DFTL and TPFTL (a few % of the table)
@@ -106,9 +154,12 @@ def test_quick_reproduction_shows_the_mechanisms_the_paper_relies_on(quick):
     assert writes.loc["LearnedFTL", "trainings"] > 0
 
 
-def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, golden_runs):
+def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, golden_runs, tmp_path):
     out, _ = quick
-    golden_runs(out / "runs.csv", "learnedftl_quick_runs", ignore=("trace",))
+    runs = pd.read_csv(out / "runs.csv")
+    paper = runs[(runs["accounting"] == "paper") & (runs["figure"] != "stress")]
+    paper.to_csv(tmp_path / "runs.csv", index=False)
+    golden_runs(tmp_path / "runs.csv", "learnedftl_quick_runs", ignore=("trace",))
 
 
 def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, rerun_runs_nothing):
@@ -132,3 +183,28 @@ def test_quick_reproduction_splits_waf_into_gc_and_translation_pages(quick):
     assert (writes.loc[writes["ftl"] == "ideal", "waf_mapping"] == 0).all()
     assert (writes.loc[writes["ftl"].isin(["DFTL", "TPFTL"]), "waf_mapping"] > 0).all()
     assert "Fig. 14(c): WAF from GC / from translation pages" in tables
+
+
+def test_quick_reproduction_runs_both_accountings_and_writes_the_verdicts(quick):
+    """The artifact accounting's runs are verified like the others; its options show where they
+    should: DFTL and TPFTL collect lines in the background, LearnedFTL's translation programs take
+    no mapping time beyond their reads. verdicts.csv holds each checked headline per accounting."""
+    out, tables = quick
+    runs = pd.read_csv(out / "runs.csv")
+    artifact = runs[runs["accounting"] == "artifact"].set_index(["workload", "ftl"])
+    assert len(artifact) == len(learnedftl.ARTIFACT_PATTERNS) * len(learnedftl.ARTIFACT_FTLS)
+    assert artifact["verified"].all()
+    for ftl in ("DFTL", "TPFTL"):
+        assert artifact.loc[("randwrite", ftl), "background_collections"] > 0
+    assert (runs.loc[runs["accounting"] == "paper", "background_collections"] == 0).all()
+    assert "Fig. 14(a): throughput (KIOPS) (artifact accounting)" in tables
+    verdicts = pd.read_csv(out / "verdicts.csv").set_index("headline")
+    for name in ("paper", "artifact"):
+        for headline in learnedftl.VERDICT_HEADLINES:
+            row = verdicts.loc[f"{headline} [{name} accounting]"]
+            assert row["verdict"] in {"reproduced", "partly", "not"}, (headline, name)
+    waf = verdicts.loc["seqwrite LearnedFTL WAF [paper accounting]"]
+    assert waf["verdict"] == ("reproduced" if waf["ours"] <= 1.2 else "not")
+    stress = tables["Stress case seqwrite_split per pass (not the paper's; paper accounting)"]
+    assert {"LearnedFTL", f"LearnedFTL, guard {learnedftl.STRESS_GUARD:g}", "ideal"} <= set(stress.index)
+    assert (stress["first write WAF"] >= 1).all()
