@@ -4,6 +4,7 @@ order, failures, files, resuming, and what a dead worker process or a missing Ra
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -125,6 +126,10 @@ def test_a_dead_worker_process_fails_its_own_cell_only_and_the_sweep_goes_on(tmp
     assert [o.status for o in outcomes] == ["ok", "ok", "failed"] + ["ok"] * 9
     assert "its worker process died" in outcomes[2].error
     assert [o.result["n"] for o in outcomes if o.ok] == [n for n in range(12) if n != 2]
+    # No worker of the broken pools is left behind: the interpreter's exit would wait for it.
+    for process in multiprocessing.active_children():
+        process.join(timeout=30)
+    assert not [p for p in multiprocessing.active_children() if p.is_alive()]
 
 
 def test_a_record_of_another_schema_is_refused_not_misread(tmp_path):
