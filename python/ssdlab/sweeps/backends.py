@@ -69,13 +69,17 @@ def session(
         yield lambda worker, jobs: run_ray(ray, worker, jobs, ship_traces)
 
 
-def _terminate_processes(executor: ProcessPoolExecutor) -> None:
-    """End every worker process of a broken pool. The pool's manager thread terminates the ones
-    it knows of and then joins them all; a worker started on demand by a submit that raced the
-    break is joined but never told to stop, so the interpreter's exit, which joins that thread,
-    waits forever (seen once in CI: a worker blocked in its call queue's get). There is no public
-    handle on the workers; `_processes` is where CPython 3.11-3.13 keeps them."""
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
+def _shut_down_broken(executor: ProcessPoolExecutor) -> None:
+    """Shut a broken pool down and end every worker process of it. The pool's manager thread
+    terminates the ones it knows of and then joins them all; a worker started on demand by a
+    submit that raced the break is joined but never told to stop, so the interpreter's exit,
+    which joins that thread, waits forever (seen in CI: a worker blocked in its call queue's
+    get). There is no public handle on the workers; `_processes` is where CPython 3.11-3.13 keeps
+    them, and `shutdown` sets it to None: so they are listed before it (workers are only started
+    by `submit`, on this same thread, so none can appear in between)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
         if process.is_alive():
             process.terminate()
 
@@ -96,8 +100,7 @@ class _Pool:
     def renew(self, broken: ProcessPoolExecutor) -> None:
         """Replace the pool if `broken` is still the current one, ending its processes."""
         if broken is self.executor:
-            broken.shutdown(wait=False, cancel_futures=True)
-            _terminate_processes(broken)
+            _shut_down_broken(broken)
             self.executor = self._new()
 
     def submit(self, worker: Worker, job: Job) -> tuple[Future[Attempt], ProcessPoolExecutor]:
