@@ -11,6 +11,7 @@ import tomllib
 import pandas as pd
 import pytest
 
+import ssdlab
 from ssdlab import config
 from ssdlab.experiments import rlgc
 from ssdlab.experiments.common import Runner
@@ -246,3 +247,28 @@ def test_quick_paper_part_runs_table_1s_workloads_with_every_control(quick):
 def test_quick_paper_results_are_stable(quick, golden_runs):
     out, _ = quick
     golden_runs(out / "paper_runs.csv", "rlgc_quick_paper_runs", digests=("gc_report",))
+
+
+def test_base_2s_control_is_qtc_control():
+    """The paper part runs no Base-2-control: QTC-control stands for it (`PAPER_LEARNED`). That
+    holds only while both run the drive identically; here, on the quick paper run's drive and
+    workload, with GC under way, for two seeds."""
+    assert rlgc.PAPER_LEARNED["Base-2"] == "QTC-control" and "Base-2-control" not in rlgc.paper_schedulers()
+    base = (
+        "device.blocks_per_plane=256",
+        "device.utilization=0.6",
+        "gc.rlgc.policy=stochastic",
+        "workload.fold=compact",
+        "workload.count=200000",
+        "gc.rlgc.random_control=true",
+    )
+    for seed in (0, 1):
+        reports = [
+            ssdlab.run("kang-3d-128gb", "rlgc-home1", overrides=(*base, *sched, f"seed={seed}"))
+            for sched in (rlgc.QTC_VARIANTS["Base-2"], rlgc.SCHEDULERS["QTC"])
+        ]
+        base_2, qtc = (r.raw for r in reports)
+        assert base_2["gc"]["victims_reclaimed"] > 100 and base_2["gc"]["partial_steps"] > 100
+        for key in ("latency", "wear", "waf", "gc", "time_series"):
+            assert base_2[key] == qtc[key], key
+        assert reports[0].histograms["write"] == reports[1].histograms["write"]
