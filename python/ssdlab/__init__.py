@@ -23,7 +23,7 @@ from ssdlab.errors import (
 )
 
 if TYPE_CHECKING:
-    from ssdlab.api import Simulation, run
+    from ssdlab.api import Simulation, WarmDrive, run
     from ssdlab.report import Report
     from ssdlab.sweeps import sweep
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "Simulation": "ssdlab.api",
     "run": "ssdlab.api",
+    "WarmDrive": "ssdlab.api",
     "Report": "ssdlab.report",
     "sweep": "ssdlab.sweeps",
 }
@@ -59,6 +60,7 @@ __all__ = [
     "SsdlabError",
     "SsdlabIOError",
     "TraceFormatError",
+    "WarmDrive",
     "__version__",
     "preset_toml",
     "presets",

@@ -12,6 +12,9 @@ from ssdlab import _core
 from ssdlab.config import build_layers, toml_string
 from ssdlab.report import HISTOGRAMS, Report
 
+#: A drive after its warm-up, made by `Simulation.warm_drive` (opaque: it stays in Rust).
+WarmDrive = _core.WarmDrive
+
 #: Events processed per native call: large enough that Python overhead vanishes, small enough
 #: for a responsive progress display.
 STEP_EVENTS = 200_000
@@ -72,6 +75,18 @@ class Simulation:
     def progress(self) -> tuple[int, int | None]:
         return self._native.progress()
 
+    def warm_drive(self) -> WarmDrive:
+        """The drive after the warm-up (`[warmup]`; warmed up now if it was not), for runs that
+        differ from this one only in `[workload]` to `start_from` instead of each repeating the
+        warm-up. This run can still go on to its own workload."""
+        return self._native.warm_drive()
+
+    def start_from(self, drive: WarmDrive) -> None:
+        """Start from a warm drive instead of warming up: the report is then byte for byte the one
+        this run gives after its own warm-up. ConfigError if the drive was made with another
+        configuration than this one's (but for `[workload]`) or once this run has begun."""
+        self._native.start_from(drive)
+
     def run(self, progress: ProgressCallback | None = None) -> Report:
         """Run to the end, calling `progress(done, total)` between native steps."""
         while not self.step(STEP_EVENTS):
@@ -106,7 +121,11 @@ def run(
     trace_format: str | None = None,
     progress: ProgressCallback | None = None,
     request_log: str | Path | bool | None = None,
+    warm_drive: WarmDrive | None = None,
 ) -> Report:
-    """Build and run one simulation; returns its Report."""
+    """Build and run one simulation; returns its Report. With `warm_drive`, the run starts from
+    that drive (`Simulation.warm_drive`) instead of warming up."""
     sim = Simulation(preset, workload, trace, overrides, config_files, trace_format, request_log)
+    if warm_drive is not None:
+        sim.start_from(warm_drive)
     return sim.run(progress)

@@ -35,6 +35,52 @@ pub const LATENCY_HISTOGRAMS: [&str; 4] = ["read", "write", "trim", "all"];
 /// Synthetic requests when neither `workload.count` nor `workload.duration_ns` is set.
 pub const DEFAULT_SYNTHETIC_COUNT: u64 = 100_000;
 
+/// A drive after its warm-up: the device and the FTL with every policy's state (the agents'
+/// tables and random streams included), as `Simulation::warm_drive` left them. Several runs
+/// that differ only in their measured workload can start from one (`Simulation::start_from`):
+/// a paper's "warm up, then run each benchmark" without repeating the warm-up for each.
+#[derive(Clone)]
+pub struct WarmDrive {
+    /// What the warm-up depends on: the configuration but its `[workload]`, and the queue depth
+    /// the timed warm-up takes from the workload when `warmup.timed_queue_depth` is 0.
+    setup: serde_json::Value,
+    device: Device,
+    ftl: Ftl,
+    warmup: WarmupSummary,
+    erase_base: Vec<u32>,
+    /// The completion sequence number the warm-up's requests reached (ties are broken by it).
+    seq: u64,
+}
+
+impl WarmDrive {
+    fn setup_of(cfg: &ValidatedConfig) -> Result<serde_json::Value> {
+        let mut value = serde_json::to_value(cfg.config())
+            .map_err(|e| Error::config("warmup", format!("the configuration does not serialise: {e}")))?;
+        if let Some(table) = value.as_object_mut() {
+            table.remove("workload");
+            if cfg.warmup.timed_random_writes_ns > 0 && cfg.warmup.timed_queue_depth == 0 {
+                table.insert("warmup_queue_depth_from_workload".into(), cfg.workload.queue_depth().into());
+            }
+        }
+        Ok(value)
+    }
+
+    /// The top-level keys (tables) in which two setups differ.
+    fn differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+        let empty = serde_json::Map::new();
+        let (a, b) = (a.as_object().unwrap_or(&empty), b.as_object().unwrap_or(&empty));
+        let mut keys: Vec<String> = a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).cloned().collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
+    /// The warm-up's own figures (pages written, timed requests, erases).
+    pub fn warmup(&self) -> &WarmupSummary {
+        &self.warmup
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Completion {
     time: SimTime,
@@ -88,6 +134,8 @@ pub struct Simulation {
     idle_counted: bool,
     idle: IdleSummary,
     warmed: bool,
+    /// Whether the measured workload's first requests were issued (`start_phase`).
+    started: bool,
     erase_base: Vec<u32>,
     flushed: bool,
     /// When the end-of-run buffer flush finished.
@@ -195,6 +243,7 @@ impl Simulation {
             idle_counted: false,
             idle: idle_summary(&cfg),
             warmed: false,
+            started: false,
             erase_base: Vec::new(),
             flushed: false,
             flush_end: 0,
@@ -226,6 +275,51 @@ impl Simulation {
     /// (footer written) once `step` has returned true.
     pub fn request_log_path(&self) -> Option<&std::path::Path> {
         self.log.as_ref().map(RequestLog::path)
+    }
+
+    /// The drive after the warm-up (`[warmup]`), warming it up now if it was not: for other
+    /// runs to start from (`start_from`) instead of each repeating the warm-up. This run can
+    /// go on to its own measured workload afterwards.
+    pub fn warm_drive(&mut self) -> Result<WarmDrive> {
+        if self.started {
+            return Err(Error::config("warmup", "the drive is no longer warm: its measured run has started"));
+        }
+        if !self.warmed {
+            self.warm_up()?;
+        }
+        Ok(WarmDrive {
+            setup: WarmDrive::setup_of(&self.cfg)?,
+            device: self.device.clone(),
+            ftl: self.ftl.clone(),
+            warmup: self.warmup.clone(),
+            erase_base: self.erase_base.clone(),
+            seq: self.seq,
+        })
+    }
+
+    /// Start from `drive` instead of warming up: the run then reports exactly what it would
+    /// have after its own warm-up, as the warm-up never reads the measured workload. Refused
+    /// unless this run's configuration is the drive's but for `[workload]` (the device, FTL,
+    /// policies, seed and warm-up must be the same), and once the run has begun.
+    pub fn start_from(&mut self, drive: &WarmDrive) -> Result<()> {
+        if self.warmed || self.started {
+            return Err(Error::config("warmup", "a run starts from a warm drive before it warms up or runs"));
+        }
+        let setup = WarmDrive::setup_of(&self.cfg)?;
+        if setup != drive.setup {
+            let keys = WarmDrive::differences(&drive.setup, &setup);
+            return Err(Error::config(
+                "warmup",
+                format!("the warm drive was made with another configuration (differs in: {})", keys.join(", ")),
+            ));
+        }
+        self.device = drive.device.clone();
+        self.ftl = drive.ftl.clone();
+        self.warmup = drive.warmup.clone();
+        self.erase_base = drive.erase_base.clone();
+        self.seq = drive.seq;
+        self.warmed = true;
+        Ok(())
     }
 
     /// Fill and precondition the drive without timing, then reset every figure.
@@ -430,9 +524,12 @@ impl Simulation {
     /// Process up to `max_events` events (arrivals and completions). Returns true when the
     /// workload is finished (then `report()` is final).
     pub fn step(&mut self, max_events: u64) -> Result<bool> {
-        if !self.warmed {
-            self.warm_up()?;
+        if !self.started {
+            if !self.warmed {
+                self.warm_up()?;
+            }
             self.start_phase()?;
+            self.started = true;
         }
         if self.advance(max_events)? {
             self.finish()?;

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<sim::Simulation>()?;
+    m.add_class::<sim::WarmDrive>()?;
     m.add_function(wrap_pyfunction!(sim::presets, m)?)?;
     m.add_function(wrap_pyfunction!(sim::preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sim::workload_patterns, m)?)?;

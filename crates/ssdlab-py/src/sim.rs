@@ -55,6 +55,14 @@ pub fn resolve_config(
     Ok(to_toml(validated(py, preset, layers, overrides)?.config()))
 }
 
+/// A drive after its warm-up (`Simulation.warm_drive()`), shared by runs that differ only in
+/// their measured workload. Opaque: it lives in Rust and is never copied into Python.
+#[pyclass(module = "ssdlab._core")]
+pub struct WarmDrive {
+    // A Mutex for Sync, as `Simulation`'s.
+    inner: Mutex<ssdlab_core::sim::WarmDrive>,
+}
+
 /// One simulation run. Build it from a preset, TOML layers and `key=value` overrides, then
 /// `step()` until it returns True, then read `report()`.
 #[pyclass(module = "ssdlab._core")]
@@ -88,6 +96,21 @@ impl Simulation {
     fn step(&mut self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
         let inner = &mut self.inner;
         py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).step(max_events)).py_err(py)
+    }
+
+    /// The drive after the warm-up (warming it up now, without the GIL, if it was not), for
+    /// other simulations to `start_from`.
+    fn warm_drive(&mut self, py: Python<'_>) -> PyResult<WarmDrive> {
+        let inner = &mut self.inner;
+        let drive = py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).warm_drive());
+        Ok(WarmDrive { inner: Mutex::new(drive.py_err(py)?) })
+    }
+
+    /// Start from `drive` instead of warming up (ConfigError if it was made with another
+    /// configuration than this one's but for `[workload]`, or once this run has begun).
+    fn start_from(&mut self, py: Python<'_>, drive: &WarmDrive) -> PyResult<()> {
+        let drive = drive.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.inner.get_mut().unwrap_or_else(|p| p.into_inner()).start_from(&drive).py_err(py)
     }
 
     /// (requests completed, requests expected or None).

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from ssdlab.errors import ConfigError, SsdlabError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ssdlab.api import WarmDrive
     from ssdlab.report import Report
 
 
@@ -30,6 +32,9 @@ class Job:
     overrides: tuple[str, ...] = field(default_factory=tuple)
     config_files: tuple[str, ...] = field(default_factory=tuple)
     trace_format: str | None = None
+    #: A drive warmed up by another job of the same configuration but `[workload]` (set in the
+    #: worker by `run_jobs(share_warmups=True)`; never part of the job's identity).
+    warm_drive: WarmDrive | None = field(default=None, compare=False, repr=False)
 
     def arguments(self) -> dict[str, Any]:
         """The keyword arguments of `ssdlab.run` and `ssdlab.resolve` for this job."""
@@ -46,7 +51,35 @@ class Job:
         """Run this job in the calling process (the API is imported here, in the worker)."""
         from ssdlab.api import run
 
-        return run(**self.arguments())
+        return run(**self.arguments(), warm_drive=self.warm_drive)
+
+
+@dataclass(frozen=True)
+class WarmGroup(Job):
+    """Jobs that differ only in `[workload]` and have a warm-up: run in one process, one warm-up
+    made by the first and shared by all (`Simulation.warm_drive`), each job's report byte for
+    byte the one it gives alone. A Job itself (the first member's fields), so that a backend can
+    handle it as one; its result is `{"runs": [each member's result]}`."""
+
+    members: tuple[Job, ...] = ()
+
+
+def _run_cell(worker: Callable[[Job], dict[str, Any]], job: Job) -> dict[str, Any]:
+    """`worker(job)`, or for a WarmGroup, `worker` on each member from the group's warm drive."""
+    if not isinstance(job, WarmGroup):
+        return worker(job)
+    from ssdlab.api import Simulation
+
+    first = job.members[0].arguments()
+    drive = Simulation(
+        first["preset"],
+        first["workload"],
+        first["trace"],
+        first["overrides"],
+        first["config_files"],
+        first["trace_format"],
+    ).warm_drive()
+    return {"runs": [worker(replace(member, warm_drive=drive)) for member in job.members]}
 
 
 @dataclass(frozen=True)
@@ -69,22 +102,35 @@ class Runner:
 
 
 def run_jobs(
-    jobs: Sequence[Job], worker: Callable[[Job], dict[str, Any]], runner: Runner | None = None
+    jobs: Sequence[Job],
+    worker: Callable[[Job], dict[str, Any]],
+    runner: Runner | None = None,
+    share_warmups: bool = False,
 ) -> list[dict[str, Any]]:
     """Run `worker(job)` for every job on the sweep engine with a progress bar; returns the
     results in job order. `worker` must be a module-level function (it is pickled to the worker
     processes or Ray tasks). A cell's id is the job's (its resolved configuration, traces by
     content) combined with the worker's name, as one job can feed two workers (a probe and a
     measured run). A result is what went through JSON (the engine's records), fresh or resumed. A
-    failed job fails the grid, after the others finished (and were kept)."""
+    failed job fails the grid, after the others finished (and were kept).
+
+    `share_warmups`: jobs whose configurations differ only in `[workload]` and that warm up
+    (`[warmup]`) run as one cell (`WarmGroup`), the warm-up done once; results are the same as
+    without (the core's `start_from` guarantees it), only fewer cells run, each longer. Not with
+    `ship_traces` (a group's traces are read at their paths)."""
     from ssdlab.sweeps import cells_from_jobs, run_cells
 
     runner = runner or Runner()
     name = f"{worker.__module__}.{worker.__qualname__}"
     cells = [replace(c, id=_salted(c.id, name)) for c in cells_from_jobs(jobs)]
+    groups = _warm_groups(jobs, cells) if share_warmups and not runner.ship_traces else {}
+    grouped = {i for members in groups.values() for i in members}
+    run = [c for i, c in enumerate(cells) if i not in grouped]
+    for members in groups.values():
+        run.append(_group_cell([jobs[i] for i in members], [cells[i] for i in members]))
     outcomes = run_cells(
-        cells,
-        worker,
+        run,
+        partial(_run_cell, worker),
         out=runner.out,
         backend=runner.backend,
         processes=runner.processes,
@@ -92,11 +138,61 @@ def run_jobs(
         resume=runner.resume,
         ship_traces=runner.ship_traces,
     )
-    failed = [(cell, o) for cell, o in zip(cells, outcomes, strict=True) if not o.ok]
+    failed = [(cell, o) for cell, o in zip(run, outcomes, strict=True) if not o.ok]
     if failed:
         lines = "\n".join(f"  {cell.labels}: {o.error}" for cell, o in failed)
-        raise SsdlabError(f"{len(failed)} of {len(cells)} runs failed:\n{lines}")
-    return [o.result for o in outcomes]
+        raise SsdlabError(f"{len(failed)} of {len(run)} runs failed:\n{lines}")
+    results: dict[str, dict[str, Any]] = {}
+    for cell, outcome in zip(run, outcomes, strict=True):
+        if isinstance(cell.job, WarmGroup):
+            results.update(zip(cell.labels["members"], outcome.result["runs"], strict=True))
+        else:
+            results[cell.id] = outcome.result
+    return [results[c.id] for c in cells]
+
+
+def _warm_groups(jobs: Sequence[Job], cells: Sequence[Any]) -> dict[str, list[int]]:
+    """The jobs (by index) that can share a warm-up, by setup: valid, with a warm-up, two or
+    more with the same resolved configuration but `[workload]` (and the same workload's queue
+    depth when the timed warm-up takes it from there). A repeated cell (the same id) is counted
+    once."""
+    import tomllib
+
+    from ssdlab.sweeps.cells import resolve_job
+
+    by_setup: dict[str, list[int]] = {}
+    seen: set[str] = set()
+    for i, (job, cell) in enumerate(zip(jobs, cells, strict=True)):
+        if cell.invalid is not None or cell.id in seen:
+            continue
+        seen.add(cell.id)
+        config = tomllib.loads(resolve_job(job))
+        warmup = config.get("warmup", {})
+        if not (warmup.get("fill") or warmup.get("random_writes") or warmup.get("timed_random_writes_ns")):
+            continue
+        workload = config.pop("workload", {})
+        if warmup.get("timed_random_writes_ns") and not warmup.get("timed_queue_depth"):
+            config["workload"] = workload  # the timed warm-up's depth is the workload's
+        key = hashlib.sha256(repr(sorted(config.items())).encode()).hexdigest()
+        by_setup.setdefault(key, []).append(i)
+    return {key: members for key, members in by_setup.items() if len(members) > 1}
+
+
+def _group_cell(jobs: list[Job], cells: list[Any]) -> Any:
+    """One cell for a WarmGroup: its id from its members' (so a group of other members is
+    another cell), its members' ids as a label (results are handed back by them), trace paths
+    absolute (a Ray worker runs elsewhere)."""
+    from ssdlab.sweeps import Cell
+
+    def absolute(job: Job) -> Job:
+        trace = str(Path(job.trace).resolve()) if job.trace and Path(job.trace).is_file() else job.trace
+        return replace(job, trace=trace)
+
+    members = tuple(absolute(j) for j in jobs)
+    ids = [c.id for c in cells]
+    group = WarmGroup(**{f.name: getattr(members[0], f.name) for f in fields(Job)}, members=members)
+    labels = {**cells[0].labels, "members": ids}
+    return Cell(_salted("\n".join(ids), "warm group"), labels, group)
 
 
 def _salted(cell_id: str, worker: str) -> str:

@@ -117,6 +117,7 @@ pub struct DeviceCounters {
     pub by_source: BySource,
 }
 
+#[derive(Clone)]
 pub struct Device {
     geometry: Geometry,
     timing: Timing,

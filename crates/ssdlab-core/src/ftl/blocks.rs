@@ -129,6 +129,7 @@ pub enum BlockState {
 }
 
 /// Sealed blocks grouped by valid-page count (intrusive doubly linked lists), per domain.
+#[derive(Clone)]
 struct ValidBuckets {
     /// `head[domain * (max_valid + 1) + valid]`.
     head: Vec<u32>,
@@ -175,6 +176,7 @@ impl ValidBuckets {
 }
 
 /// The free lines of a region in line mode.
+#[derive(Clone)]
 struct FreeLines {
     /// Per block index: the planes where that block is a free block of the region.
     planes_free: Vec<u32>,
@@ -196,6 +198,7 @@ struct StreamLine {
     sealed: Vec<u32>,
 }
 
+#[derive(Clone)]
 struct Region {
     spec: RegionSpec,
     /// Line mode's free lines (None: the region opens blocks per plane).
@@ -231,6 +234,7 @@ struct BlockMeta {
     region: RegionId,
 }
 
+#[derive(Clone)]
 pub struct BlockManager {
     geometry: Geometry,
     meta: Vec<BlockMeta>,

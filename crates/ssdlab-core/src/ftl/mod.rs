@@ -111,6 +111,7 @@ pub struct RequestInfo {
 }
 
 /// The streams the FTL writes to (per region where it matters).
+#[derive(Clone)]
 struct Streams {
     /// Host data, per region.
     host: Vec<StreamId>,
@@ -125,6 +126,7 @@ struct Streams {
 /// Free blocks per plane of the native region that host writes leave for GC's relocations.
 const GC_RESERVE_BLOCKS: u32 = 1;
 
+#[derive(Clone)]
 pub struct Ftl {
     blocks: BlockManager,
     mapping: Box<dyn Mapping>,
@@ -1007,6 +1009,7 @@ mod allocation_tests {
     use crate::nand::{BlockMode, Geometry};
 
     /// Never asks for GC: only the FTL's own emergency reclaim frees space.
+    #[derive(Clone)]
     struct NoGc;
 
     impl GcScheduler for NoGc {

@@ -15,6 +15,7 @@ const TRIMMED: u32 = u32::MAX;
 /// `map_on_read` mode). Host writes count from 1 whatever came before.
 pub const PREEXISTING: u32 = u32::MAX - 1;
 
+#[derive(Clone)]
 pub struct Verifier {
     /// Latest version written per LPN (0 = never written, TRIMMED = discarded).
     latest: Vec<u32>,

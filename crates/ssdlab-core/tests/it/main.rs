@@ -23,3 +23,4 @@ mod trim;
 mod verify;
 mod verify_matrix;
 mod waf;
+mod warm_drive;

@@ -20,6 +20,7 @@ use crate::ftl::cache::{BufferView, BuildCtx, EvictionPolicy};
 use crate::units::Lpn;
 use serde_json::{json, Value};
 
+#[derive(Clone)]
 pub struct DistanceEviction {
     types: u32,
     candidates_fraction: f64,

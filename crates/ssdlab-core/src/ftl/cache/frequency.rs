@@ -54,6 +54,7 @@ impl RecentBits {
     }
 }
 
+#[derive(Clone)]
 pub struct FrequencyEviction {
     types: u32,
     rewrite: bool,

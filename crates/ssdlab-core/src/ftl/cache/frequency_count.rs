@@ -35,6 +35,7 @@ use crate::ftl::cache::{BufferView, BuildCtx, EvictionPolicy, Rewrite};
 use crate::units::Lpn;
 use serde_json::{json, Value};
 
+#[derive(Clone)]
 pub struct FrequencyCountEviction {
     types: u32,
     rewrite: bool,

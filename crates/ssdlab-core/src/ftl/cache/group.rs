@@ -30,6 +30,7 @@ pub fn check_fsp(ctx: &BuildCtx) -> Result<()> {
 
 /// What the two Frequency policies share around `typed_unit`: the candidate buffer, the unit
 /// and substitution counts, and the rewrite module's "slow page" test.
+#[derive(Clone)]
 pub struct TypedUnits {
     types: u32,
     candidates_fraction: f64,

@@ -13,6 +13,7 @@
 /// Bins of the long-term read count (Sec. III-B).
 pub const LONG_TERM_BINS: usize = 4;
 
+#[derive(Clone)]
 pub struct ReadHistory {
     counts: Vec<u8>,
     /// `clock + 1` at the last read; 0: never read.

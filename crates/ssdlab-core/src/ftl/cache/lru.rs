@@ -6,6 +6,7 @@
 use crate::ftl::cache::{BufferView, EvictionPolicy};
 use crate::units::Lpn;
 
+#[derive(Clone)]
 pub struct LruEviction;
 
 impl EvictionPolicy for LruEviction {

@@ -147,7 +147,7 @@ impl BufferView<'_> {
 }
 
 /// Decides which buffered dirty pages leave the buffer, as program units.
-pub trait EvictionPolicy: Send {
+pub trait EvictionPolicy: Send + dyn_clone::DynClone {
     fn id(&self) -> &'static str;
     /// A host write put `lpn` in the buffer (new or merged).
     fn on_write(&mut self, _lpn: Lpn, _write: PageWrite) {}
@@ -264,6 +264,7 @@ pub struct CacheStats {
 
 /// The DRAM write buffer. Owned by the FTL; the eviction policy is a field so the FTL can
 /// hand it a view of the buffer.
+#[derive(Clone)]
 pub struct WriteBuffer {
     capacity_pages: u32,
     high_dirty: u32,
@@ -592,3 +593,6 @@ mod tests {
         assert_eq!(out, [Lpn(9), Lpn(1)]);
     }
 }
+
+// A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
+dyn_clone::clone_trait_object!(EvictionPolicy);

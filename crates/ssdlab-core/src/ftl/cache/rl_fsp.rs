@@ -108,6 +108,7 @@ pub fn fsp_reward(type_rewards: &[f64], latency: &StepReward, page_type: usize, 
     }
 }
 
+#[derive(Clone)]
 pub struct RlFspEviction {
     types: u32,
     candidates_fraction: f64,

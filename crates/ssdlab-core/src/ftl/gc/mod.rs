@@ -94,7 +94,7 @@ pub enum LineVictim {
 }
 
 /// Chooses the block GC empties next. Only sealed blocks are candidates (never an open one).
-pub trait VictimPolicy: Send {
+pub trait VictimPolicy: Send + dyn_clone::DynClone {
     fn id(&self) -> &'static str;
     /// A victim with at least `min_invalid_fraction` invalid pages, or None.
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId>;
@@ -170,7 +170,7 @@ pub enum GcAction {
 }
 
 /// Decides when GC runs and how much. One file per policy under `scheduler/`.
-pub trait GcScheduler: Send {
+pub trait GcScheduler: Send + dyn_clone::DynClone {
     fn id(&self) -> &'static str;
     /// Called when a request arrives, before it is served.
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction;
@@ -264,3 +264,9 @@ impl GcStats {
         self.victim_valid_pages_at_choice as f64 / (self.victims_chosen as f64 * pages_per_block as f64)
     }
 }
+
+// A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
+dyn_clone::clone_trait_object!(VictimPolicy);
+
+// A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
+dyn_clone::clone_trait_object!(GcScheduler);

@@ -69,6 +69,7 @@ pub struct DftlStats {
     pub shared_translation_reads: u64,
 }
 
+#[derive(Clone)]
 pub struct Dftl {
     /// The table as stored in the translation pages (authoritative).
     table: Table,

@@ -20,6 +20,7 @@ pub fn dirty_mark(write_backs: u32, dirty: bool) -> u32 {
     }
 }
 
+#[derive(Clone)]
 pub struct Directory {
     /// Where each translation page is (INVALID: never written).
     gtd: Vec<u32>,

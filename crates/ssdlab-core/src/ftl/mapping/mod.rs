@@ -153,7 +153,7 @@ pub struct Translation {
     pub start: SimTime,
 }
 
-pub trait Mapping: Send {
+pub trait Mapping: Send + dyn_clone::DynClone {
     /// The policy id used in configs and reports.
     fn id(&self) -> &'static str;
     /// Host read of `lpns` (one request, in order): append one `Translation` per page to
@@ -249,3 +249,6 @@ pub const REGISTRY: &[Entry<BuildMapping>] = &[
         build: learned::build,
     },
 ];
+
+// A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
+dyn_clone::clone_trait_object!(Mapping);

@@ -7,6 +7,7 @@ use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::units::{Lpn, Ppn};
 
+#[derive(Clone)]
 pub struct PageMapping {
     table: Table,
 }

@@ -7,6 +7,7 @@ use crate::ftl::blocks::{Owner, INVALID};
 use crate::ftl::mapping::Relocation;
 use crate::units::{Lpn, Ppn};
 
+#[derive(Clone)]
 pub struct Table {
     ppn: Vec<u32>,
 }

@@ -104,7 +104,7 @@ impl Node {
 /// (a mean that fell, or a raised stale key) to a 4-ary heap; the least key is the smaller of the
 /// two fronts. The keys held are the same multiset a single heap would hold, so the coldest node
 /// and the rebuilds are the same (random reads spent 5-7 % of their time sifting that heap).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Hotness {
     heap: QuaternaryHeap<Reverse<HotKey>>,
     /// Keys pushed in non-decreasing order, least first.
@@ -204,6 +204,7 @@ pub struct TpftlParams {
     pub selective_threshold: i64,
 }
 
+#[derive(Clone)]
 pub struct Tpftl {
     /// The table as stored in the translation pages (authoritative).
     table: Table,

@@ -29,6 +29,7 @@ const NO_ROOM: SimTime = SimTime::MAX;
 const SCAN_PLANES: usize = 32;
 
 /// The least-busy-plane search shared by `dynamic` and `wordline`.
+#[derive(Clone)]
 pub(crate) struct LeastBusy {
     /// Planes in channel-first order.
     order: Vec<PlaneId>,
@@ -272,6 +273,7 @@ fn set_in(tree: &mut [SimTime], size: usize, pos: usize, value: SimTime) {
     }
 }
 
+#[derive(Clone)]
 pub struct DynamicPlacement {
     least_busy: LeastBusy,
 }

@@ -37,6 +37,7 @@ use crate::ftl::placement::{Placement, PlacementLayout, PlacementView};
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
 
+#[derive(Clone)]
 pub struct GroupPlacement {
     /// Consecutive LPNs per group.
     lpns_per_group: u32,

@@ -17,6 +17,7 @@ use crate::ftl::placement::{Placement, PlacementLayout, PlacementView};
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
 
+#[derive(Clone)]
 pub struct LinePlacement {
     /// Planes in channel-first order: row by row, page k of a line goes to `order[k % planes]`.
     order: Vec<PlaneId>,

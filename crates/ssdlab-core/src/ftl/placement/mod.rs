@@ -107,7 +107,7 @@ pub struct PlacementLayout {
 }
 
 /// Chooses where program units go. One file per policy; `REGISTRY` names them.
-pub trait Placement: Send {
+pub trait Placement: Send + dyn_clone::DynClone {
     fn id(&self) -> &'static str;
     /// Pages per program unit on a device whose cells hold `bits_per_cell` bits: 1 (page at a
     /// time), or `bits_per_cell` for one-shot wordline programs.
@@ -176,3 +176,6 @@ pub const REGISTRY: &[Entry<BuildPlacement>] = &[
         build: |c| Ok(Box::new(GroupPlacement::from_config(c))),
     },
 ];
+
+// A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
+dyn_clone::clone_trait_object!(Placement);

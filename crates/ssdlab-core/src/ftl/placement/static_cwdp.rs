@@ -30,6 +30,7 @@ pub fn cwdp_plane(g: &Geometry, lpn: Lpn) -> PlaneId {
 
 /// The formula depends on the LPN only through `lpn mod (C W D P)`, so the policy looks the plane
 /// up in a table of one stripe (four divisions per page cost more than the rest of placing it).
+#[derive(Clone)]
 pub struct StaticPlacement {
     stripe: Vec<PlaneId>,
 }

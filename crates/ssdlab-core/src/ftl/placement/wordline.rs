@@ -11,6 +11,7 @@ use crate::ftl::placement::{Placement, PlacementView};
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId};
 
+#[derive(Clone)]
 pub struct WordlinePlacement {
     least_busy: LeastBusy,
 }

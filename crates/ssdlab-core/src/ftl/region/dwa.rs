@@ -26,6 +26,7 @@ use crate::ftl::region::{
     SLC,
 };
 
+#[derive(Clone)]
 pub struct Dwa {
     space: SlcSpace,
     utilization_edges: Vec<f64>,

@@ -199,7 +199,7 @@ pub enum RegionAction {
 pub const MAX_ACTIONS_PER_WRITE: usize = 4;
 
 /// Runs the regions. One file per policy; `REGISTRY` names them.
-pub trait RegionPolicy: Send {
+pub trait RegionPolicy: Send + dyn_clone::DynClone {
     fn id(&self) -> &'static str;
     /// Regions beyond the native one, in id order (1, 2, ...).
     fn layout(&self) -> Vec<RegionLayout>;
@@ -367,3 +367,6 @@ impl SlcSpace {
         Some(RegionAction::Resize { region: SLC, blocks: wanted })
     }
 }
+
+// A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
+dyn_clone::clone_trait_object!(RegionPolicy);

@@ -4,6 +4,7 @@
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::{RegionAction, RegionLayout, RegionPolicy, RegionView, WriteInfo, NATIVE};
 
+#[derive(Clone)]
 pub struct NoRegions;
 
 impl RegionPolicy for NoRegions {

@@ -199,6 +199,7 @@ pub fn decode_action(action: usize) -> (i32, i32) {
     ((action / 3) as i32 - 1, (action % 3) as i32 - 1)
 }
 
+#[derive(Clone)]
 pub struct RlSlc {
     space: SlcSpace,
     min_blocks: u32,

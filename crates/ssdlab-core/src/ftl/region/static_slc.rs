@@ -19,6 +19,7 @@ use crate::ftl::region::{
     SLC,
 };
 
+#[derive(Clone)]
 pub struct StaticSlc {
     blocks: u32,
     threshold_bytes: u64,

@@ -32,6 +32,7 @@ use crate::ftl::region::{
 };
 use crate::units::Lpn;
 
+#[derive(Clone)]
 pub struct Ust {
     space: SlcSpace,
     max_blocks: u32,

@@ -109,7 +109,7 @@ pub struct Decision {
 }
 
 /// Chooses how many copies follow a request, and learns from rewards.
-pub trait Decider: Send {
+pub trait Decider: Send + Clone {
     /// Every arrival, before any decision (predictors follow every interval).
     fn on_arrival(&mut self, _history: &History) {}
     /// State and action (0..=max copies) for the current request.
@@ -262,6 +262,7 @@ struct Counters {
 }
 
 /// RLGC's framework around a decider; see the module header.
+#[derive(Clone)]
 pub struct Driver<D: Decider> {
     id: &'static str,
     decider: D,
@@ -520,6 +521,7 @@ mod tests {
     use rand::SeedableRng;
 
     /// Always asks for `copies`; records what it learned.
+    #[derive(Clone)]
     struct Fixed {
         copies: u32,
         next_state: u64,

@@ -14,6 +14,7 @@ use crate::config::GcConfig;
 use crate::ftl::gc::{GcAction, GcObservation, GcScheduler, IdleObservation};
 use crate::workload::IoOp;
 
+#[derive(Clone)]
 pub struct GreedyScheduler {
     trigger_free_blocks: u32,
     target_free_blocks: u32,

@@ -37,6 +37,7 @@ use crate::ftl::gc::scheduler::partial::IntensiveMode;
 use crate::ftl::gc::{GcAction, GcObservation, GcScheduler, IdleObservation};
 use crate::workload::IoOp;
 
+#[derive(Clone)]
 pub struct LazyRtgcScheduler {
     trigger_free_blocks: u32,
     copies_per_step: u32,

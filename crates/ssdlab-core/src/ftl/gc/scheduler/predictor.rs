@@ -116,6 +116,7 @@ impl IntervalPredictor {
 }
 
 /// Copies that fit in the predicted interval.
+#[derive(Clone)]
 pub struct PredictorDecider {
     predictor: IntervalPredictor,
     copy_ns: u64,

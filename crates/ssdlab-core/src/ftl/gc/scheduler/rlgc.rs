@@ -78,6 +78,7 @@ pub fn selection(r: &RlgcConfig) -> ActionSelection {
 }
 
 /// The 68-state tabular agent.
+#[derive(Clone)]
 pub struct TabularDecider {
     agent: TabularAgent,
     previous_interval: Binning,

@@ -128,6 +128,7 @@ impl QtcBins {
 }
 
 /// The Q-table-cache agent.
+#[derive(Clone)]
 pub struct QtcDecider {
     cache: QTableCache,
     bins: QtcBins,

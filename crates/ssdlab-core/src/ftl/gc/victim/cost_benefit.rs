@@ -9,6 +9,7 @@
 use crate::ftl::gc::{VictimPolicy, VictimView};
 use crate::units::BlockId;
 
+#[derive(Clone)]
 pub struct CostBenefitVictim;
 
 impl VictimPolicy for CostBenefitVictim {

@@ -4,6 +4,7 @@
 use crate::ftl::gc::{VictimPolicy, VictimView};
 use crate::units::BlockId;
 
+#[derive(Clone)]
 pub struct FifoVictim;
 
 impl VictimPolicy for FifoVictim {

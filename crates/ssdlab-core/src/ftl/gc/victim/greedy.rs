@@ -6,6 +6,7 @@
 use crate::ftl::gc::{LineVictim, LineVictimView, VictimPolicy, VictimView};
 use crate::units::BlockId;
 
+#[derive(Clone)]
 pub struct GreedyVictim;
 
 impl VictimPolicy for GreedyVictim {

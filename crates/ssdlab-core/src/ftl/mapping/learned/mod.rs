@@ -88,6 +88,7 @@ pub struct LearnedStats {
     pub initialised_entries: u64,
 }
 
+#[derive(Clone)]
 pub struct Learned {
     tp: Tpftl,
     vp: VirtualPages,
