@@ -272,3 +272,10 @@ def test_base_2s_control_is_qtc_control():
         for key in ("latency", "wear", "waf", "gc", "time_series"):
             assert base_2[key] == qtc[key], key
         assert reports[0].histograms["write"] == reports[1].histograms["write"]
+
+
+def test_a_coarse_histogram_keeps_every_count_and_rounds_values_up_to_three_digits():
+    pairs = [(999, 1), (1_000, 2), (1_004, 3), (1_005, 4), (123_456_789, 5)]
+    coarse = rlgc._coarse(pairs)
+    assert coarse == [(999, 1), (1_000, 2), (1_010, 7), (124_000_000, 5)]
+    assert sum(c for _, c in coarse) == sum(c for _, c in pairs)

@@ -704,7 +704,10 @@ def reproduce(
         f"{len(jobs)} runs on {PRESET} ({logical_pages(settings):,} logical pages; "
         f"warm-up {settings.warmup_ns / SECOND_NS:g} s simulated before reads and traces)"
     )
-    runs = pd.DataFrame(run_jobs(jobs, _worker, (runner or Runner()).under(out)))
+    # The runs after the warm-up that differ only in their workload (each FTL's random and
+    # sequential reads and its Fig. 20 traces) share one warm-up: the same results, a third of
+    # the warm-ups (docs/experiments/learnedftl.md, "Wall time").
+    runs = pd.DataFrame(run_jobs(jobs, _worker, (runner or Runner()).under(out), share_warmups=True))
     runs.insert(0, "preset", PRESET)
     runs.insert(1, "trace", [j.trace or "" for j in jobs])
     runs.to_csv(out / "runs.csv", index=False)
