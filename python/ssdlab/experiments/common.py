@@ -124,10 +124,16 @@ def run_jobs(
     name = f"{worker.__module__}.{worker.__qualname__}"
     cells = [replace(c, id=_salted(c.id, name)) for c in cells_from_jobs(jobs)]
     groups = _warm_groups(jobs, cells) if share_warmups and not runner.ship_traces else {}
+    # A group runs where its first member stood: the grid's order is kept, so long cells (a
+    # group's warm-up and its runs) do not all land at the end, where one would run alone.
+    group_at = {members[0]: members for members in groups.values()}
     grouped = {i for members in groups.values() for i in members}
-    run = [c for i, c in enumerate(cells) if i not in grouped]
-    for members in groups.values():
-        run.append(_group_cell([jobs[i] for i in members], [cells[i] for i in members]))
+    run = []
+    for i, cell in enumerate(cells):
+        if i in group_at:
+            run.append(_group_cell([jobs[m] for m in group_at[i]], [cells[m] for m in group_at[i]]))
+        elif i not in grouped:
+            run.append(cell)
     outcomes = run_cells(
         run,
         partial(_run_cell, worker),
