@@ -318,7 +318,7 @@ def _worker(job: Job) -> dict[str, Any]:
         "episodes": rl.get("episodes"),
         "states_visited": rl.get("states_visited"),
         "requests": report["workload"]["requests"],
-        "verified": report["verify"]["final_scan_passed"] if report["verify"] else None,
+        "verified": report["verify"]["final_scan_passed"] if report["verify"]["enabled"] else None,
         "episode_mean_rewards": rl.get("episode_mean_rewards") or [],
         **_learning(report, job.labels["seed"]),
     }

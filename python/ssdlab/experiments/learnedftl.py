@@ -413,7 +413,7 @@ def _worker(job: Job) -> dict[str, Any]:
         "background_collections": gc["partial_steps"],
         "warmup_requests": report["warmup"]["timed_requests"],
         "warmup_programs": report["warmup"]["timed_programs"],
-        "verified": report["verify"]["final_scan_passed"] if report["verify"] else None,
+        "verified": report["verify"]["final_scan_passed"] if report["verify"]["enabled"] else None,
     }
 
 

@@ -481,7 +481,7 @@ def _worker(job: Job) -> dict[str, Any]:
         "requests": report["workload"]["requests"],
         "emergency_reclaims": report["gc"]["emergency_reclaims"],
         "intensive_entries": (gc.get("intensive") or {}).get("entries"),
-        "verified": report["verify"]["final_scan_passed"] if report["verify"] else None,
+        "verified": report["verify"]["final_scan_passed"] if report["verify"]["enabled"] else None,
         "gc_report": json.dumps(gc),
         "write_histogram": _coarse(report.histograms.get("write", [])) if first_seed else None,
         "free_blocks": (
