@@ -98,8 +98,7 @@ class Simulation:
     def report(self) -> Report:
         """The report so far (final once the run is finished). The per-request log is readable
         only then: its Parquet footer is written when the run ends."""
-        native = self._native
-        histograms = {k: native.latency_histogram(k) for k in HISTOGRAMS} if not self._finished else None
+        histograms = {k: self._native.latency_histogram(k) for k in HISTOGRAMS}
         log_path = self._native.request_log_path() if self._finished else None
         if self._temp_log is not None and log_path is not None:
             if self._requests is None:
@@ -108,12 +107,9 @@ class Simulation:
                 self._requests = read_requests(log_path)
                 self._temp_log.unlink(missing_ok=True)
             log_path = None
-        if histograms is None:
-            # A finished run's histograms no longer change: brought into Python only if read.
-            def histograms() -> dict[str, list[tuple[int, int]]]:
-                return {k: native.latency_histogram(k) for k in HISTOGRAMS}
-
-        return Report(native.report(), histograms=histograms, request_log=log_path, requests=self._requests)
+        return Report(
+            self._native.report(), histograms=histograms, request_log=log_path, requests=self._requests
+        )
 
 
 def run(

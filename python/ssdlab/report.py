@@ -4,7 +4,6 @@ plotting helpers. pandas and pyarrow are imported where used, so importing this 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,26 +45,14 @@ class Report:
     def __init__(
         self,
         raw: dict[str, Any],
-        histograms: dict[str, list[tuple[int, int]]]
-        | Callable[[], dict[str, list[tuple[int, int]]]]
-        | None = None,
+        histograms: dict[str, list[tuple[int, int]]] | None = None,
         request_log: str | None = None,
         requests: pd.DataFrame | None = None,
     ) -> None:
-        """`histograms` may be a function that returns them, called on first use: a finished
-        run's exact histograms (hundreds of thousands of pairs) cost more to bring into Python
-        than most callers of `run` need (a sweep's worker reads the percentiles)."""
         self.raw = raw
-        self._histograms = histograms
+        self.histograms = histograms or {}
         self.request_log = request_log
         self._requests = requests
-
-    @property
-    def histograms(self) -> dict[str, list[tuple[int, int]]]:
-        """The exact latency histograms by operation (`HISTOGRAMS`): sorted (latency_ns, count)."""
-        if callable(self._histograms):
-            self._histograms = self._histograms()
-        return self._histograms or {}
 
     @classmethod
     def from_json(cls, text: str, **kw: Any) -> Report:
