@@ -70,15 +70,7 @@ def _run_cell(worker: Callable[[Job], dict[str, Any]], job: Job) -> dict[str, An
         return worker(job)
     from ssdlab.api import Simulation
 
-    first = job.members[0].arguments()
-    drive = Simulation(
-        first["preset"],
-        first["workload"],
-        first["trace"],
-        first["overrides"],
-        first["config_files"],
-        first["trace_format"],
-    ).warm_drive()
+    drive = Simulation(**job.members[0].arguments()).warm_drive()
     return {"runs": [worker(replace(member, warm_drive=drive)) for member in job.members]}
 
 
