@@ -549,22 +549,6 @@ impl BlockManager {
         self.stream_lines[stream.0 as usize].open_blocks == 0 && lines > reserve
     }
 
-    /// Pages `stream`'s open block in `plane` can still take (0 if none is open).
-    pub fn open_room(&self, stream: StreamId, plane: PlaneId) -> u32 {
-        let open = self.open[self.open_slot(stream, plane)];
-        if open == INVALID {
-            0
-        } else {
-            self.capacity(BlockId(open)) - self.meta[open as usize].written
-        }
-    }
-
-    /// The next page `allocate` would hand out in `plane` (None if a free block must be opened).
-    pub fn next_page(&self, stream: StreamId, plane: PlaneId) -> Option<Ppn> {
-        let open = self.open[self.open_slot(stream, plane)];
-        (open != INVALID).then(|| self.geometry.ppn(BlockId(open), self.meta[open as usize].written))
-    }
-
     /// Next page of `stream`'s open block in `plane`, opening a free block of the stream's
     /// region (least recently erased first) when needed. `None` when the plane has neither.
     #[inline]

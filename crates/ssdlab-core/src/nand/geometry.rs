@@ -55,9 +55,6 @@ impl Geometry {
     pub fn pages(&self) -> u64 {
         self.blocks() as u64 * self.pages_per_block as u64
     }
-    pub fn physical_bytes(&self) -> u64 {
-        self.pages() * self.page_bytes
-    }
 
     /// Pages a block holds when programmed in `mode`.
     pub fn pages_in_mode(&self, mode: BlockMode) -> u32 {

@@ -202,10 +202,6 @@ impl TabularAgent {
         &self.q
     }
 
-    pub fn q_table_mut(&mut self) -> &mut QTable {
-        &mut self.q
-    }
-
     pub fn config(&self) -> &LearningConfig {
         &self.config
     }
