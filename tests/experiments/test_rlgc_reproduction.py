@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import tomllib
+from dataclasses import replace
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -49,7 +51,11 @@ def test_jobs_start_empty_and_give_each_baseline_its_own_settings(loads):
     settings = rlgc.Settings(seeds=2)
     probes = rlgc.probe(loads, rlgc.PRESETS, settings, runner=Runner(processes=1))
     jobs, plans = rlgc.build_jobs(loads, rlgc.PRESETS, rlgc.SCHEDULERS, settings, probes)
-    assert len(plans) == 4 and len(jobs) == 4 * len(rlgc.SCHEDULERS) * 2
+    # Page and LazyRTGC run once on the trace (`SEED_FREE`), every scheduler twice elsewhere.
+    seed_free = sum(w.trace is not None for w in loads) * len(rlgc.PRESETS) * len(rlgc.SEED_FREE)
+    assert len(plans) == 4 and len(jobs) == 4 * len(rlgc.SCHEDULERS) * 2 - seed_free
+    once = [j for j in jobs if j.trace is not None and j.labels["scheduler"] in rlgc.SEED_FREE]
+    assert len(once) == seed_free and {j.labels["seed"] for j in once} == {0}
     for job in jobs:
         assert not any(o.startswith("warmup.") for o in job.overrides), "the paper starts empty"
         assert "gc.rlgc.policy=stochastic" in job.overrides  # footnote 2
@@ -279,3 +285,39 @@ def test_a_coarse_histogram_keeps_every_count_and_rounds_values_up_to_three_digi
     coarse = rlgc._coarse(pairs)
     assert coarse == [(999, 1), (1_000, 2), (1_010, 7), (124_000_000, 5)]
     assert sum(c for _, c in coarse) == sum(c for _, c in pairs)
+
+
+def test_seed_free_runs_are_the_same_for_every_seed(traces):
+    """Page and LazyRTGC run once per trace and stand for every seed (`rlgc.SEED_FREE`). That
+    holds only while neither draws a random number and a trace's requests take none: here both
+    run one trace with GC under way for two seeds, and report the same drive."""
+    loads = rlgc.workloads({traces / "msr" / "wdev_3.csv": ()}, ())
+    settings = rlgc.QUICK
+    probes = rlgc.probe(loads, rlgc.PRESETS[:1], settings, runner=Runner(processes=1))
+    jobs, _ = rlgc.build_jobs(loads, rlgc.PRESETS[:1], rlgc.SCHEDULERS, settings, probes)
+    for job in (j for j in jobs if j.labels["scheduler"] in rlgc.SEED_FREE):
+        assert job.overrides[-1] == "seed=0"
+        reports = [replace(job, overrides=(*job.overrides[:-1], f"seed={seed}")).run() for seed in (0, 1)]
+        first, second = (r.raw for r in reports)
+        assert first["gc"]["victims_reclaimed"] > 100, job.labels
+        for key in ("latency", "wear", "waf", "gc", "time_series", "policies"):
+            assert first[key] == second[key], (job.labels, key)
+        assert reports[0].histograms["write"] == reports[1].histograms["write"]
+
+
+def test_a_seed_free_row_stands_for_every_seed_in_order():
+    loads = [rlgc.Workload("t", Path("t.csv"), ()), rlgc.Workload("s", None, ())]
+    rows = [
+        {"workload": w, "scheduler": s, "seed": 0, "p": i, "free_blocks": [1]}
+        for i, (w, s) in enumerate((("t", "Page"), ("t", "Base"), ("s", "Page")))
+    ]
+    out = rlgc._fan_out(rows, loads, seeds=3)
+    assert [(r["workload"], r["scheduler"], r["seed"]) for r in out] == [
+        ("t", "Page", 0),
+        ("t", "Page", 1),
+        ("t", "Page", 2),
+        ("t", "Base", 0),
+        ("s", "Page", 0),
+    ]
+    assert [r["p"] for r in out[:3]] == [0, 0, 0]
+    assert out[0]["free_blocks"] == [1] and out[1]["free_blocks"] is None
