@@ -160,11 +160,6 @@ fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks:
     }
     p.check(s.max_fraction > 0.0 && s.max_fraction < 1.0, "slc.max_fraction", || "must be in (0, 1)".into());
     p.check(s.sample_every_bytes.0 >= 1, "slc.sample_every_bytes", || "must be at least 1".into());
-    if s.policy != "none" && s.policy != "static" {
-        p.check(bits > 1, "slc.policy", || {
-            format!("'{}' runs an SLC-mode region: it needs a multi-level cell device (device.cell)", s.policy)
-        });
-    }
     let d = &config.ftl.dftl;
     p.check(d.entry_bytes >= 1, "ftl.dftl.entry_bytes", || "must be at least 1".into());
     let te = config.ftl.translation_entry_bytes;
@@ -216,7 +211,8 @@ pub struct Capacity {
     pub logical_pages: u64,
     /// Logical x utilization: the pages the workload uses.
     pub used_pages: u64,
-    /// Pages the SLC region's blocks cannot hold while in SLC mode (lost to the logical space).
+    /// Pages a fixed SLC region's blocks cannot hold while in SLC mode (lost to the spare; 0
+    /// until `with_fixed_slc_blocks` says how many blocks the SLC policy holds).
     pub slc_loss_pages: u64,
     pub pages_per_block: u64,
     pub planes: u64,
@@ -229,23 +225,25 @@ impl Capacity {
             [d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die].iter().map(|&v| v as u64).product();
         let pages = planes as u128 * d.blocks_per_plane as u128 * d.pages_per_block as u128;
         let physical_pages = pages.min(u32::MAX as u128) as u64;
-        // An SLC-mode block holds pages_per_block / bits pages: the pages it cannot hold are
-        // lost to the logical space while it is in SLC mode.
-        let bits = d.cell.bits_per_cell().max(1);
-        // Only `static` holds `slc.blocks` for the whole run; the dynamic policies start small
-        // and never take the native region below what its data needs.
-        let fixed_slc_blocks = if config.slc.policy == "static" { config.slc.blocks as u64 } else { 0 };
-        let slc_loss_pages = fixed_slc_blocks * (d.pages_per_block - d.pages_per_block / bits) as u64;
         let logical_pages = (physical_pages as f64 * (1.0 - d.overprovisioning)).floor() as u64;
         let used_pages = (logical_pages as f64 * d.utilization).floor() as u64;
         Capacity {
             physical_pages,
             logical_pages,
             used_pages,
-            slc_loss_pages,
+            slc_loss_pages: 0,
             pages_per_block: d.pages_per_block.max(1) as u64,
             planes,
         }
+    }
+
+    /// With `blocks` held in SLC mode for the whole run (a fixed SLC region; the policies that
+    /// size their region start small and never take the native region below what its data
+    /// needs): an SLC-mode block holds pages_per_block / `bits_per_cell` pages, and the pages it
+    /// cannot hold are lost to the spare.
+    pub fn with_fixed_slc_blocks(self, blocks: u64, bits_per_cell: u32) -> Capacity {
+        let per_block = self.pages_per_block - self.pages_per_block / bits_per_cell.max(1) as u64;
+        Capacity { slc_loss_pages: blocks * per_block, ..self }
     }
 
     /// Blocks beyond the used logical space and the SLC loss: GC's room.
@@ -340,17 +338,6 @@ impl ValidatedConfig {
         }
         p.check(g.background == GcBackground::Off || g.scope == GcScopeKind::Region, "gc.background", || {
             "background GC works device-wide: it needs gc.scope = \"region\"".into()
-        });
-        // Spare blocks must cover the GC threshold, two open blocks per plane (host and GC
-        // streams) and the per-plane GC reserve, or GC could never get ahead of the host.
-        let planes = capacity.planes;
-        let spare_blocks = capacity.spare_blocks();
-        let needed = g.target_free_blocks.unwrap_or(g.trigger_free_blocks + 1) as u64 + 3 * planes;
-        p.check(spare_blocks > needed, "device.overprovisioning", || {
-            format!(
-                "leaves {spare_blocks} spare blocks of {blocks}; GC needs more than {needed} (its target free blocks plus \
-                 3 per plane for open blocks and reserve): raise overprovisioning, lower utilization or gc.trigger_free_blocks"
-            )
         });
 
         check_cache_and_regions(&mut p, &config, bits, blocks);

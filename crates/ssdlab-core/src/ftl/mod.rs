@@ -33,10 +33,12 @@ use crate::units::{transfer_ns, BlockId, Lpn, Nanos, Ppn, SimTime};
 use crate::workload::IoOp;
 use blocks::{BlockManager, GcScope, Owner, RegionId, RegionSpec, StreamId, StreamSpec};
 use cache::WriteBuffer;
+use gc::scheduler::SchedulerCaps;
+use gc::victim::{Collects, VictimCaps};
 use gc::{GcObservation, GcScheduler, GcStats, VictimPolicy};
 use mapping::{MapCtx, Mapping, Relocation, Translation, TranslationIo};
-use placement::Placement;
-use region::{RegionPolicy, NATIVE};
+use placement::{Allocates, Placement, PlacementCaps};
+use region::{RegionCaps, RegionPolicy, SlcRegion, NATIVE};
 use verify::Verifier;
 
 /// Host-side FTL figures (pages, not requests).
@@ -230,8 +232,23 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             p.push(ConfigProblem { key: key.into(), reason });
         }
     };
+    // The combination checks ask the registered policies' capabilities; an unregistered id has
+    // its problem above and is left out of them.
     let g = &cfg.gc;
-    if gc::scheduler::uses_aggressive_triggering(g) {
+    let scheduler = registry::caps(gc::scheduler::REGISTRY, &g.scheduler);
+    let placement = registry::caps(placement::REGISTRY, &cfg.ftl.placement);
+    let victim = registry::caps(gc::victim::REGISTRY, &g.victim);
+    let slc = registry::caps(region::REGISTRY, &cfg.slc.policy);
+    let eviction = registry::caps(cache::REGISTRY, &cfg.cache.eviction);
+    let blocking = registry::ids_where(gc::scheduler::REGISTRY, |c: &SchedulerCaps| c.blocking);
+    // Only a policy holding `slc.blocks` for the whole run takes their capacity from the spare.
+    let fixed_slc_blocks = match slc {
+        Some(c) if c.region == SlcRegion::Fixed => cfg.slc.blocks as u64,
+        _ => 0,
+    };
+    let capacity = Capacity::of(cfg).with_fixed_slc_blocks(fixed_slc_blocks, cfg.device.cell.bits_per_cell());
+    check_spare_blocks(cfg, &capacity, &mut check);
+    if scheduler.is_some_and(|s| (s.aggressive)(g)) {
         check(
             g.rlgc.aggressive_trigger_free_blocks > g.trigger_free_blocks,
             "gc.rlgc.aggressive_trigger_free_blocks",
@@ -239,7 +256,6 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
         );
         // RLGC Sec. 5.3: the early regime lasts while free blocks <= T_GC^A, so a T_GC^A the
         // drive's free blocks can never exceed would keep it there for ever.
-        let capacity = Capacity::of(cfg);
         let (t_gc_a, reachable) = (g.rlgc.aggressive_trigger_free_blocks as u64, capacity.reachable_free_blocks());
         check(
             t_gc_a < reachable,
@@ -252,69 +268,98 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             ),
         );
     }
-    check(
-        g.scope == GcScopeKind::Region || g.scheduler == "greedy",
-        "gc.scope",
-        format!("per-plane GC runs the blocking greedy scheduler only, not {:?}", g.scheduler),
-    );
-    check(
-        cfg.ftl.placement != "static" || g.scope == GcScopeKind::Plane,
-        "ftl.placement",
-        "static placement writes each LPN to one plane, so GC must reclaim within planes: set gc.scope = \"plane\""
-            .into(),
-    );
+    if let Some(s) = scheduler {
+        check(
+            g.background != crate::config::GcBackground::Idle || s.idle_work,
+            "gc.background",
+            format!("the {} scheduler does no idle-time work; use \"off\"", g.scheduler),
+        );
+        check(
+            g.scope == GcScopeKind::Region || s.blocking,
+            "gc.scope",
+            format!("per-plane GC runs a blocking scheduler only ({blocking}), not {:?}", g.scheduler),
+        );
+    }
     let bits = cfg.device.cell.bits_per_cell() as u64;
-    if cfg.ftl.placement == "wordline" {
-        check(bits > 1, "ftl.placement", "wordline placement needs a multi-level cell (device.cell)".into());
+    if let Some(pl) = placement {
         check(
-            cfg.cache.capacity.0 >= bits * cfg.device.page_bytes,
-            "cache.capacity",
-            format!("wordline placement fills wordlines from the write buffer: give it at least {bits} pages"),
+            !pl.plane_bound || g.scope == GcScopeKind::Plane,
+            "ftl.placement",
+            format!(
+                "{} placement writes each LPN to one plane, so GC must reclaim within planes: set gc.scope = \"plane\"",
+                cfg.ftl.placement
+            ),
+        );
+        if pl.fills_wordlines {
+            check(
+                bits > 1,
+                "ftl.placement",
+                format!("{} placement needs a multi-level cell (device.cell)", cfg.ftl.placement),
+            );
+            check(
+                cfg.cache.capacity.0 >= bits * cfg.device.page_bytes,
+                "cache.capacity",
+                format!(
+                    "{} placement fills wordlines from the write buffer: give it at least {bits} pages",
+                    cfg.ftl.placement
+                ),
+            );
+        }
+    }
+    let groups = placement.map(|c| c.allocates == Allocates::Groups);
+    let group_victim = victim.map(|c| c.collects == Collects::Groups);
+    if let (Some(group_placement), Some(group_victim)) = (groups, group_victim) {
+        check(
+            group_placement == group_victim,
+            if group_placement { "gc.victim" } else { "ftl.placement" },
+            format!(
+                "group placement and group GC go together (LearnedFTL Sec. 3.3.1): a group's data lives on lines of \
+                 its own, which only a group victim policy ({}) collects; choose both or neither",
+                registry::ids_where(gc::victim::REGISTRY, |c: &VictimCaps| c.collects == Collects::Groups)
+            ),
         );
     }
-    let group_placement = cfg.ftl.placement == "group";
-    let line_placement = group_placement || cfg.ftl.placement == "line";
-    check(
-        group_placement == (g.victim == "group"),
-        if group_placement { "gc.victim" } else { "ftl.placement" },
-        "group placement and group GC go together (LearnedFTL Sec. 3.3.1): a group's data lives on lines of its \
-         own, which only gc.victim = \"group\" collects; set both ftl.placement and gc.victim to \"group\", or neither"
-            .into(),
-    );
-    if cfg.ftl.placement == "line" {
+    let lines = placement.is_some_and(|c| c.allocates == Allocates::Lines);
+    if let (true, Some(v)) = (lines, victim) {
         check(
-            g.victim == "greedy",
+            v.collects == Collects::BlocksOrLines,
             "gc.victim",
-            "line placement's GC collects lines: gc.victim = \"greedy\" (the line with the fewest valid pages)".into(),
+            format!(
+                "line placement's GC collects lines: choose a victim policy that selects lines ({})",
+                registry::ids_where(gc::victim::REGISTRY, |c: &VictimCaps| c.collects == Collects::BlocksOrLines)
+            ),
         );
     }
-    if line_placement {
+    if placement.is_some_and(|c| c.allocates != Allocates::Blocks) {
         check(
             g.scope == GcScopeKind::Region,
             "gc.scope",
             "line placement allocates lines across every plane: GC must run region-wide (gc.scope = \"region\")".into(),
         );
         check(
-            g.scheduler == "greedy" && g.background != crate::config::GcBackground::Idle,
+            scheduler.is_none_or(|s| s.blocking) && g.background != crate::config::GcBackground::Idle,
             "gc.scheduler",
             format!(
                 "GC collects whole lines on line and group placement; partial or idle-time steps are not supported: \
-                 use gc.scheduler = \"greedy\" with gc.background = \"off\" (not {:?})",
+                 use a blocking scheduler ({blocking}) with gc.background = \"off\" (not {:?})",
                 g.scheduler
             ),
         );
     }
     check(
-        g.background != crate::config::GcBackground::BetweenRequests || cfg.ftl.placement == "line",
+        g.background != crate::config::GcBackground::BetweenRequests || lines,
         "gc.background",
-        "\"between_requests\" is FEMU's background GC of lines: it needs ftl.placement = \"line\"".into(),
+        format!(
+            "\"between_requests\" is FEMU's background GC of lines: it needs a placement that allocates lines ({})",
+            registry::ids_where(placement::REGISTRY, |c: &PlacementCaps| c.allocates == Allocates::Lines)
+        ),
     );
-    if group_placement {
+    if groups == Some(true) {
         let d = &cfg.device;
         let geometry = d.geometry();
         let per_page = cfg.ftl.entries_per_translation_page(d.page_bytes) as u64;
         let entries = placement::group_entries(cfg.ftl.group.entries, &geometry, per_page as u32) as u64;
-        let groups = Capacity::of(cfg).used_pages.div_ceil((entries * per_page).max(1));
+        let groups = capacity.used_pages.div_ceil((entries * per_page).max(1));
         check(
             groups + 3 <= d.blocks_per_plane as u64,
             "ftl.group.entries",
@@ -331,34 +376,88 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             "must be 0 (no limit) or at least 2: a group holding one line (its open one) has nothing to collect".into(),
         );
     }
-    if cfg.slc.policy == "none" {
-        check(cfg.slc.blocks == 0, "slc.blocks", "SLC blocks need an SLC policy (slc.policy = \"static\")".into());
-    } else if cfg.slc.policy == "static" {
-        // The dynamic policies size the region themselves (`region::SlcSpace`).
-        let planes =
-            cfg.device.channels * cfg.device.chips_per_channel * cfg.device.dies_per_chip * cfg.device.planes_per_die;
-        let target = cfg.slc.target_free_blocks.unwrap_or(cfg.slc.trigger_free_blocks + 1);
-        check(
-            cfg.slc.blocks > target + planes,
-            "slc.blocks",
-            format!(
-                "an SLC region needs more blocks than its target free blocks ({target}) plus one open block per plane ({planes})"
-            ),
-        );
+    match slc.map(|c| c.region) {
+        Some(SlcRegion::None) => {
+            check(
+                cfg.slc.blocks == 0,
+                "slc.blocks",
+                format!(
+                    "SLC blocks need an SLC policy with a fixed region (slc.policy: {})",
+                    registry::ids_where(region::REGISTRY, |c: &RegionCaps| c.region == SlcRegion::Fixed)
+                ),
+            );
+        }
+        Some(SlcRegion::Fixed) => {
+            // The sized policies size the region themselves (`region::SlcSpace`).
+            let planes = cfg.device.channels
+                * cfg.device.chips_per_channel
+                * cfg.device.dies_per_chip
+                * cfg.device.planes_per_die;
+            let target = cfg.slc.target_free_blocks.unwrap_or(cfg.slc.trigger_free_blocks + 1);
+            check(
+                cfg.slc.blocks > target + planes,
+                "slc.blocks",
+                format!(
+                    "an SLC region needs more blocks than its target free blocks ({target}) plus one open block per plane ({planes})"
+                ),
+            );
+        }
+        Some(SlcRegion::Sized) => check(
+            bits > 1,
+            "slc.policy",
+            format!("'{}' runs an SLC-mode region: it needs a multi-level cell device (device.cell)", cfg.slc.policy),
+        ),
+        None => {}
+    }
+    // A random-action control replaces a learned policy's choices: it needs one.
+    let controls = [
+        ("gc.rlgc.random_control", g.rlgc.random_control, "gc.scheduler", &g.scheduler, scheduler.map(|c| c.learns)),
+        ("slc.rl.random_control", cfg.slc.rl.random_control, "slc.policy", &cfg.slc.policy, slc.map(|c| c.learns)),
+    ];
+    for (key, control, policy_key, id, learns) in controls {
+        if let Some(reason) = control_without_agent(control, policy_key, id, learns) {
+            check(false, key, reason);
+        }
+    }
+    if cfg.cache.fsp.random_control {
+        let (policy_key, id, learns) = if cfg.cache.capacity.0 > 0 {
+            ("cache.eviction", cfg.cache.eviction.as_str(), eviction.map(|c| c.learns))
+        } else {
+            ("cache.capacity", "0 (no write buffer)", Some(false))
+        };
+        if let Some(reason) = control_without_agent(true, policy_key, id, learns) {
+            check(false, "cache.fsp.random_control", reason);
+        }
     }
     p
 }
 
-/// A random-action control (`key` set) replaces a learned policy's choices: refused when the
-/// policy chosen under `policy_key` has no agent (its `learning()` is `None`).
-fn refuse_control_without_agent(key: &str, control: bool, policy_key: &str, id: &str, learns: bool) -> Result<()> {
-    if control && !learns {
-        return Err(Error::config(
-            key,
-            format!("{policy_key} = \"{id}\" does not learn, so it has no random-action control; choose a learned policy or drop the key"),
-        ));
-    }
-    Ok(())
+/// Spare blocks must cover the GC threshold, two open blocks per plane (host and GC streams)
+/// and the per-plane GC reserve, or GC could never get ahead of the host. A fixed SLC region's
+/// lost capacity comes off the spare (`capacity`).
+fn check_spare_blocks(cfg: &Config, capacity: &Capacity, check: &mut impl FnMut(bool, &str, String)) {
+    let g = &cfg.gc;
+    let blocks = capacity.physical_pages / capacity.pages_per_block;
+    let spare_blocks = capacity.spare_blocks();
+    let needed = g.target_free_blocks.unwrap_or(g.trigger_free_blocks + 1) as u64 + 3 * capacity.planes;
+    check(
+        spare_blocks > needed,
+        "device.overprovisioning",
+        format!(
+            "leaves {spare_blocks} spare blocks of {blocks}; GC needs more than {needed} (its target free blocks plus \
+             3 per plane for open blocks and reserve): raise overprovisioning, lower utilization or gc.trigger_free_blocks"
+        ),
+    );
+}
+
+/// Why a random-action control (`control` set) cannot stand in for the policy `id` chosen under
+/// `policy_key`: it has no agent (`learns`). None when it can, or the id is unregistered.
+fn control_without_agent(control: bool, policy_key: &str, id: &str, learns: Option<bool>) -> Option<String> {
+    (control && learns == Some(false)).then(|| {
+        format!(
+            "{policy_key} = \"{id}\" does not learn, so it has no random-action control; choose a learned policy or drop the key"
+        )
+    })
 }
 
 impl Ftl {
@@ -372,14 +471,6 @@ impl Ftl {
         let logical = cfg.used_logical_pages();
         let physical = geometry.pages();
         let regions = (registry::find(region::REGISTRY, "slc.policy", &cfg.slc.policy)?.build)(cfg)?;
-        let learns = regions.learning().is_some();
-        refuse_control_without_agent(
-            "slc.rl.random_control",
-            cfg.slc.rl.random_control,
-            "slc.policy",
-            regions.id(),
-            learns,
-        )?;
         let scope = match cfg.gc.scope {
             GcScopeKind::Region => GcScope::Region,
             GcScopeKind::Plane => GcScope::Plane,
@@ -459,31 +550,7 @@ impl Ftl {
         let scheduler_ctx = gc::scheduler::BuildCtx { gc: &cfg.gc, timing: &cfg.device.timing, rng: policy_rng };
         let scheduler =
             (registry::find(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler)?.build)(scheduler_ctx)?;
-        if cfg.gc.background == crate::config::GcBackground::Idle && !scheduler.works_when_idle() {
-            return Err(Error::config(
-                "gc.background",
-                format!("the {} scheduler does no idle-time work; use \"off\"", scheduler.id()),
-            ));
-        }
-        let learns = scheduler.learning().is_some();
-        refuse_control_without_agent(
-            "gc.rlgc.random_control",
-            cfg.gc.rlgc.random_control,
-            "gc.scheduler",
-            scheduler.id(),
-            learns,
-        )?;
         let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)(cfg)?;
-        if placement_layout.lines && !victim.selects_lines() {
-            return Err(Error::config(
-                "gc.victim",
-                format!(
-                    "{} placement allocates lines and GC must collect lines: the {} victim policy picks only blocks",
-                    placement.id(),
-                    victim.id()
-                ),
-            ));
-        }
         let buffer = if cfg.cache.capacity.0 > 0 {
             let pages = (cfg.cache.capacity.0 / geometry.page_bytes).min(u32::MAX as u64) as u32;
             let eviction_ctx = cache::BuildCtx {
@@ -494,26 +561,11 @@ impl Ftl {
             };
             let eviction =
                 (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(eviction_ctx)?;
-            let learns = eviction.learning().is_some();
-            refuse_control_without_agent(
-                "cache.fsp.random_control",
-                cfg.cache.fsp.random_control,
-                "cache.eviction",
-                eviction.id(),
-                learns,
-            )?;
             Some(
                 WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction)
                     .with_room_order(cfg.cache.room_order),
             )
         } else {
-            refuse_control_without_agent(
-                "cache.fsp.random_control",
-                cfg.cache.fsp.random_control,
-                "cache.capacity",
-                "0 (no write buffer)",
-                false,
-            )?;
             None
         };
         Ok(Ftl {
@@ -993,9 +1045,22 @@ mod tests {
         assert!(problems(&["ftl.placement=wordline"]).iter().any(|s| s.starts_with("cache.capacity")));
         assert!(problems(&["slc.blocks=10"]).iter().any(|s| s.starts_with("slc.blocks")));
         assert!(problems(&["slc.policy=static", "slc.blocks=6"]).iter().any(|s| s.starts_with("slc.blocks")));
-        assert!(
-            problems(&["slc.policy=static", "slc.blocks=24", "ftl.placement=wordline", "cache.capacity=1m"]).is_empty()
-        );
+        // A fixed SLC region's lost capacity comes off the spare blocks (16 left of 256, GC
+        // needs more than 17); at 90 % utilization there is room.
+        let slc = ["slc.policy=static", "slc.blocks=24", "ftl.placement=wordline", "cache.capacity=1m"];
+        let p = problems(&slc);
+        assert!(p.len() == 1 && p[0].starts_with("device.overprovisioning: leaves 16 spare blocks of 256"), "{p:?}");
+        assert!(problems(&[&slc[..], &["device.utilization=0.9"]].concat()).is_empty());
+        // A sized SLC region needs a multi-level cell; an idle-time GC needs a scheduler with
+        // idle work; a line placement needs a victim policy that selects lines.
+        let p = problems(&["device.cell=slc", "slc.policy=dwa"]);
+        assert!(p.iter().any(|s| s.starts_with("slc.policy: 'dwa' runs an SLC-mode region")), "{p:?}");
+        let p = problems(&["gc.scheduler=rlgc", "gc.background=idle"]);
+        assert_eq!(p, ["gc.background: the rlgc scheduler does no idle-time work; use \"off\""]);
+        let p = problems(&["ftl.placement=line", "gc.victim=fifo"]);
+        assert!(p
+            .iter()
+            .any(|s| s.starts_with("gc.victim: line placement's GC collects lines") && s.ends_with("(greedy)")));
     }
 }
 

@@ -7,44 +7,64 @@
 //! to the config (`[gc.<id>]`, `[ftl.<id>]`, ...). The config layer sits below the FTL and keeps
 //! ids as strings; `check` turns an unknown id into a config problem that lists the known ones,
 //! and the report prints the same ids (`Entry::id`), so every reported id is accepted back.
+//!
+//! An entry also carries its capabilities (`Entry::caps`, a struct per seam): what the rest of
+//! the engine needs to know about a policy (whether it blocks, keeps a fixed region, learns, ...)
+//! is asked there (`caps`), never by comparing ids, so a new policy declares it in its line.
 
 use crate::error::{ConfigProblem, Error, Result};
 
 /// One registered policy: its id (config value, report value, file name), a one-line summary
-/// for the generated docs, and its constructor.
-pub struct Entry<B> {
+/// for the generated docs, its constructor and its capabilities (`()` where a seam asks none).
+pub struct Entry<B, C = ()> {
     pub id: &'static str,
     pub summary: &'static str,
     pub build: B,
+    pub caps: C,
 }
 
 /// The entry named `id`, or a config error on `key` listing the known ids.
-pub fn find<'a, B>(registry: &'a [Entry<B>], key: &str, id: &str) -> Result<&'a Entry<B>> {
+pub fn find<'a, B, C>(registry: &'a [Entry<B, C>], key: &str, id: &str) -> Result<&'a Entry<B, C>> {
     registry.iter().find(|e| e.id == id).ok_or_else(|| Error::config(key, unknown(registry, id)))
 }
 
 /// A problem for `key` if `id` is not registered.
-pub fn check<B>(registry: &[Entry<B>], key: &str, id: &str) -> Option<ConfigProblem> {
+pub fn check<B, C>(registry: &[Entry<B, C>], key: &str, id: &str) -> Option<ConfigProblem> {
     (!registry.iter().any(|e| e.id == id))
         .then(|| ConfigProblem { key: key.to_string(), reason: unknown(registry, id) })
 }
 
-fn unknown<B>(registry: &[Entry<B>], id: &str) -> String {
+fn unknown<B, C>(registry: &[Entry<B, C>], id: &str) -> String {
     let ids: Vec<&str> = registry.iter().map(|e| e.id).collect();
     format!("unknown policy {id:?}; expected one of {}", ids.join(", "))
 }
 
 /// (id, summary) of every entry, in registry order.
-pub fn catalog<B>(registry: &[Entry<B>]) -> Vec<(&'static str, &'static str)> {
+pub fn catalog<B, C>(registry: &[Entry<B, C>]) -> Vec<(&'static str, &'static str)> {
     registry.iter().map(|e| (e.id, e.summary)).collect()
+}
+
+/// The capabilities of the entry named `id` (None if unregistered: `check` reports that).
+pub fn caps<'a, B, C>(registry: &'a [Entry<B, C>], id: &str) -> Option<&'a C> {
+    registry.iter().find(|e| e.id == id).map(|e| &e.caps)
+}
+
+/// The ids of the entries whose capabilities pass `keep`, joined for a message ("a, b").
+pub fn ids_where<B, C>(registry: &[Entry<B, C>], keep: impl Fn(&C) -> bool) -> String {
+    let ids: Vec<&str> = registry.iter().filter(|e| keep(&e.caps)).map(|e| e.id).collect();
+    ids.join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const REG: &[Entry<fn() -> u32>] =
-        &[Entry { id: "one", summary: "1", build: || 1 }, Entry { id: "two", summary: "2", build: || 2 }];
+    type Build = fn() -> u32;
+
+    const REG: &[Entry<Build, bool>] = &[
+        Entry { id: "one", summary: "1", build: || 1, caps: true },
+        Entry { id: "two", summary: "2", build: || 2, caps: false },
+    ];
 
     #[test]
     fn finds_by_id_and_names_the_known_ones() {
@@ -54,5 +74,7 @@ mod tests {
         assert!(check(REG, "k", "one").is_none());
         assert_eq!(check(REG, "k", "x").unwrap().key, "k");
         assert_eq!(catalog(REG), vec![("one", "1"), ("two", "2")]);
+        assert_eq!((caps(REG, "two"), caps(REG, "three")), (Some(&false), None));
+        assert_eq!((ids_where(REG, |&c| c), ids_where(REG, |_| true)), ("one".into(), "one, two".into()));
     }
 }

@@ -1,5 +1,6 @@
 //! Integration tests: one binary, one module per behaviour.
 
+mod catalog_verify;
 mod common;
 mod determinism;
 mod fio_jobs;

@@ -98,15 +98,11 @@ pub trait VictimPolicy: Send + dyn_clone::DynClone {
     fn id(&self) -> &'static str;
     /// A victim with at least `min_invalid_fraction` invalid pages, or None.
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId>;
-    /// In a line-mode region (`ftl.placement = "line"` or `"group"`): the line, or the
-    /// stream's lines, GC collects next, or None. Policies that pick only blocks leave it None
-    /// and say so in `selects_lines` (a line-mode region refuses them).
+    /// In a line-mode region (a placement that allocates lines): the line, or the stream's
+    /// lines, GC collects next, or None. Policies that pick only blocks leave it None and are
+    /// registered so (`victim::Collects::Blocks`: a line-mode region refuses them).
     fn select_lines(&mut self, _view: &LineVictimView) -> Option<LineVictim> {
         None
-    }
-    /// Whether `select_lines` is implemented (line-mode regions need it).
-    fn selects_lines(&self) -> bool {
-        false
     }
 }
 
@@ -176,12 +172,8 @@ pub trait GcScheduler: Send + dyn_clone::DynClone {
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction;
     /// Called once the request is served, with its response time.
     fn after_serve(&mut self, obs: &GcObservation, response_ns: u64) -> GcAction;
-    /// Whether this scheduler works in idle time with `gc.background = "idle"` (the config is
-    /// refused otherwise, rather than idle GC silently doing nothing).
-    fn works_when_idle(&self) -> bool {
-        false
-    }
-    /// Idle time (only with `gc.background = "idle"`): the host has had nothing outstanding
+    /// Idle time (only with `gc.background = "idle"`, for a scheduler registered with idle
+    /// work, `SchedulerCaps::idle_work`): the host has had nothing outstanding
     /// for `idle.gap_ns`, or the step asked for last time has ended and it still has none. A
     /// `Partial` step runs at once, no request waiting; `Nothing` ends the idle work until the
     /// next idle period. `Reclaim` is not an idle action (use a `Partial` of unlimited copies).

@@ -62,9 +62,6 @@ impl GcScheduler for GreedyScheduler {
             _ => GcAction::Nothing,
         }
     }
-    fn works_when_idle(&self) -> bool {
-        self.between_requests_below.is_none()
-    }
     fn on_idle(&mut self, obs: &IdleObservation) -> GcAction {
         match self.background_free_blocks {
             // One copy (or the erase) of a victim with an invalid page (a fully valid one would
@@ -97,7 +94,6 @@ mod tests {
         assert_eq!(s.on_idle(&idle(10, 3)), copy, "a started victim is finished");
         let mut s = GreedyScheduler::new(&GcConfig { background_free_blocks: Some(20), ..cfg });
         assert_eq!(s.on_idle(&idle(19, 0)), copy);
-        assert!(s.works_when_idle());
     }
 
     #[test]
@@ -116,7 +112,6 @@ mod tests {
         assert_eq!(s.after_serve(&obs(1, IoOp::Read, 19, 19), 10), line, "after reads too");
         assert_eq!(s.after_serve(&obs(2, IoOp::Write, 20, 20), 10), GcAction::Nothing);
         assert_eq!(s.on_idle(&idle(0, 0)), GcAction::Nothing, "no idle-time work");
-        assert!(!s.works_when_idle());
         // The foreground is unchanged.
         assert_eq!(s.before_serve(&obs(3, IoOp::Write, 4, 4)), GcAction::Reclaim { target_free_blocks: 6 });
     }

@@ -92,10 +92,6 @@ impl GcScheduler for LazyRtgcScheduler {
         GcAction::Partial { copies, min_invalid_fraction: 0.0 }
     }
 
-    fn works_when_idle(&self) -> bool {
-        true
-    }
-
     fn on_idle(&mut self, _obs: &IdleObservation) -> GcAction {
         if self.idle_reclaim {
             // Only blocks that hold no valid page (unless a started victim is pending: then

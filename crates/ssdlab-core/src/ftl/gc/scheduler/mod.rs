@@ -44,49 +44,69 @@ pub struct BuildCtx<'a> {
 
 pub type BuildScheduler = fn(BuildCtx) -> Result<Box<dyn GcScheduler>>;
 
+/// What the engine asks of a GC scheduler without naming it (`Entry::caps`).
+#[derive(Debug, Clone, Copy)]
+pub struct SchedulerCaps {
+    /// Reclaims whole victims before the write that needs room, never in partial steps: the
+    /// only kind per-plane GC (`gc.scope = "plane"`) and line collection support.
+    pub blocking: bool,
+    /// Whether these settings use RLGC's aggressive triggering (Sec. 5.3): T_GC^A must then
+    /// exceed T_GC and stay below the free blocks the drive can reach.
+    pub aggressive: fn(&GcConfig) -> bool,
+    /// Has idle-time work (`GcScheduler::on_idle`): `gc.background = "idle"` is refused
+    /// otherwise, rather than idle GC silently doing nothing.
+    pub idle_work: bool,
+    /// Chooses with a learning agent, so a random-action control (`gc.rlgc.random_control`)
+    /// can stand in for its choices.
+    pub learns: bool,
+}
+
+const NEVER: fn(&GcConfig) -> bool = |_| false;
+
 /// `gc.scheduler`: every GC scheduler, one line each.
-pub const REGISTRY: &[Entry<BuildScheduler>] = &[
+pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
     Entry {
         id: "greedy",
         summary: "blocking GC of whole victims before a write (RLGC's page-level baseline)",
         build: |c| Ok(Box::new(GreedyScheduler::new(c.gc))),
+        caps: SchedulerCaps { blocking: true, aggressive: NEVER, idle_work: true, learns: false },
     },
     Entry {
         id: "lazy_rtgc",
         summary: "Lazy-RTGC: partial tasks of alpha copies after writes, intensive mode",
         build: |c| Ok(Box::new(LazyRtgcScheduler::new(c.gc, copies_per_erase(c.timing)))),
+        caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: true, learns: false },
     },
     Entry {
         id: "rlgc",
         summary: "RLGC: a Q-table picks the copies after each write (Kang et al. 2017)",
         build: |c| Ok(Box::new(rlgc::build(c.gc, false, c.rng)?)),
+        caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: false, learns: true },
     },
     Entry {
         id: "rlgc_aggressive",
         summary: "RLGC with early and read-initiated triggering (Sec. 5.3)",
         build: |c| Ok(Box::new(rlgc::build(c.gc, true, c.rng)?)),
+        caps: SchedulerCaps { blocking: false, aggressive: |_| true, idle_work: false, learns: true },
     },
     Entry {
         id: "rlgc_qtc",
         summary: "RLGC over 17 features with a Q-table cache (Kang & Yoo 2018)",
         build: |c| Ok(Box::new(rlgc_qtc::build(c.gc, c.rng)?)),
+        caps: SchedulerCaps { blocking: false, aggressive: |g| g.qtc.aggressive, idle_work: false, learns: true },
     },
     Entry {
         id: "predictor",
         summary: "RLGC's framework with an interval predictor (Tables 11-12)",
         build: |c| Ok(Box::new(predictor::build(c.gc, copy_ns(c.timing), c.rng)?)),
+        caps: SchedulerCaps {
+            blocking: false,
+            aggressive: |g| g.predictor.aggressive,
+            idle_work: false,
+            learns: false,
+        },
     },
 ];
-
-/// Whether a scheduler id uses RLGC's aggressive triggering (T_GC^A must then exceed T_GC).
-pub fn uses_aggressive_triggering(gc: &GcConfig) -> bool {
-    match gc.scheduler.as_str() {
-        "rlgc_aggressive" => true,
-        "rlgc_qtc" => gc.qtc.aggressive,
-        "predictor" => gc.predictor.aggressive,
-        _ => false,
-    }
-}
 
 #[cfg(test)]
 pub(crate) mod test_support {

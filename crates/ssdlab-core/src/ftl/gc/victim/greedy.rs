@@ -22,7 +22,4 @@ impl VictimPolicy for GreedyVictim {
             view.lines().iter().filter(|l| l.collectable && l.invalid_pages() > 0).min_by_key(|l| l.valid_pages)?;
         Some(LineVictim::Line(line.index))
     }
-    fn selects_lines(&self) -> bool {
-        true
-    }
 }

@@ -55,9 +55,6 @@ impl VictimPolicy for GroupVictim {
         }
         Some(LineVictim::Stream(stream))
     }
-    fn selects_lines(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -19,18 +19,48 @@ use crate::ftl::registry::Entry;
 /// A victim policy from the run's config (its own table, if it has settings: `[gc.<id>]`).
 pub type BuildVictim = fn(&ValidatedConfig) -> Result<Box<dyn VictimPolicy>>;
 
-pub const REGISTRY: &[Entry<BuildVictim>] = &[
-    Entry { id: "greedy", summary: "fewest valid pages", build: |_| Ok(Box::new(GreedyVictim)) },
-    Entry { id: "fifo", summary: "oldest sealed block", build: |_| Ok(Box::new(FifoVictim)) },
+/// What a victim policy can collect (`Entry::caps`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collects {
+    /// Blocks only (`VictimPolicy::select`).
+    Blocks,
+    /// Blocks, or lines in a line-mode region (`select_lines` too).
+    BlocksOrLines,
+    /// A group's sealed lines together (LearnedFTL's group GC, with group placement).
+    Groups,
+}
+
+/// What the engine asks of a victim policy without naming it (`Entry::caps`).
+#[derive(Debug, Clone, Copy)]
+pub struct VictimCaps {
+    pub collects: Collects,
+}
+
+/// `gc.victim`: every victim policy, one line each.
+pub const REGISTRY: &[Entry<BuildVictim, VictimCaps>] = &[
+    Entry {
+        id: "greedy",
+        summary: "fewest valid pages",
+        build: |_| Ok(Box::new(GreedyVictim)),
+        caps: VictimCaps { collects: Collects::BlocksOrLines },
+    },
+    Entry {
+        id: "fifo",
+        summary: "oldest sealed block",
+        build: |_| Ok(Box::new(FifoVictim)),
+        caps: VictimCaps { collects: Collects::Blocks },
+    },
     Entry {
         id: "cost_benefit",
         summary: "max (1 - u) x age / 2u (Kawaguchi et al.)",
         build: |_| Ok(Box::new(CostBenefitVictim)),
+        caps: VictimCaps { collects: Collects::Blocks },
     },
     Entry {
         id: "group",
         summary: "LearnedFTL's group GC: the group (stream) whose sealed lines hold the most invalid pages",
         build: |c| Ok(Box::new(GroupVictim { min_invalid_fraction: c.gc.group.min_invalid_fraction })),
+        caps: VictimCaps { collects: Collects::Groups },
     },
 ];
 
