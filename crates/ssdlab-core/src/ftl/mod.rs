@@ -37,8 +37,10 @@ use gc::scheduler::SchedulerCaps;
 use gc::victim::{Collects, VictimCaps};
 use gc::{GcObservation, GcScheduler, GcStats, VictimPolicy};
 use mapping::{MapCtx, Mapping, Relocation, Translation, TranslationIo};
-use placement::{Allocates, Placement, PlacementCaps};
-use region::{RegionCaps, RegionPolicy, SlcRegion, NATIVE};
+use placement::registry::{Allocates, PlacementCaps};
+use placement::Placement;
+use region::registry::{RegionCaps, SlcRegion};
+use region::{RegionPolicy, NATIVE};
 use verify::Verifier;
 
 /// Host-side FTL figures (pages, not requests).
@@ -204,10 +206,10 @@ pub struct Ftl {
 /// generated reference and the JSON Schema list as allowed values.
 pub fn policy_catalog() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     vec![
-        ("ftl.mapping", registry::catalog(mapping::REGISTRY)),
-        ("ftl.placement", registry::catalog(placement::REGISTRY)),
-        ("cache.eviction", registry::catalog(cache::REGISTRY)),
-        ("slc.policy", registry::catalog(region::REGISTRY)),
+        ("ftl.mapping", registry::catalog(mapping::registry::REGISTRY)),
+        ("ftl.placement", registry::catalog(placement::registry::REGISTRY)),
+        ("cache.eviction", registry::catalog(cache::registry::REGISTRY)),
+        ("slc.policy", registry::catalog(region::registry::REGISTRY)),
         ("gc.scheduler", registry::catalog(gc::scheduler::REGISTRY)),
         ("gc.victim", registry::catalog(gc::victim::REGISTRY)),
     ]
@@ -217,10 +219,10 @@ pub fn policy_catalog() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)
 /// and the combinations make sense. Problems carry the config key.
 pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
     let mut p: Vec<ConfigProblem> = [
-        registry::check(mapping::REGISTRY, "ftl.mapping", &cfg.ftl.mapping),
-        registry::check(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement),
-        registry::check(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction),
-        registry::check(region::REGISTRY, "slc.policy", &cfg.slc.policy),
+        registry::check(mapping::registry::REGISTRY, "ftl.mapping", &cfg.ftl.mapping),
+        registry::check(placement::registry::REGISTRY, "ftl.placement", &cfg.ftl.placement),
+        registry::check(cache::registry::REGISTRY, "cache.eviction", &cfg.cache.eviction),
+        registry::check(region::registry::REGISTRY, "slc.policy", &cfg.slc.policy),
         registry::check(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler),
         registry::check(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim),
     ]
@@ -236,10 +238,10 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
     // its problem above and is left out of them.
     let g = &cfg.gc;
     let scheduler = registry::caps(gc::scheduler::REGISTRY, &g.scheduler);
-    let placement = registry::caps(placement::REGISTRY, &cfg.ftl.placement);
+    let placement = registry::caps(placement::registry::REGISTRY, &cfg.ftl.placement);
     let victim = registry::caps(gc::victim::REGISTRY, &g.victim);
-    let slc = registry::caps(region::REGISTRY, &cfg.slc.policy);
-    let eviction = registry::caps(cache::REGISTRY, &cfg.cache.eviction);
+    let slc = registry::caps(region::registry::REGISTRY, &cfg.slc.policy);
+    let eviction = registry::caps(cache::registry::REGISTRY, &cfg.cache.eviction);
     let blocking = registry::ids_where(gc::scheduler::REGISTRY, |c: &SchedulerCaps| c.blocking);
     // Only a policy holding `slc.blocks` for the whole run takes their capacity from the spare.
     let fixed_slc_blocks = match slc {
@@ -351,7 +353,7 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
         "gc.background",
         format!(
             "\"between_requests\" is FEMU's background GC of lines: it needs a placement that allocates lines ({})",
-            registry::ids_where(placement::REGISTRY, |c: &PlacementCaps| c.allocates == Allocates::Lines)
+            registry::ids_where(placement::registry::REGISTRY, |c: &PlacementCaps| c.allocates == Allocates::Lines)
         ),
     );
     if groups == Some(true) {
@@ -383,7 +385,7 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
                 "slc.blocks",
                 format!(
                     "SLC blocks need an SLC policy with a fixed region (slc.policy: {})",
-                    registry::ids_where(region::REGISTRY, |c: &RegionCaps| c.region == SlcRegion::Fixed)
+                    registry::ids_where(region::registry::REGISTRY, |c: &RegionCaps| c.region == SlcRegion::Fixed)
                 ),
             );
         }
@@ -470,12 +472,13 @@ impl Ftl {
         let geometry = cfg.geometry();
         let logical = cfg.used_logical_pages();
         let physical = geometry.pages();
-        let regions = (registry::find(region::REGISTRY, "slc.policy", &cfg.slc.policy)?.build)(cfg)?;
+        let regions = (registry::find(region::registry::REGISTRY, "slc.policy", &cfg.slc.policy)?.build)(cfg)?;
         let scope = match cfg.gc.scope {
             GcScopeKind::Region => GcScope::Region,
             GcScopeKind::Plane => GcScope::Plane,
         };
-        let mut placement = (registry::find(placement::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(cfg)?;
+        let mut placement =
+            (registry::find(placement::registry::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(cfg)?;
         let placement_layout = placement.layout();
         let mut specs = vec![RegionSpec {
             name: "native".into(),
@@ -546,7 +549,8 @@ impl Ftl {
             })
             .collect();
         let mapping_ctx = mapping::BuildCtx { cfg, logical_pages: logical };
-        let mapping = (registry::find(mapping::REGISTRY, "ftl.mapping", &cfg.ftl.mapping)?.build)(&mapping_ctx)?;
+        let mapping =
+            (registry::find(mapping::registry::REGISTRY, "ftl.mapping", &cfg.ftl.mapping)?.build)(&mapping_ctx)?;
         let scheduler_ctx = gc::scheduler::BuildCtx { gc: &cfg.gc, timing: &cfg.device.timing, rng: policy_rng };
         let scheduler =
             (registry::find(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler)?.build)(scheduler_ctx)?;
@@ -559,8 +563,9 @@ impl Ftl {
                 capacity_pages: pages,
                 rng: crate::rng::rng_for(cfg.seed, crate::rng::RngStream::Eviction),
             };
-            let eviction =
-                (registry::find(cache::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(eviction_ctx)?;
+            let eviction = (registry::find(cache::registry::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(
+                eviction_ctx,
+            )?;
             Some(
                 WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction)
                     .with_room_order(cfg.cache.room_order),

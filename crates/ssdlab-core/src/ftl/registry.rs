@@ -1,8 +1,11 @@
 //! Layer: ftl. Policy registries: how a policy id in a config becomes an object.
 //!
 //! Every pluggable decision (mapping, placement, write-buffer eviction, region control, GC
-//! scheduling, victim choice) has one registry: a `const` slice of `Entry`s in its module's
-//! `mod.rs`, one line per policy, each pointing at the policy file's constructor. Adding a policy
+//! scheduling, victim choice) has one registry: a `const` slice of `Entry`s in the seam's
+//! `registry.rs` (`gc/scheduler/mod.rs` and `gc/victim/mod.rs` for GC, whose traits live in
+//! `gc/mod.rs`), one line per policy, each pointing at the policy file's constructor. The trait a
+//! policy implements lives apart from the registry that names the policy, so no policy file
+//! imports its registry. Adding a policy
 //! is one new file and one registry line; a policy with settings of its own also adds its table
 //! to the config (`[gc.<id>]`, `[ftl.<id>]`, ...). The config layer sits below the FTL and keeps
 //! ids as strings; `check` turns an unknown id into a config problem that lists the known ones,

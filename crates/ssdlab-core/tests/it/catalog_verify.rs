@@ -14,8 +14,8 @@
 use ssdlab_core::config::Layer;
 use ssdlab_core::ftl::gc::scheduler::{SchedulerCaps, REGISTRY as SCHEDULERS};
 use ssdlab_core::ftl::gc::victim::{Collects, VictimCaps, REGISTRY as VICTIMS};
-use ssdlab_core::ftl::placement::{Allocates, PlacementCaps, REGISTRY as PLACEMENTS};
-use ssdlab_core::ftl::region::{RegionCaps, SlcRegion, REGISTRY as REGIONS};
+use ssdlab_core::ftl::placement::registry::{Allocates, PlacementCaps, REGISTRY as PLACEMENTS};
+use ssdlab_core::ftl::region::registry::{RegionCaps, SlcRegion, REGISTRY as REGIONS};
 use ssdlab_core::ftl::registry::Entry;
 use ssdlab_core::ftl::{cache, mapping};
 use ssdlab_core::{load_config, Simulation};
@@ -91,7 +91,7 @@ fn runs() -> Vec<(String, Vec<String>)> {
         layers.push(own);
         runs.push((label, layers));
     };
-    for e in mapping::REGISTRY {
+    for e in mapping::registry::REGISTRY {
         add(format!("ftl.mapping = {}", e.id), Vec::new(), format!("[ftl]\nmapping = \"{}\"\n", e.id));
     }
     for e in PLACEMENTS {
@@ -113,7 +113,7 @@ fn runs() -> Vec<(String, Vec<String>)> {
             );
         }
     }
-    for e in cache::REGISTRY {
+    for e in cache::registry::REGISTRY {
         let own = format!("[cache]\neviction = \"{}\"\n", e.id);
         add(format!("cache.eviction = {}", e.id), vec![BUFFER.into()], own.clone());
         if e.caps.learns {
@@ -152,10 +152,10 @@ fn runs() -> Vec<(String, Vec<String>)> {
 fn every_registered_policy_runs_with_verify_on() {
     let runs = runs();
     let policies: usize = [
-        mapping::REGISTRY.len(),
+        mapping::registry::REGISTRY.len(),
         PLACEMENTS.len(),
         VICTIMS.len(),
-        cache::REGISTRY.len(),
+        cache::registry::REGISTRY.len(),
         REGIONS.len(),
         SCHEDULERS.len(),
     ]

@@ -20,6 +20,7 @@ pub mod dftl;
 pub mod directory;
 pub mod learned;
 pub mod page;
+pub mod registry;
 pub mod table;
 pub mod tpftl;
 
@@ -29,7 +30,6 @@ use crate::config::ValidatedConfig;
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
 use crate::ftl::blocks::{BlockManager, Owner, StreamId};
-use crate::ftl::registry::Entry;
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, Ppn, SimTime};
 
@@ -231,31 +231,6 @@ impl BuildCtx<'_> {
         }
     }
 }
-
-pub type BuildMapping = fn(&BuildCtx) -> Result<Box<dyn Mapping>>;
-
-/// `ftl.mapping`: every mapping scheme, one line each.
-pub const REGISTRY: &[Entry<BuildMapping>] = &[
-    Entry { id: "page", summary: "the whole table in DRAM (the ideal FTL)", build: page::build, caps: () },
-    Entry {
-        id: "dftl",
-        summary: "DFTL: translation pages on flash, an LRU cached mapping table",
-        build: dftl::build,
-        caps: (),
-    },
-    Entry {
-        id: "tpftl",
-        summary: "TPFTL: translation-page nodes of compact entries, clean-first replacement, prefetching",
-        build: tpftl::build,
-        caps: (),
-    },
-    Entry {
-        id: "learned",
-        summary: "LearnedFTL: TPFTL's cache and a learned model per translation page (bitmap-filtered)",
-        build: learned::build,
-        caps: (),
-    },
-];
 
 // A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
 dyn_clone::clone_trait_object!(Mapping);

@@ -22,6 +22,7 @@
 mod dynamic;
 mod group;
 mod line;
+pub mod registry;
 mod static_cwdp;
 mod wordline;
 
@@ -31,11 +32,8 @@ pub use line::LinePlacement;
 pub use static_cwdp::{cwdp_plane, StaticPlacement};
 pub use wordline::WordlinePlacement;
 
-use crate::config::ValidatedConfig;
 use crate::device::Device;
-use crate::error::Result;
 use crate::ftl::blocks::{BlockManager, StreamId};
-use crate::ftl::registry::Entry;
 use crate::nand::Geometry;
 use crate::units::{Lpn, PlaneId, SimTime};
 
@@ -147,70 +145,6 @@ pub trait Placement: Send + dyn_clone::DynClone {
         None
     }
 }
-
-/// A placement policy from the run's config (the geometry; its own table, if it has settings:
-/// `[ftl.<id>]`).
-pub type BuildPlacement = fn(&ValidatedConfig) -> Result<Box<dyn Placement>>;
-
-/// How a placement allocates the native region's blocks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Allocates {
-    /// Block by block, per plane.
-    Blocks,
-    /// A line at a time: the same block on every plane (FEMU's write pointer); GC collects lines.
-    Lines,
-    /// Lines per group, each group's data on lines of its own (LearnedFTL Sec. 3.3.1); GC
-    /// collects a group's lines together.
-    Groups,
-}
-
-/// What the engine asks of a placement policy without naming it (`Entry::caps`).
-#[derive(Debug, Clone, Copy)]
-pub struct PlacementCaps {
-    pub allocates: Allocates,
-    /// Writes each LPN to a plane fixed by its address, so GC must reclaim within planes.
-    pub plane_bound: bool,
-    /// Programs whole wordlines one-shot from the write buffer: needs a multi-level cell and a
-    /// buffer of at least a wordline.
-    pub fills_wordlines: bool,
-}
-
-const BLOCKS: PlacementCaps =
-    PlacementCaps { allocates: Allocates::Blocks, plane_bound: false, fills_wordlines: false };
-
-/// `ftl.placement`: every placement policy, one line each.
-pub const REGISTRY: &[Entry<BuildPlacement, PlacementCaps>] = &[
-    Entry {
-        id: "dynamic",
-        summary: "least-busy plane",
-        build: |c| Ok(Box::new(DynamicPlacement::new(&c.geometry()))),
-        caps: BLOCKS,
-    },
-    Entry {
-        id: "static",
-        summary: "MQSim's channel-way-die-plane order from the LPN",
-        build: |c| Ok(Box::new(StaticPlacement::new(&c.geometry()))),
-        caps: PlacementCaps { plane_bound: true, ..BLOCKS },
-    },
-    Entry {
-        id: "wordline",
-        summary: "a whole wordline one-shot, least-busy plane",
-        build: |c| Ok(Box::new(WordlinePlacement::new(&c.geometry()))),
-        caps: PlacementCaps { fills_wordlines: true, ..BLOCKS },
-    },
-    Entry {
-        id: "line",
-        summary: "FEMU's write pointer: striped row by row over every plane, a line at a time",
-        build: |c| Ok(Box::new(LinePlacement::new(&c.geometry()))),
-        caps: PlacementCaps { allocates: Allocates::Lines, ..BLOCKS },
-    },
-    Entry {
-        id: "group",
-        summary: "LearnedFTL's group-based allocation: per-group write points on lines",
-        build: |c| Ok(Box::new(GroupPlacement::from_config(c))),
-        caps: PlacementCaps { allocates: Allocates::Groups, ..BLOCKS },
-    },
-];
 
 // A drive snapshot (`sim::WarmDrive`) clones the FTL with its policies.
 dyn_clone::clone_trait_object!(Placement);

@@ -30,6 +30,7 @@
 
 mod dwa;
 mod none;
+pub mod registry;
 mod rl_slc;
 mod series;
 mod static_slc;
@@ -47,7 +48,6 @@ use serde_json::Value;
 use crate::config::ValidatedConfig;
 use crate::error::Result;
 use crate::ftl::blocks::{RegionId, RegionSpec};
-use crate::ftl::registry::Entry;
 use crate::units::{Lpn, SimTime};
 
 /// The native region's id.
@@ -231,62 +231,6 @@ pub trait RegionPolicy: Send + dyn_clone::DynClone {
         None
     }
 }
-
-pub type BuildRegions = fn(&ValidatedConfig) -> Result<Box<dyn RegionPolicy>>;
-
-/// The SLC region a policy keeps (`Entry::caps`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlcRegion {
-    /// None: one native region.
-    None,
-    /// `slc.blocks` blocks in SLC mode for the whole run (their lost capacity counts against
-    /// the spare blocks).
-    Fixed,
-    /// Sized by the policy as it runs (`SlcSpace`), from a small start.
-    Sized,
-}
-
-/// What the engine asks of a region policy without naming it (`Entry::caps`).
-#[derive(Debug, Clone, Copy)]
-pub struct RegionCaps {
-    pub region: SlcRegion,
-    /// Chooses with a learning agent, so `slc.rl.random_control` can stand in for its choices.
-    pub learns: bool,
-}
-
-/// `slc.policy`: every region policy, one line each.
-pub const REGISTRY: &[Entry<BuildRegions, RegionCaps>] = &[
-    Entry {
-        id: "none",
-        summary: "one native region (e.g. QLC-only)",
-        build: |_| Ok(Box::new(NoRegions)),
-        caps: RegionCaps { region: SlcRegion::None, learns: false },
-    },
-    Entry {
-        id: "static",
-        summary: "a fixed SLC region; writes up to the threshold go there",
-        build: |c| Ok(Box::new(StaticSlc::new(c))),
-        caps: RegionCaps { region: SlcRegion::Fixed, learns: false },
-    },
-    Entry {
-        id: "dwa",
-        summary: "SLC size by space utilisation (Table 2 setting 1), fixed threshold",
-        build: |c| Ok(Box::new(Dwa::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: false },
-    },
-    Entry {
-        id: "ust",
-        summary: "every write to SLC first; per-logical-block SLC budget; hot data kept in SLC",
-        build: |c| Ok(Box::new(Ust::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: false },
-    },
-    Entry {
-        id: "rl",
-        summary: "Q-learning of SLC size and threshold (Yoo & Shin 2020)",
-        build: |c| Ok(Box::new(RlSlc::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: true },
-    },
-];
 
 /// The SLC region every SLC policy declares: region 1, SLC mode, emptied by migration (no GC
 /// reserve), blocks opened per plane.
