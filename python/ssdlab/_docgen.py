@@ -3,7 +3,7 @@ docs/workload-spec.schema.json from the code, so they cannot drift: `python -m s
 writes them and `python -m ssdlab._docgen --check` (run by the tests) fails when any is stale.
 
 The configuration reference is rendered from the JSON Schema the core derives from its config
-types (`_core.config_schema()`): every key with its type, unit, default, allowed values, doc
+types (`ssdlab.config.schema_json()`): every key with its type, unit, default, allowed values, doc
 comment and the paper sections the doc comment cites. A new config type needs only
 `#[derive(JsonSchema)]` and doc comments to appear here.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from ssdlab import _core
+from ssdlab import config
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -228,12 +228,12 @@ def _citations(description: str) -> str:
 
 
 def config_schema_json() -> str:
-    return _core.config_schema() + "\n"
+    return config.schema_json() + "\n"
 
 
 def config_md(schema: Schema) -> str:
-    presets = ", ".join(f"`{p}`" for p in _core.presets())
-    patterns = ", ".join(f"`{w}`" for w in _core.workload_patterns())
+    presets = ", ".join(f"`{p}`" for p in config.presets())
+    patterns = ", ".join(f"`{w}`" for w in config.workload_patterns())
     reference = _Reference(schema)
     reference.table("", schema, required=True)
     tables = [line for line in reference.out if line.startswith("## `[")]
@@ -312,7 +312,7 @@ def generate() -> dict[str, str]:
             "config.schema.json": schema_text,
             "config.md": config_md(json.loads(schema_text)),
             "cli.md": cli_md(),
-            "workload-spec.schema.json": _core.workload_spec_schema() + "\n",
+            "workload-spec.schema.json": config.workload_spec_schema_json() + "\n",
         }
     finally:
         click.formatting.FORCED_WIDTH = saved

@@ -25,6 +25,17 @@ def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def schema_json() -> str:
+    """The configuration's JSON Schema (every key, its type, default and documentation; each
+    policy key's registered ids as its `enum`), as the core writes it."""
+    return _core.config_schema()
+
+
+def workload_spec_schema_json() -> str:
+    """The workload spec format's JSON Schema, as the core writes it."""
+    return _core.workload_spec_schema()
+
+
 def presets() -> list[str]:
     """Names of the built-in device presets."""
     return list(_core.presets())
@@ -45,6 +56,11 @@ def preset_toml(name: str) -> str:
 def workload_patterns() -> list[str]:
     """Names of the built-in workload patterns (randwrite, randread, ...)."""
     return list(_core.workload_patterns())
+
+
+def workload_pattern_toml(name: str) -> str:
+    """A built-in workload pattern's TOML (a `[workload]` table)."""
+    return _builtin_toml("workload pattern", "workload", name, _core.workload_toml(name), workload_patterns())
 
 
 def workload_specs() -> list[str]:

@@ -10,12 +10,12 @@ import tomllib
 import pytest
 from click.testing import CliRunner
 
-from ssdlab import _core
+from ssdlab import trace as ssdlab_trace
 from ssdlab.cli import cli, main
 
 
 def _stats(path: str) -> dict:
-    return json.loads(_core.trace_stats(path, "", 4096))
+    return ssdlab_trace.stats(path)
 
 
 def test_fit_then_synth_keeps_the_traces_figures_at_ten_times_its_length(traces, tmp_path):

@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 import ssdlab
-from ssdlab import _core, _docgen
+from ssdlab import _docgen, config
 from ssdlab.cli import cli
 
-SCHEMA = json.loads(_core.config_schema())
+SCHEMA = json.loads(config.schema_json())
 ANNOTATIONS = {"$schema", "title", "description", "default", "examples", "format", "definitions"}
 TYPES = {
     "object": dict,
@@ -89,7 +89,9 @@ def test_every_resolved_preset_validates(preset):
         resolved = tomllib.loads(ssdlab.resolve(preset, workload=pattern))
         assert _validate(resolved, SCHEMA) == [], (preset, pattern)
         # The preset files as written (sizes as strings, keys left to defaults) validate too.
-        assert _validate(tomllib.loads(_core.workload_toml(pattern)), SCHEMA | {"required": []}) == []
+        assert (
+            _validate(tomllib.loads(config.workload_pattern_toml(pattern)), SCHEMA | {"required": []}) == []
+        )
     assert _validate(tomllib.loads(ssdlab.config.preset_toml(preset)), SCHEMA) == []
 
 

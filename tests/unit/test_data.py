@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import re
 
 import pytest
 
 import ssdlab
-from ssdlab import _core, data
+from ssdlab import data
+from ssdlab import trace as ssdlab_trace
 
 
 def test_every_bundled_trace_is_documented_and_matches_its_recorded_checksum():
@@ -24,7 +24,7 @@ def test_every_bundled_trace_is_documented_and_matches_its_recorded_checksum():
         assert recorded is not None
         raw = gzip.decompress(data.trace_path(trace.name).read_bytes())
         assert hashlib.sha256(raw).hexdigest() == recorded.group(1)
-        assert _core.trace_detect(str(data.trace_path(trace.name))) == trace.format
+        assert ssdlab_trace.detect(data.trace_path(trace.name)) == trace.format
 
 
 def test_bundled_msr_excerpt_has_the_documented_shape():
@@ -34,7 +34,7 @@ def test_bundled_msr_excerpt_has_the_documented_shape():
     assert len(fields) == 10_000
     assert sum(f[4] == "1" for f in fields) == 2_020  # type 1 = read
     assert max(float(f[0]) for f in fields) == pytest.approx(242_904.693)  # ms: 243 s
-    stats = json.loads(_core.trace_stats(str(data.trace_path("msr_cut10k_rw20_80_105")), "", 4096))
+    stats = ssdlab_trace.stats(data.trace_path("msr_cut10k_rw20_80_105"))
     assert stats["requests"] == 10_000 and stats["reads"] == 2_020
     assert stats["footprint_bytes"] / 2**20 == pytest.approx(28.8, abs=0.05)
 

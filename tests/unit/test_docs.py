@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 import ssdlab
-from ssdlab import _core, _docgen
+from ssdlab import _docgen, config
 from ssdlab.config import flatten
 
 
@@ -55,7 +55,7 @@ def _leaf_keys(schema: dict) -> dict[str, dict]:
 
 
 def test_reference_lists_every_key_with_its_doc_comment():
-    schema = json.loads(_core.config_schema())
+    schema = json.loads(config.schema_json())
     reference = _docgen.config_md(schema)
     rows = {
         line.split(" | ")[0].strip("| `"): line for line in reference.splitlines() if line.startswith("| `")
@@ -80,7 +80,7 @@ def test_reference_lists_every_key_with_its_doc_comment():
 
 def test_a_new_doc_comment_reaches_the_reference():
     """The reference is rendered from the schema alone: a key added to the schema appears."""
-    schema = json.loads(_core.config_schema())
+    schema = json.loads(config.schema_json())
     gc = schema["definitions"]["GcConfig"]["properties"]
     gc["new_knob_ns"] = {"type": "integer", "minimum": 0, "default": 5, "description": "A knob (Table 9)."}
     row = next(line for line in _docgen.config_md(schema).splitlines() if "`gc.new_knob_ns`" in line)

@@ -51,3 +51,31 @@ def test_lazy_api_still_resolves():
 )
 def test_library_does_not_import_the_cli(module):
     assert loaded_after(f"import {module}", ("ssdlab.cli", "click")) == []
+
+
+#: The modules that wrap the native bindings; everything else reaches the core through them.
+WRAPPERS = {"__init__.py", "api.py", "config.py", "trace.py"}
+
+
+def test_only_the_wrapper_layer_imports_the_bindings():
+    """`ssdlab._core` is private: `ssdlab.api` (simulations), `ssdlab.config` (presets,
+    resolution, schemas) and `ssdlab.trace` (trace statistics and tools) wrap it, and the
+    package's face re-exports the version. A new module that imports it fails here."""
+    import ast
+    from pathlib import Path
+
+    import ssdlab
+
+    root = Path(ssdlab.__file__).parent
+    importers = set()
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                names = [f"{module}.{a.name}" for a in node.names] + [module]
+            if any(n == "ssdlab._core" or n.endswith("._core") or n == "_core" for n in names):
+                importers.add(str(path.relative_to(root)))
+    assert importers == WRAPPERS

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import click
 
-from ssdlab import _core
 from ssdlab.cli.common import config_options, console
-from ssdlab.config import resolve
+from ssdlab.config import resolve, schema_json
 
 
 @click.group()
@@ -38,4 +37,4 @@ def schema() -> None:
     Taplo / Even Better TOML read it from a first line `#:schema path/to/config.schema.json`.
     """
     # Plain echo: the console would wrap long lines and break the JSON.
-    click.echo(_core.config_schema())
+    click.echo(schema_json())

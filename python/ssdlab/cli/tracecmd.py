@@ -10,26 +10,16 @@ from typing import Any
 
 import click
 
-from ssdlab import _core
+from ssdlab import trace as ssdlab_trace
 from ssdlab._console import MISSING, fmt_bytes, fmt_duration_us, new_table
 from ssdlab.cli.common import console
 
 
 def _options_toml(trace_format: str | None, options: tuple[str, ...]) -> str:
-    lines = []
-    if trace_format:
-        lines.append(f'format = "{trace_format}"')
     for opt in options:
         if "=" not in opt:
             raise click.BadParameter(f"'{opt}' is not KEY=VALUE", param_hint="--option")
-        key, value = opt.split("=", 1)
-        value = value.strip()
-        try:
-            json.loads(value)
-        except ValueError:
-            value = json.dumps(value)  # a bare word: quote it
-        lines.append(f"{key.strip()} = {value}")
-    return "\n".join(lines) + "\n"
+    return ssdlab_trace.options_toml(options, trace_format)
 
 
 trace_format_option = click.option("--format", "trace_format", default=None, help="Force the format.")
@@ -68,8 +58,8 @@ def stats(
     print one column each, e.g. a trace and the workload fitted to it."""
     from ssdlab.data import resolve_trace
 
-    opts = _options_toml(trace_format, options)
-    results = {f: json.loads(_core.trace_stats(resolve_trace(f), opts, page_bytes)) for f in files}
+    _options_toml(trace_format, options)  # a malformed option is the CLI's error
+    results = {f: ssdlab_trace.stats(resolve_trace(f), options, page_bytes, trace_format) for f in files}
     if as_json:
         console.print_json(json.dumps(results))
         return
@@ -253,7 +243,8 @@ def _side_by_side(results: dict[str, dict[str, Any]], rows: list[Row], title: st
 @trace_options_option
 def convert(source: str, out: str, trace_format: str | None, options: tuple[str, ...]) -> None:
     """Convert a trace to ssdlab's compact binary format (replays faster)."""
-    n = _core.trace_convert(source, out, _options_toml(trace_format, options))
+    _options_toml(trace_format, options)
+    n = ssdlab_trace.convert(source, out, options, trace_format)
     console.print(f"{n:,} records written to {out}")
 
 
@@ -262,7 +253,7 @@ def convert(source: str, out: str, trace_format: str | None, options: tuple[str,
 def detect(files: tuple[str, ...]) -> None:
     """Print the format detected from each file's content."""
     for f in files:
-        console.print(f"{f}: {_core.trace_detect(f)}", highlight=False)
+        console.print(f"{f}: {ssdlab_trace.detect(f)}", highlight=False)
 
 
 @trace.command()
@@ -298,11 +289,10 @@ def fit(
     from ssdlab.data import resolve_trace
 
     space = _size_bytes(address_space) if address_space else None
-    spec, warnings, _stats = _core.trace_fit(
-        resolve_trace(source), _options_toml(trace_format, options), page_bytes, requests, space
-    )
-    Path(out).write_text(spec)
-    for w in warnings:
+    _options_toml(trace_format, options)
+    fitted = ssdlab_trace.fit(resolve_trace(source), options, page_bytes, requests, space, trace_format)
+    Path(out).write_text(fitted.spec_toml)
+    for w in fitted.warnings:
         console.print(f"[yellow]not fitted:[/] {w}", highlight=False)
     console.print(f"workload spec written to {out}", highlight=False)
 
@@ -316,7 +306,7 @@ def fit(
 @click.option("--seed", default=1, show_default=True, help="Random seed.")
 def synth(spec: str, out: str, requests: int | None, seed: int) -> None:
     """Draw a workload spec (a file or a built-in spec) into a binary trace."""
-    n = _core.trace_synth(spec, out, requests, seed)
+    n = ssdlab_trace.synth(spec, out, requests, seed)
     console.print(f"{n:,} records written to {out}")
 
 

@@ -52,7 +52,8 @@ from typing import Any
 import pandas as pd
 
 import ssdlab
-from ssdlab import _core
+from ssdlab import config
+from ssdlab import trace as ssdlab_trace
 from ssdlab._console import console
 from ssdlab.experiments.common import (
     Job,
@@ -236,7 +237,7 @@ class Workload:
 
 
 def _device(preset: str) -> dict[str, Any]:
-    return tomllib.loads(_core.preset_toml(preset) or "")
+    return tomllib.loads(config.preset_toml(preset))
 
 
 def _thresholds(preset: str, blocks_per_plane: int) -> dict[str, Any]:
@@ -313,7 +314,7 @@ def plan(preset: str, workload: Workload, settings: Settings, probe: dict[str, A
 
 def _spec_footprint_pages(spec: str, preset: str) -> int:
     """A built-in spec's write footprint in the preset's pages (its address space if unset)."""
-    table = tomllib.loads(_core.spec_toml(spec) or "")
+    table = tomllib.loads(config.workload_spec_toml(spec))
     footprint = (table.get("write") or {}).get("footprint") or table["address_space"]
     page = _device(preset)["device"]["page_bytes"]
     return math.ceil(_bytes(footprint) / page)
@@ -404,8 +405,7 @@ def _write_footprint(job: Job) -> int:
         return 0
     page = _device(job.preset)["device"]["page_bytes"]
     options = [o.removeprefix("workload.trace.") for o in job.overrides if o.startswith("workload.trace.")]
-    stats = json.loads(_core.trace_stats(job.trace, "\n".join(options) + "\n", page))
-    return stats["write_footprint_pages"]
+    return ssdlab_trace.stats(job.trace, options, page)["write_footprint_pages"]
 
 
 def probe(loads: list[Workload], presets, settings: Settings, runner: Runner | None = None) -> pd.DataFrame:

@@ -78,7 +78,6 @@ The set-up of the stand-in part and where it differs from the paper's:
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import time
@@ -90,7 +89,7 @@ from typing import Any
 import pandas as pd
 
 import ssdlab
-from ssdlab import _core
+from ssdlab import trace as ssdlab_trace
 from ssdlab._console import console
 from ssdlab.config import toml_string
 from ssdlab.experiments.common import (
@@ -367,20 +366,6 @@ def _probe_worker(job: Job) -> dict[str, Any]:
     }
 
 
-def _options_toml(options: tuple[str, ...]) -> str:
-    """Reader options (`key=value`, as overrides take them) as TOML lines: a value TOML cannot
-    read is a string, as in an override."""
-    lines = []
-    for option in options:
-        key, value = option.split("=", 1)
-        try:
-            tomllib.loads(f"v = {value}")
-        except tomllib.TOMLDecodeError:
-            value = toml_string(value)
-        lines.append(f"{key} = {value}")
-    return "\n".join(lines) + "\n"
-
-
 def probe(traces: list[Trace], settings: Settings, runner: Runner | None = None) -> pd.DataFrame:
     """One pass of every trace on the empty QLC-only drive: its requests and host write bytes,
     what `plan` sizes the runs from; and its write footprint (the reader's statistics)."""
@@ -392,8 +377,7 @@ def probe(traces: list[Trace], settings: Settings, runner: Runner | None = None)
     page = drive(settings)["page_bytes"]
     footprints, small_shares = [], []
     for t in traces:
-        options = _options_toml(t.stand_in.options if t.stand_in else ())
-        stats = json.loads(_core.trace_stats(str(t.path), options, page))
+        stats = ssdlab_trace.stats(t.path, t.stand_in.options if t.stand_in else (), page)
         footprints.append(stats["write_footprint_pages"])
         small_shares.append(small_write_byte_share(stats))
     rows["write_footprint_bytes"] = [f * page for f in footprints]
@@ -610,12 +594,12 @@ def _stream_worker(job: Job) -> dict[str, Any]:
     count = next((int(o.split("=", 1)[1]) for o in job.overrides if o.startswith("workload.count=")), None)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "stream.sstr"
-        _core.trace_synth(job.workload, str(path), count, seed)
+        ssdlab_trace.synth(job.workload, path, count, seed)
         record = np.dtype(
             [("time", "<u8"), ("offset", "<u8"), ("size", "<u4"), ("device", "<u4"), ("op", "u1")]
         )
         records = np.fromfile(path, dtype=record, offset=24)
-        stats = json.loads(_core.trace_stats(str(path), "", 4096))
+        stats = ssdlab_trace.stats(path)
     writes = records[records["op"] == 1]
     sizes = writes["size"].astype(np.int64)
     first = writes["offset"] // LOGICAL_BLOCK_BYTES

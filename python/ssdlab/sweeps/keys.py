@@ -8,12 +8,12 @@ import difflib
 import json
 from typing import Any
 
-from ssdlab import _core
+from ssdlab.config import schema_json
 
 
 def config_keys() -> frozenset[str]:
     """Every dotted key of the configuration: tables (`gc.rlgc`) and values (`gc.rlgc.alpha`)."""
-    schema = json.loads(_core.config_schema())
+    schema = json.loads(schema_json())
 
     def resolve(node: dict[str, Any]) -> dict[str, Any]:
         for _ in range(32):
