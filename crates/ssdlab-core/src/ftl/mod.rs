@@ -5,7 +5,7 @@
 //! (`registry.rs`) by the id the config gives.
 //!
 //! Files: `mod.rs` (building, request dispatch, reads, trims), `write.rs` (host writes, the
-//! buffer, program units, allocation), `reclaim.rs` (GC and migration), `blocks.rs` (block
+//! buffer, program units, allocation), `reclaim.rs` (GC and migration), `blocks/` (block
 //! manager), `verify.rs`; the policy seams in `mapping/`, `placement/`, `cache/`, `region/`,
 //! `gc/`.
 

@@ -7,7 +7,7 @@
 //!   line's worth of pages, see below); a group's stream is `group.<g>`, and every page of its
 //!   LPNs bound for the native region goes there: host writes, data that predates the run, GC's
 //!   write-back and migrations.
-//! * **Lines.** The native region runs in line mode (`ftl/blocks.rs`): a stream opens the same
+//! * **Lines.** The native region runs in line mode (`ftl/blocks/lines.rs`): a stream opens the same
 //!   block index on every plane at once (a superblock, the paper's "contiguous flash blocks"
 //!   allocated to a group, one per parallel unit), and a group's pages are written row by row:
 //!   page k of the line goes to plane k mod planes in channel-first order, page k / planes of its

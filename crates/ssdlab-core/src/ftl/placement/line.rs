@@ -1,6 +1,6 @@
 //! Layer: ftl. Line placement, FEMU's allocation (the black-box FTL the LearnedFTL paper ran
 //! DFTL and TPFTL on, Wang et al. HPCA 2024 Sec. 4.1: "FEMU's default greedy dynamic
-//! allocation"): the native region runs in line mode (`ftl/blocks.rs`), and each write stream
+//! allocation"): the native region runs in line mode (`ftl/blocks/lines.rs`), and each write stream
 //! has one write pointer that stripes its pages over every plane, page row by page row, each row
 //! in channel-first order (channel, then chip, die, plane), a line (the same block on every
 //! plane) at a time. GC collects lines (`gc.victim = "greedy"`: the line with the fewest valid

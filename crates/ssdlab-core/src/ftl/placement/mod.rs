@@ -97,7 +97,7 @@ pub struct PlacementLayout {
     /// the FTL's; `Placement::bind_streams` gets the first one's id.
     pub streams: u32,
     /// The native region opens blocks a line at a time (the same block on every plane,
-    /// `ftl/blocks.rs`), and its GC collects lines (`VictimPolicy::select_lines`).
+    /// `ftl/blocks/lines.rs`), and its GC collects lines (`VictimPolicy::select_lines`).
     pub lines: bool,
     /// One of the placement's streams holding this many lines, its open one included, is
     /// collected before it opens another (LearnedFTL's per-group GC threshold); None: no limit.
