@@ -175,5 +175,7 @@ fn every_registered_policy_runs_with_verify_on() {
         if label.ends_with("idle GC") {
             assert!(report.gc.idle_steps > 0, "[{label}] no idle-time GC step");
         }
+        // Each run by name (with --nocapture): docs/adding-a-policy.md's test looks for its own.
+        eprintln!("[{label}] verified: {} erases, {} reads checked", report.wear.erases, report.verify.reads_checked);
     }
 }
