@@ -13,14 +13,26 @@ use crate::error::Result;
 /// Preset + layers + overrides -> a validated configuration whose policy ids are registered and
 /// whose policy combinations work; every problem reported together.
 pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
-    load_validated_with(preset, layers, overrides, crate::ftl::check_config)
+    load_validated_with(preset, layers, overrides, |cfg| {
+        let mut problems = crate::ftl::check_config(cfg);
+        problems.extend(crate::device::scheduler::check_config(cfg));
+        problems
+    })
+}
+
+/// Every policy key and its registered (id, summary) pairs: the FTL's seams and the device's
+/// transaction scheduler.
+pub fn policy_catalog() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    let mut keys = crate::ftl::policy_catalog();
+    keys.push(("scheduler.policy", crate::registry::catalog(crate::device::scheduler::REGISTRY)));
+    keys
 }
 
 /// The JSON Schema (draft 07) of a configuration file, with the registered ids of every policy
 /// key as its `enum` and their summaries in its description.
 pub fn config_schema() -> Value {
     let mut schema = crate::config::schema();
-    for (key, entries) in crate::ftl::policy_catalog() {
+    for (key, entries) in policy_catalog() {
         if let Some(property) = property_mut(&mut schema, key) {
             let ids: Vec<Value> = entries.iter().map(|(id, _)| Value::from(*id)).collect();
             let listing: Vec<String> = entries.iter().map(|(id, summary)| format!("`{id}`: {summary}")).collect();
@@ -80,7 +92,7 @@ mod tests {
         assert!(gc["scheduler"]["description"].as_str().unwrap().contains("`rlgc_qtc`: "));
         let ftl = &schema["definitions"]["FtlConfig"]["properties"];
         assert_eq!(ftl["mapping"]["enum"], serde_json::json!(["page", "dftl", "tpftl", "learned"]));
-        for (key, _) in crate::ftl::policy_catalog() {
+        for (key, _) in policy_catalog() {
             let mut s = schema.clone();
             assert!(property_mut(&mut s, key).is_some_and(|p| p.get("enum").is_some()), "{key}");
         }

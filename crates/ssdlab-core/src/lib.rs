@@ -10,6 +10,7 @@ pub mod device;
 pub mod error;
 pub mod ftl;
 pub mod nand;
+pub mod registry;
 pub mod rl;
 pub mod rng;
 pub mod sim;

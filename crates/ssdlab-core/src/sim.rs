@@ -211,7 +211,7 @@ impl Simulation {
             _ => w.count,
         };
         let mut device = Device::new(geometry, timing);
-        device.set_scheduler(&cfg.scheduler);
+        device.set_scheduler(&cfg.scheduler)?;
         Ok(Simulation {
             device,
             ftl: Ftl::build(&cfg, rng_for(cfg.seed, RngStream::Policy))?,

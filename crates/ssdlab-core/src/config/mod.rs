@@ -76,28 +76,13 @@ pub struct Config {
     pub scheduler: SchedulerConfig,
 }
 
-/// `scheduler.policy`: how each array unit orders the flash operations waiting for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SchedulerPolicy {
-    /// Every operation is booked when it is issued, at the earliest time its unit and channel
-    /// are idle (work-conserving): background GC copies issued before a host read are served
-    /// before it. The simulators of the RLGC and Lazy-RTGC papers work this way.
-    #[default]
-    Fcfs,
-    /// Host work first (MQSim's priority scheduler): work nobody waits for (GC steps after a
-    /// request or in idle time, idle buffer flushes) waits in per-unit queues and starts only
-    /// when its unit has no host, mapping or foreground-GC operation; one such operation
-    /// arriving later waits only for the one in progress (or, with `suspend_ns`, suspends it).
-    Priority,
-}
-
 /// `[scheduler]`: the transaction scheduler (issue #10, docs/experiments/scheduling.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SchedulerConfig {
-    /// `fcfs` (default) or `priority`.
-    pub policy: SchedulerPolicy,
+    /// How each array unit orders the flash operations waiting for it: a registered
+    /// transaction scheduler (`device/scheduler.rs`).
+    pub policy: String,
     /// With `priority`: a read that finds its unit running a background program or erase
     /// suspends it and starts after this many ns (the time to suspend). Unset: no suspension.
     pub suspend_ns: Option<u64>,
@@ -116,7 +101,7 @@ pub struct SchedulerConfig {
 impl Default for SchedulerConfig {
     fn default() -> Self {
         SchedulerConfig {
-            policy: SchedulerPolicy::Fcfs,
+            policy: "fcfs".into(),
             suspend_ns: None,
             resume_ns: 0,
             max_suspensions: 1,

@@ -3,7 +3,7 @@
 
 use std::ops::Deref;
 
-use crate::config::{Config, GcBackground, GcScopeKind, SchedulerPolicy};
+use crate::config::{Config, GcBackground, GcScopeKind};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
 use crate::rl::{PercentileConfig, StepReward, TdParams};
@@ -323,11 +323,6 @@ impl ValidatedConfig {
         check_gc_policies(&mut p, &config);
         p.check(config.idle.gap_ns >= 1, "idle.gap_ns", || "must be at least 1".into());
         let sched = &config.scheduler;
-        p.check(
-            sched.suspend_ns.is_none() || sched.policy == SchedulerPolicy::Priority,
-            "scheduler.suspend_ns",
-            || "suspension serves reads before background work: it needs scheduler.policy = \"priority\"".into(),
-        );
         p.check(sched.max_suspensions >= 1, "scheduler.max_suspensions", || "must be at least 1".into());
         let guard = g.group.min_invalid_fraction;
         p.check((0.0..=1.0).contains(&guard), "gc.group.min_invalid_fraction", || {

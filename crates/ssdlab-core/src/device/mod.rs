@@ -22,8 +22,10 @@
 
 mod calendar;
 mod queue;
+pub mod scheduler;
 
-use crate::config::{SchedulerConfig, SchedulerPolicy};
+use crate::config::SchedulerConfig;
+use crate::error::Result;
 use crate::nand::cell::page_type;
 use crate::nand::{ArrayUnit, BlockMode, Geometry, Timing};
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
@@ -193,14 +195,17 @@ impl Device {
         }
     }
 
-    /// How units order their operations (`[scheduler]`).
-    pub fn set_scheduler(&mut self, cfg: &SchedulerConfig) {
-        self.sched = match cfg.policy {
-            SchedulerPolicy::Fcfs => None,
-            SchedulerPolicy::Priority => {
-                Some(Box::new(Priority::new(cfg, self.unit_free_at.len(), self.geometry.blocks() as usize)))
-            }
-        };
+    /// How units order their operations (`[scheduler]`, `scheduler::REGISTRY`).
+    pub fn set_scheduler(&mut self, cfg: &SchedulerConfig) -> Result<()> {
+        let entry = crate::registry::find(scheduler::REGISTRY, "scheduler.policy", &cfg.policy)?;
+        if cfg.suspend_ns.is_some() && !entry.caps.host_first {
+            return Err(crate::error::Error::config(
+                "scheduler.suspend_ns",
+                format!("the {} scheduler books background work when issued: nothing to suspend", entry.id),
+            ));
+        }
+        self.sched = (entry.build)(cfg, self.unit_free_at.len(), self.geometry.blocks() as usize);
+        Ok(())
     }
 
     pub fn geometry(&self) -> &Geometry {

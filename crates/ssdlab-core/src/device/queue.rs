@@ -96,7 +96,7 @@ struct Suspend {
 
 /// The scheduler's state (a `Device` holds one under `priority`).
 #[derive(Debug, Clone)]
-pub(super) struct Priority {
+pub struct Priority {
     /// Set by the FTL around background work.
     background: bool,
     suspend: Option<Suspend>,
@@ -451,7 +451,6 @@ impl Device {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SchedulerPolicy;
     use crate::nand::ArrayUnit;
     use proptest::prelude::*;
 
@@ -463,20 +462,21 @@ mod tests {
 
     /// The device tests' device (`device::tests::device`); with chip units, blocks 0-7 share
     /// chip 0.
-    fn device(policy: SchedulerPolicy, suspend_ns: Option<u64>) -> Device {
+    fn device(policy: &str, suspend_ns: Option<u64>) -> Device {
         device_with(policy, suspend_ns, ArrayUnit::Chip)
     }
 
-    fn device_with(policy: SchedulerPolicy, suspend_ns: Option<u64>, array_unit: ArrayUnit) -> Device {
+    fn device_with(policy: &str, suspend_ns: Option<u64>, array_unit: ArrayUnit) -> Device {
         // Blocks 0-7 (all the tests use) are chip 0's two planes.
         let mut d = crate::device::tests::device(array_unit);
         d.set_scheduler(&SchedulerConfig {
-            policy,
+            policy: policy.into(),
             suspend_ns,
             resume_ns: 5_000,
             max_suspensions: 1,
             max_wait_ns: 10_000_000,
-        });
+        })
+        .unwrap();
         d
     }
 
@@ -504,7 +504,7 @@ mod tests {
     #[test]
     fn priority_read_waits_only_for_the_operation_in_progress() {
         assert_eq!(FIRST_PROGRAM_END, 1_412_000);
-        let mut d = device(SchedulerPolicy::Priority, None);
+        let mut d = device("priority", None);
         three_copies(&mut d);
         assert_eq!(d.queued_operations(), 3);
         let latency = host_read(&mut d, ARRIVAL);
@@ -518,7 +518,7 @@ mod tests {
 
     #[test]
     fn fcfs_read_waits_for_all_three_copies() {
-        let mut d = device(SchedulerPolicy::Fcfs, None);
+        let mut d = device("fcfs", None);
         three_copies(&mut d);
         assert_eq!(d.queued_operations(), 0, "fcfs books background work when issued");
         // Copy k: read (tR of page type k) + data out, then program; back to back on the chip.
@@ -528,7 +528,7 @@ mod tests {
 
     #[test]
     fn suspend_lets_a_read_in_after_suspend_ns() {
-        let mut d = device(SchedulerPolicy::Priority, Some(20_000));
+        let mut d = device("priority", Some(20_000));
         three_copies(&mut d);
         assert_eq!(host_read(&mut d, ARRIVAL), 20_000 + READ);
         let gc = *d.counters().by_source.get(Source::Gc);
@@ -540,7 +540,7 @@ mod tests {
         let second_read = d.booked.iter().filter(|b| b.1 == 0 && b.0 == BlockId(0)).nth(1).expect("second copy read");
         assert!(second_read.2 >= resumed_end, "{} < {resumed_end}", second_read.2);
         // One suspension per operation: a second read waits for the resumed program.
-        let mut d = device(SchedulerPolicy::Priority, Some(20_000));
+        let mut d = device("priority", Some(20_000));
         three_copies(&mut d);
         host_read(&mut d, ARRIVAL);
         let second = host_read(&mut d, ARRIVAL + 1_000);
@@ -549,12 +549,12 @@ mod tests {
 
     #[test]
     fn a_read_waits_at_most_suspend_ns_behind_an_erase() {
-        let mut d = device(SchedulerPolicy::Priority, Some(20_000));
+        let mut d = device("priority", Some(20_000));
         d.set_background(true);
         d.erase(BlockId(3), BlockMode::Native, 0, Source::Gc);
         d.set_background(false);
         assert_eq!(host_read(&mut d, 1_000_000), 20_000 + READ);
-        let mut d = device(SchedulerPolicy::Priority, None);
+        let mut d = device("priority", None);
         d.set_background(true);
         d.erase(BlockId(3), BlockMode::Native, 0, Source::Gc);
         d.set_background(false);
@@ -563,7 +563,7 @@ mod tests {
 
     #[test]
     fn a_read_of_a_queued_copy_target_promotes_the_copy() {
-        let mut d = device(SchedulerPolicy::Priority, None);
+        let mut d = device("priority", None);
         three_copies(&mut d);
         // Page 9 (block 1) is where copy 1 goes: the read waits for that program.
         d.advance_to(0);
@@ -575,7 +575,7 @@ mod tests {
     #[test]
     fn background_work_waits_at_most_max_wait_ns_under_a_saturating_host_load() {
         for (max_wait_ns, queued_after) in [(10_000_000, 0), (u64::MAX, 3)] {
-            let mut d = device(SchedulerPolicy::Priority, None);
+            let mut d = device("priority", None);
             d.sched.as_mut().expect("priority").max_wait_ns = max_wait_ns;
             three_copies(&mut d);
             // Reads of block 2 every 100 us (each holds the chip 181 us): the chip never idles.
@@ -624,7 +624,7 @@ mod tests {
             plane_unit in proptest::bool::ANY,
         ) {
             let unit = if plane_unit { ArrayUnit::Plane } else { ArrayUnit::Chip };
-            let mut d = device_with(SchedulerPolicy::Priority, suspend.then_some(20_000), unit);
+            let mut d = device_with("priority", suspend.then_some(20_000), unit);
             let mut now = 0;
             let mut next_free = [0u32; 8];
             let mut erases = 0u64;

@@ -8,10 +8,12 @@
 //! the generator's 6 KiB random writes with 20 % reads (partial pages, unaligned offsets),
 //! 3,000 requests arriving in 20 ms bursts at 4,000 IOPS with 10 ms of silence between (so
 //! idle-time work has time to run). Besides its plain run, a learner runs as its random-action control, a GC
-//! scheduler with idle work runs with `gc.background = "idle"`, and a victim policy that
-//! selects lines runs under a placement that allocates lines.
+//! scheduler with idle work runs with `gc.background = "idle"`, a victim policy that selects
+//! lines runs under a placement that allocates lines, and a transaction scheduler that puts
+//! host work first also runs with read suspension.
 
 use ssdlab_core::config::Layer;
+use ssdlab_core::device::scheduler::REGISTRY as TRANSACTIONS;
 use ssdlab_core::ftl::gc::scheduler::{SchedulerCaps, REGISTRY as SCHEDULERS};
 use ssdlab_core::ftl::gc::victim::{Collects, VictimCaps, REGISTRY as VICTIMS};
 use ssdlab_core::ftl::placement::registry::{Allocates, PlacementCaps, REGISTRY as PLACEMENTS};
@@ -145,6 +147,18 @@ fn runs() -> Vec<(String, Vec<String>)> {
             add(format!("gc.scheduler = {}, random control", e.id), control, own);
         }
     }
+    // Background work to order: GC in partial steps after writes.
+    let partial = first(SCHEDULERS, |c: &SchedulerCaps| !c.blocking);
+    let background = format!("[gc]\nscheduler = \"{partial}\"\n");
+    for e in TRANSACTIONS {
+        let own = format!("[scheduler]\npolicy = \"{}\"\n", e.id);
+        add(format!("scheduler.policy = {}", e.id), vec![aggressive.into(), background.clone()], own.clone());
+        if e.caps.host_first {
+            let suspend = "[scheduler]\nsuspend_ns = 20_000\nresume_ns = 5_000\n".into();
+            let layers = vec![aggressive.into(), background.clone(), suspend];
+            add(format!("scheduler.policy = {}, read suspension", e.id), layers, own);
+        }
+    }
     runs
 }
 
@@ -158,6 +172,7 @@ fn every_registered_policy_runs_with_verify_on() {
         cache::registry::REGISTRY.len(),
         REGIONS.len(),
         SCHEDULERS.len(),
+        TRANSACTIONS.len(),
     ]
     .iter()
     .sum();

@@ -1,15 +1,17 @@
-//! Layer: ftl. Policy registries: how a policy id in a config becomes an object.
+//! Layer: registry (below device and ftl; it names no policy). Policy registries: how a policy
+//! id in a config becomes an object.
 //!
-//! Every pluggable decision (mapping, placement, write-buffer eviction, region control, GC
-//! scheduling, victim choice) has one registry: a `const` slice of `Entry`s in the seam's
-//! `registry.rs` (`gc/scheduler/mod.rs` and `gc/victim/mod.rs` for GC, whose traits live in
-//! `gc/mod.rs`), one line per policy, each pointing at the policy file's constructor. The trait a
+//! Every pluggable decision has one registry, a `const` slice of `Entry`s, one line per policy,
+//! each pointing at the policy file's constructor: the FTL's seams (mapping, placement,
+//! write-buffer eviction, region control in `ftl/<seam>/registry.rs`; GC scheduling and victim
+//! choice in `ftl/gc/scheduler/mod.rs` and `ftl/gc/victim/mod.rs`, whose traits live in
+//! `ftl/gc/mod.rs`) and the device's transaction scheduling (`device/scheduler.rs`). The trait a
 //! policy implements lives apart from the registry that names the policy, so no policy file
-//! imports its registry. Adding a policy
-//! is one new file and one registry line; a policy with settings of its own also adds its table
-//! to the config (`[gc.<id>]`, `[ftl.<id>]`, ...). The config layer sits below the FTL and keeps
-//! ids as strings; `check` turns an unknown id into a config problem that lists the known ones,
-//! and the report prints the same ids (`Entry::id`), so every reported id is accepted back.
+//! imports its registry. Adding a policy is one new file and one registry line; a policy with
+//! settings of its own also adds its table to the config (`[gc.<id>]`, `[ftl.<id>]`, ...). The
+//! config layer sits below and keeps ids as strings; `check` turns an unknown id into a config
+//! problem that lists the known ones, and the report prints the same ids (`Entry::id`), so every
+//! reported id is accepted back.
 //!
 //! An entry also carries its capabilities (`Entry::caps`, a struct per seam): what the rest of
 //! the engine needs to know about a policy (whether it blocks, keeps a fixed region, learns, ...)

@@ -1,0 +1,95 @@
+//! Layer: device. The transaction schedulers' registry (`scheduler.policy`): how each array unit
+//! orders the flash operations waiting for it. One line per scheduler, with its constructor and
+//! capabilities (`crate::registry`). `fcfs` keeps no state: its booking path never looks at a
+//! queue (`Device::sched` is `None`); `priority` is `queue.rs`.
+
+use super::queue::Priority;
+use crate::config::{Config, SchedulerConfig};
+use crate::error::ConfigProblem;
+use crate::registry::{self, Entry};
+
+/// What the device builds for a scheduler: its queues for `units` array units over `blocks`
+/// blocks (None: operations are booked when issued).
+pub type BuildScheduler = fn(&SchedulerConfig, usize, usize) -> Option<Box<Priority>>;
+
+/// What the engine asks of a transaction scheduler without naming it (`Entry::caps`).
+#[derive(Debug, Clone, Copy)]
+pub struct TransactionCaps {
+    /// Background work (GC steps after a request or in idle time, idle buffer flushes) waits
+    /// behind host work, so a host read can suspend a background program or erase
+    /// (`scheduler.suspend_ns`).
+    pub host_first: bool,
+}
+
+/// `scheduler.policy`: every transaction scheduler, one line each.
+pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
+    Entry {
+        id: "fcfs",
+        summary: "every operation booked when issued, at the earliest time its unit and channel are idle \
+                  (work-conserving: background GC copies issued before a host read are served before it; \
+                  the RLGC and Lazy-RTGC papers' simulators)",
+        build: |_, _, _| None,
+        caps: TransactionCaps { host_first: false },
+    },
+    Entry {
+        id: "priority",
+        summary: "host work first (MQSim's priority scheduler): work nobody waits for (GC steps after a \
+                  request or in idle time, idle buffer flushes) waits in per-unit queues and starts only when its \
+                  unit has no host, mapping or foreground-GC operation; one arriving later waits only for the one \
+                  in progress (or, with suspend_ns, suspends it)",
+        build: |cfg, units, blocks| Some(Box::new(Priority::new(cfg, units, blocks))),
+        caps: TransactionCaps { host_first: true },
+    },
+];
+
+/// The transaction scheduler's problems in `cfg`: an unregistered id, or read suspension
+/// (`scheduler.suspend_ns`) with a scheduler that does not put host work first.
+pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
+    let s = &cfg.scheduler;
+    let mut problems: Vec<ConfigProblem> =
+        registry::check(REGISTRY, "scheduler.policy", &s.policy).into_iter().collect();
+    if s.suspend_ns.is_some() && registry::caps(REGISTRY, &s.policy).is_some_and(|c| !c.host_first) {
+        problems.push(ConfigProblem {
+            key: "scheduler.suspend_ns".into(),
+            reason: format!(
+                "suspension serves reads before background work: it needs a scheduler that puts host work first \
+                 (scheduler.policy: {})",
+                registry::ids_where(REGISTRY, |c: &TransactionCaps| c.host_first)
+            ),
+        });
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load;
+
+    fn problems(sets: &[&str]) -> Vec<String> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        check_config(&load(Some("tiny"), &[], &sets).unwrap())
+            .into_iter()
+            .map(|p| format!("{}: {}", p.key, p.reason))
+            .collect()
+    }
+
+    #[test]
+    fn ids_and_suspension_are_checked_against_the_registry() {
+        assert!(problems(&[]).is_empty());
+        assert!(problems(&["scheduler.policy=priority", "scheduler.suspend_ns=20000"]).is_empty());
+        let p = problems(&["scheduler.policy=lifo"]);
+        assert!(
+            p.len() == 1
+                && p[0].starts_with("scheduler.policy: unknown policy \"lifo\"; expected one of fcfs, priority"),
+            "{p:?}"
+        );
+        let p = problems(&["scheduler.suspend_ns=20000"]);
+        assert!(
+            p.len() == 1
+                && p[0].starts_with("scheduler.suspend_ns: suspension")
+                && p[0].ends_with("(scheduler.policy: priority)"),
+            "{p:?}"
+        );
+    }
+}
