@@ -1,7 +1,8 @@
 """docs/adding-a-policy.md, followed to the letter on a copy of the repository: its policy file
 is written where the page says, its module line and registry entry are added where the page
-says, and the catalog's verify test (`tests/it/catalog_verify.rs`, unchanged) must then build and
-run the new policy with verify on. A page that drifts from the code fails here.
+says, and the catalog's tests (`tests/it/catalog_verify.rs`, unchanged) must then build, run the
+new policy with verify on and check its settings table. A page that drifts from the code fails
+here.
 
 The copy shares the repository's cargo target directory, so only ssdlab-core and its test binary
 are compiled again (the dependencies are reused from `make rust-test`'s build)."""
@@ -84,6 +85,8 @@ def test_the_page_adds_a_policy_that_the_catalog_verifies(tmp_path):
     )
     output = run.stdout + run.stderr
     assert run.returncode == 0, output[-4000:]
-    assert "1 passed" in output, output[-2000:]
-    # The unchanged catalog test ran the new policy.
+    assert re.search(r"test result: ok\. 2 passed", output), output[-2000:]
+    # The unchanged catalog tests ran the new policy with verify on, and checked its settings
+    # table (claimed, in the schema, an unknown key refused) among the others.
     assert f"[gc.scheduler = {policy}] verified" in output, output[-2000:]
+    assert "catalog_verify_every_policy_settings_table_is_claimed_documented_and_checked ... ok" in output

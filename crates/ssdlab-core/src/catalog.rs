@@ -7,17 +7,41 @@
 
 use serde_json::Value;
 
-use crate::config::{load_validated_with, Layer, ValidatedConfig};
+use crate::config::{load_validated_claiming, Layer, ValidatedConfig};
 use crate::error::Result;
+use crate::registry::Settings;
 
 /// Preset + layers + overrides -> a validated configuration whose policy ids are registered and
 /// whose policy combinations work; every problem reported together.
 pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
-    load_validated_with(preset, layers, overrides, |cfg| {
+    let settings = policy_settings();
+    let claimed: Vec<&str> = settings.iter().map(|s| s.table).collect();
+    load_validated_claiming(preset, layers, overrides, &claimed, |cfg| {
         let mut problems = crate::ftl::check_config(cfg);
         problems.extend(crate::device::scheduler::check_config(cfg));
+        // Every policy's settings table as written, the policy chosen or not (a mistake is
+        // caught before a sweep switches to it), as the config's own tables are.
+        for s in &settings {
+            if let Some(table) = cfg.policy_tables.get(s.table) {
+                problems.extend((s.check)(s.table, table));
+            }
+        }
         problems
     })
+}
+
+/// The settings tables every registered policy declares (`registry::Settings`).
+pub fn policy_settings() -> Vec<Settings> {
+    use crate::ftl::{cache, gc, mapping, placement, region};
+    let mut out = Vec::new();
+    out.extend(mapping::registry::REGISTRY.iter().filter_map(|e| e.settings));
+    out.extend(placement::registry::REGISTRY.iter().filter_map(|e| e.settings));
+    out.extend(cache::registry::REGISTRY.iter().filter_map(|e| e.settings));
+    out.extend(region::registry::REGISTRY.iter().filter_map(|e| e.settings));
+    out.extend(gc::scheduler::REGISTRY.iter().filter_map(|e| e.settings));
+    out.extend(gc::victim::REGISTRY.iter().filter_map(|e| e.settings));
+    out.extend(crate::device::scheduler::REGISTRY.iter().filter_map(|e| e.settings));
+    out
 }
 
 /// Every policy key and its registered (id, summary) pairs: the FTL's seams and the device's
@@ -42,7 +66,36 @@ pub fn config_schema() -> Value {
             object.insert("description".into(), format!("{description}\n\nRegistered: {}.", listing.join("; ")).into());
         }
     }
+    for settings in policy_settings() {
+        insert_settings(&mut schema, &settings);
+    }
     schema
+}
+
+/// A policy's settings table in the schema, as a property of its seam's table (`gc.steady`
+/// under `gc`), its own definitions merged into the schema's.
+fn insert_settings(schema: &mut Value, settings: &Settings) {
+    let mut own = (settings.schema)();
+    let definitions = own.as_object_mut().and_then(|o| o.remove("definitions"));
+    if let Some(o) = own.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+    }
+    if let Some(Value::Object(defs)) = definitions {
+        if let Some(Value::Object(all)) = schema.get_mut("definitions") {
+            all.extend(defs);
+        }
+    }
+    let (parent, name) = settings.table.rsplit_once('.').unwrap_or(("", settings.table));
+    let definition = if parent.is_empty() { None } else { property_mut(schema, parent).and_then(|p| ref_name(p)) };
+    let table = match (parent.is_empty(), definition) {
+        (true, _) => Some(schema),
+        (false, Some(name)) => schema.get_mut("definitions").and_then(|d| d.get_mut(&name)),
+        (false, None) => property_mut(schema, parent),
+    };
+    if let Some(Value::Object(props)) = table.and_then(|t| t.get_mut("properties")) {
+        props.insert(name.to_string(), own);
+    }
 }
 
 /// `config_schema` as pretty-printed JSON text (what `docs/config.schema.json` holds).

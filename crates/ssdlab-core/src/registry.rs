@@ -17,15 +17,91 @@
 //! the engine needs to know about a policy (whether it blocks, keeps a fixed region, learns, ...)
 //! is asked there (`caps`), never by comparing ids, so a new policy declares it in its line.
 
+use std::collections::BTreeMap;
+
 use crate::error::{ConfigProblem, Error, Result};
 
 /// One registered policy: its id (config value, report value, file name), a one-line summary
-/// for the generated docs, its constructor and its capabilities (`()` where a seam asks none).
+/// for the generated docs, its constructor, its capabilities (`()` where a seam asks none) and
+/// its own settings table, if it has one.
 pub struct Entry<B, C = ()> {
     pub id: &'static str,
     pub summary: &'static str,
     pub build: B,
     pub caps: C,
+    pub settings: Option<Settings>,
+}
+
+/// A policy's own settings table (`[gc.steady]`), declared in its registry line: the loader
+/// claims the table (`config::load_validated_claiming`), `check` lists its problems with the
+/// others at load, `schema` puts it in the JSON Schema and docs/config.md, and the constructor
+/// decodes it (`decode`). The settings are a type in the policy's file (`PolicySettings`).
+#[derive(Clone, Copy)]
+pub struct Settings {
+    /// The table's dotted path: the seam's table and the policy id (`gc.steady`).
+    pub table: &'static str,
+    /// Every problem of the table as written, keys in full (`gc.steady.copies: ...`).
+    pub check: fn(&str, &toml::Table) -> Vec<ConfigProblem>,
+    /// The table's JSON Schema (draft 07): its keys, types, defaults and doc comments.
+    pub schema: fn() -> serde_json::Value,
+}
+
+/// A policy's settings: serde decodes them (`#[serde(default, deny_unknown_fields)]`, so a
+/// table may leave keys out and an unknown key is a problem), schemars documents them from their
+/// doc comments, and `problems` checks their values.
+pub trait PolicySettings: serde::de::DeserializeOwned + schemars::JsonSchema + Default {
+    /// Values out of range: (key within the table, reason).
+    fn problems(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+}
+
+impl Settings {
+    /// The settings table at `table`, of type `T`.
+    pub const fn of<T: PolicySettings>(table: &'static str) -> Settings {
+        Settings { table, check: check_settings::<T>, schema: schema_of::<T> }
+    }
+
+    /// The policy's settings in a run's config (`Config::policy_tables`): the table as written,
+    /// defaults for what it leaves out, all defaults without a table.
+    pub fn decode<T: PolicySettings>(&self, tables: &BTreeMap<String, toml::Table>) -> Result<T> {
+        match tables.get(self.table) {
+            None => Ok(T::default()),
+            Some(table) => {
+                let problems = check_settings::<T>(self.table, table);
+                if !problems.is_empty() {
+                    return Err(Error::Config { path: None, problems });
+                }
+                T::deserialize(toml::Value::Table(table.clone())).map_err(|e| Error::config(self.table, e.to_string()))
+            }
+        }
+    }
+}
+
+fn check_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> Vec<ConfigProblem> {
+    let mut unknown = Vec::new();
+    let mut note = |p: serde_ignored::Path<'_>| unknown.push(p.to_string());
+    let deserializer = serde_ignored::Deserializer::new(toml::Value::Table(table.clone()), &mut note);
+    let decoded: std::result::Result<T, _> = serde_path_to_error::deserialize(deserializer);
+    let mut problems: Vec<ConfigProblem> = unknown
+        .into_iter()
+        .map(|key| ConfigProblem { key: format!("{path}.{key}"), reason: "unknown key".into() })
+        .collect();
+    match decoded {
+        Ok(settings) => problems.extend(
+            settings.problems().into_iter().map(|(key, reason)| ConfigProblem { key: format!("{path}.{key}"), reason }),
+        ),
+        Err(e) => {
+            let at = e.path().to_string();
+            let key = if at == "." || at.is_empty() { path.to_string() } else { format!("{path}.{at}") };
+            problems.push(ConfigProblem { key, reason: e.into_inner().message().to_string() });
+        }
+    }
+    problems
+}
+
+fn schema_of<T: PolicySettings>() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap_or(serde_json::Value::Null)
 }
 
 /// The entry named `id`, or a config error on `key` listing the known ids.
@@ -67,8 +143,8 @@ mod tests {
     type Build = fn() -> u32;
 
     const REG: &[Entry<Build, bool>] = &[
-        Entry { id: "one", summary: "1", build: || 1, caps: true },
-        Entry { id: "two", summary: "2", build: || 2, caps: false },
+        Entry { id: "one", summary: "1", build: || 1, caps: true, settings: None },
+        Entry { id: "two", summary: "2", build: || 2, caps: false, settings: None },
     ];
 
     #[test]

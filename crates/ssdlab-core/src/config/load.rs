@@ -4,6 +4,7 @@
 //! (a workload or config file), and `key=value` overrides. Values of later layers replace
 //! earlier ones; tables merge key by key.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::config::decode::{concerns_dropped, decode, Decoded};
@@ -169,11 +170,43 @@ pub fn load_validated_with(
     overrides: &[String],
     extra: impl Fn(&Config) -> Vec<ConfigProblem>,
 ) -> Result<ValidatedConfig> {
-    let Decoded { config, mut problems, dropped, placeholders } = decode_merged(merge_all(preset, layers, overrides)?);
+    load_validated_claiming(preset, layers, overrides, &[], extra)
+}
+
+/// `load_validated_with`, the tables at the dotted paths `claimed` (the settings tables of
+/// registered policies, `registry::Settings`) taken out of the merged table before decoding and
+/// kept as written in `Config::policy_tables`, for `extra` to check and the policies to decode.
+pub fn load_validated_claiming(
+    preset: Option<&str>,
+    layers: &[Layer],
+    overrides: &[String],
+    claimed: &[&str],
+    extra: impl Fn(&Config) -> Vec<ConfigProblem>,
+) -> Result<ValidatedConfig> {
+    let mut merged = merge_all(preset, layers, overrides)?;
+    let mut tables = BTreeMap::new();
+    let mut problems = Vec::new();
+    for path in claimed {
+        match take_path(&mut merged.table, path) {
+            Some(toml::Value::Table(t)) => {
+                tables.insert(path.to_string(), t);
+            }
+            Some(other) => problems.push(ConfigProblem {
+                key: path.to_string(),
+                reason: format!("must be a table of the policy's settings, got {}", other.type_str()),
+            }),
+            None => {}
+        }
+    }
+    let Decoded { config, problems: more, dropped, placeholders } = decode_merged(merged);
+    problems.extend(more);
+    let config = config.map(|c| Config { policy_tables: tables, ..c });
     if let (Some(config), false) = (config, placeholders) {
-        problems.extend(extra(&config).into_iter().filter(|p| !concerns_dropped(p, &dropped)));
+        // The config's own problems first, then the higher layer's (which may follow from them).
+        let higher: Vec<ConfigProblem> =
+            extra(&config).into_iter().filter(|p| !concerns_dropped(p, &dropped)).collect();
         match ValidatedConfig::new(config) {
-            Ok(valid) if problems.is_empty() => return Ok(valid),
+            Ok(valid) if problems.is_empty() && higher.is_empty() => return Ok(valid),
             Ok(_) => {}
             // A dropped key was checked with its default in place of what the user wrote: only
             // the problem with the written value is reported.
@@ -182,13 +215,40 @@ pub fn load_validated_with(
             }
             Err(other) => return Err(other),
         }
+        problems.extend(higher);
     }
     Err(Error::Config { path: None, problems })
 }
 
-/// The resolved configuration as TOML, every key with its value (defaults included).
+/// The resolved configuration as TOML, every key with its value (defaults included), the
+/// policies' own settings tables at their paths.
 pub fn to_toml(cfg: &Config) -> String {
-    toml::to_string_pretty(cfg).unwrap_or_else(|e| format!("# could not render the configuration: {e}\n"))
+    let failed = |e: &dyn std::fmt::Display| format!("# could not render the configuration: {e}\n");
+    if cfg.policy_tables.is_empty() {
+        return toml::to_string_pretty(cfg).unwrap_or_else(|e| failed(&e));
+    }
+    let mut table = match toml::Table::try_from(cfg) {
+        Ok(t) => t,
+        Err(e) => return failed(&e),
+    };
+    for (path, settings) in &cfg.policy_tables {
+        let segments: Vec<String> = path.split('.').map(String::from).collect();
+        if let Err(e) = set_path(&mut table, &segments, toml::Value::Table(settings.clone())) {
+            return failed(&e);
+        }
+    }
+    toml::to_string_pretty(&table).unwrap_or_else(|e| failed(&e))
+}
+
+/// Remove and return the value at dotted `path` of `table` (None if absent).
+fn take_path(table: &mut toml::Table, path: &str) -> Option<toml::Value> {
+    let segments: Vec<&str> = path.split('.').collect();
+    let (last, parents) = segments.split_last()?;
+    let mut here = table;
+    for segment in parents {
+        here = here.get_mut(*segment)?.as_table_mut()?;
+    }
+    here.remove(*last)
 }
 
 /// Preset + layers + overrides -> a typed (not yet validated) configuration.

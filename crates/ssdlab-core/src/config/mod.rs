@@ -21,9 +21,11 @@ pub mod presets;
 mod schema;
 mod validate;
 
-pub use load::{load, load_validated, load_validated_with, parse_override, to_toml, Layer};
+pub use load::{load, load_validated, load_validated_claiming, load_validated_with, parse_override, to_toml, Layer};
 pub use schema::{schema, schema_json};
 pub use validate::{Capacity, ValidatedConfig};
+
+use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -74,6 +76,14 @@ pub struct Config {
     /// host work before background work, with optional program/erase suspension for reads.
     #[serde(default)]
     pub scheduler: SchedulerConfig,
+    /// The settings tables of policies that declare their own (`registry::Settings`), by dotted
+    /// path (`gc.steady`), as written: the config layer does not know them; the policy's
+    /// registry entry claims, checks, documents and decodes them. Never read from a config file
+    /// under this name (`load_validated_claiming` fills it); written to the report as it is and
+    /// by `to_toml` at the tables' own paths.
+    #[serde(skip_deserializing, default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(skip)]
+    pub policy_tables: BTreeMap<String, toml::Table>,
 }
 
 /// `[scheduler]`: the transaction scheduler (issue #10, docs/experiments/scheduling.md).
@@ -784,21 +794,6 @@ pub struct GcConfig {
     /// Settings of the `predictor` scheduler.
     #[serde(default)]
     pub predictor: PredictorConfig,
-    /// Settings of the `group` victim policy.
-    #[serde(default)]
-    pub group: GroupVictimConfig,
-}
-
-/// `[gc.group]`: LearnedFTL's group GC victim (`gc.victim = "group"`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct GroupVictimConfig {
-    /// A minimum-gain guard (an ssdlab option, not the paper's: issue #33's stress case of 64
-    /// unaligned sequential streams): when the group with the most invalid pages has less than
-    /// this share of its sealed lines' pages invalid, GC collects the single sealed line with the
-    /// fewest valid pages instead (any group's, written back into its own group). 0 (default):
-    /// off, the paper's group GC always. Between 0 and 1.
-    pub min_invalid_fraction: f64,
 }
 
 fn default_trigger() -> u32 {
@@ -836,7 +831,6 @@ impl Default for GcConfig {
             rlgc: RlgcConfig::default(),
             qtc: QtcGcConfig::default(),
             predictor: PredictorConfig::default(),
-            group: GroupVictimConfig::default(),
         }
     }
 }

@@ -324,10 +324,6 @@ impl ValidatedConfig {
         p.check(config.idle.gap_ns >= 1, "idle.gap_ns", || "must be at least 1".into());
         let sched = &config.scheduler;
         p.check(sched.max_suspensions >= 1, "scheduler.max_suspensions", || "must be at least 1".into());
-        let guard = g.group.min_invalid_fraction;
-        p.check((0.0..=1.0).contains(&guard), "gc.group.min_invalid_fraction", || {
-            format!("must be between 0 and 1 (a share of a group's pages), not {guard}")
-        });
         if let Some(b) = g.background_free_blocks {
             p.check(b >= 1, "gc.background_free_blocks", || "must be at least 1".into());
         }

@@ -30,6 +30,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
                   the RLGC and Lazy-RTGC papers' simulators)",
         build: |_, _, _| None,
         caps: TransactionCaps { host_first: false },
+        settings: None,
     },
     Entry {
         id: "priority",
@@ -39,6 +40,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
                   in progress (or, with suspend_ns, suspends it)",
         build: |cfg, units, blocks| Some(Box::new(Priority::new(cfg, units, blocks))),
         caps: TransactionCaps { host_first: true },
+        settings: None,
     },
 ];
 

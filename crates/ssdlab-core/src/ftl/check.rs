@@ -253,6 +253,10 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
 /// and the per-plane GC reserve, or GC could never get ahead of the host. A fixed SLC region's
 /// lost capacity comes off the spare (`capacity`).
 fn check_spare_blocks(cfg: &Config, capacity: &Capacity, check: &mut impl FnMut(bool, &str, String)) {
+    let d = &cfg.device;
+    if !(d.utilization > 0.0 && d.utilization <= 1.0 && (0.0..0.9).contains(&d.overprovisioning)) {
+        return; // the config's own problem; the spare it gives says nothing more
+    }
     let g = &cfg.gc;
     let blocks = capacity.physical_pages / capacity.pages_per_block;
     let spare_blocks = capacity.spare_blocks();

@@ -291,7 +291,12 @@ impl Ftl {
         let mapping_ctx = mapping::BuildCtx { cfg, logical_pages: logical };
         let mapping =
             (registry::find(mapping::registry::REGISTRY, "ftl.mapping", &cfg.ftl.mapping)?.build)(&mapping_ctx)?;
-        let scheduler_ctx = gc::scheduler::BuildCtx { gc: &cfg.gc, timing: &cfg.device.timing, rng: policy_rng };
+        let scheduler_ctx = gc::scheduler::BuildCtx {
+            gc: &cfg.gc,
+            timing: &cfg.device.timing,
+            rng: policy_rng,
+            tables: &cfg.policy_tables,
+        };
         let scheduler =
             (registry::find(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler)?.build)(scheduler_ctx)?;
         let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)(cfg)?;

@@ -194,3 +194,35 @@ fn every_registered_policy_runs_with_verify_on() {
         eprintln!("[{label}] verified: {} erases, {} reads checked", report.wear.erases, report.verify.reads_checked);
     }
 }
+
+/// Every settings table a policy declares in its registry line (`registry::Settings`) is
+/// claimed by the loader, documented in the JSON Schema at its path, echoed at its path by
+/// `to_toml`, and checked: an unknown key in it is refused with its full name.
+#[test]
+fn catalog_verify_every_policy_settings_table_is_claimed_documented_and_checked() {
+    let settings = ssdlab_core::catalog::policy_settings();
+    assert!(!settings.is_empty(), "no registered policy declares settings");
+    let schema = ssdlab_core::config_schema();
+    for s in settings {
+        // Documented: the seam's table (through its definition) has the policy's table.
+        let (parent, name) = s.table.rsplit_once('.').expect("a table under its seam's");
+        let mut node = &schema;
+        for part in parent.split('.') {
+            node = &node["properties"][part];
+            if let Some(reference) = node["$ref"].as_str().or(node["allOf"][0]["$ref"].as_str()) {
+                node = &schema["definitions"][reference.rsplit('/').next().unwrap()];
+            }
+        }
+        assert!(node["properties"][name]["properties"].is_object(), "{} missing from the schema", s.table);
+        // Claimed and echoed: an empty table loads, and the resolved config writes it back.
+        let (head, tail) = s.table.split_once('.').expect("dotted");
+        let layer = Layer::inline(format!("[{head}.{tail}]\n"));
+        let cfg =
+            load_config(Some("tiny"), std::slice::from_ref(&layer), &[]).unwrap_or_else(|e| panic!("{}: {e}", s.table));
+        assert!(ssdlab_core::config::to_toml(cfg.config()).contains(&format!("[{}]", s.table)), "{}", s.table);
+        // Checked: an unknown key is named in full.
+        let bad = Layer::inline(format!("[{head}.{tail}]\nno_such_setting = 1\n"));
+        let err = load_config(Some("tiny"), &[bad], &[]).expect_err("unknown key accepted").to_string();
+        assert!(err.contains(&format!("{}.no_such_setting", s.table)), "{err}");
+    }
+}

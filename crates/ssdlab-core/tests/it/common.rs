@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests.
 
-use ssdlab_core::config::{load, Layer};
+use ssdlab_core::config::Layer;
 use ssdlab_core::units::Lpn;
 use ssdlab_core::workload::request::RecordSource;
 use ssdlab_core::workload::{IoOp, TraceRecord};
@@ -9,8 +9,16 @@ use ssdlab_core::{Report, Simulation, ValidatedConfig};
 /// Preset + inline TOML + overrides -> validated config.
 pub fn config(preset: &str, toml: &str, overrides: &[&str]) -> ValidatedConfig {
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let cfg = load(Some(preset), &[Layer::inline(toml)], &overrides).expect("config loads");
-    ValidatedConfig::new(cfg).expect("config validates")
+    ssdlab_core::load_config(Some(preset), &[Layer::inline(toml)], &overrides).expect("config loads and validates")
+}
+
+/// Why preset + inline TOML + overrides cannot run: the load's problems, or the build's.
+pub fn refusal(preset: &str, toml: &str, overrides: &[&str]) -> String {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    match ssdlab_core::load_config(Some(preset), &[Layer::inline(toml)], &overrides).and_then(Simulation::new) {
+        Ok(_) => panic!("accepted: {toml} {overrides:?}"),
+        Err(e) => e.to_string(),
+    }
 }
 
 pub fn run(cfg: ValidatedConfig) -> Report {

@@ -5,7 +5,7 @@
 //! have done the idle work it was configured for; the hand-computed idle timelines are in
 //! `timeline.rs`.
 
-use crate::common::{config, run};
+use crate::common::{config, refusal, run};
 
 /// The `onoff` preset's rhythm (500 IOPS for 50 ms, then 50 ms silent), within what this drive
 /// sustains under GC at 12.5 % over-provisioning: the 1 ms idle gap closes in every silence and
@@ -51,11 +51,7 @@ fn idle_work_keeps_verify_green() {
 /// refused with the reason, not silently idle.
 #[test]
 fn schedulers_without_idle_work_refuse_background_idle() {
-    let cfg = config("tiny", "[gc]\nscheduler = \"rlgc\"\nbackground = \"idle\"\n", &[]);
-    let err = match ssdlab_core::Simulation::new(cfg) {
-        Ok(_) => panic!("rlgc with background idle must be refused"),
-        Err(e) => e.to_string(),
-    };
+    let err = refusal("tiny", "[gc]\nscheduler = \"rlgc\"\nbackground = \"idle\"\n", &[]);
     assert!(err.contains("gc.background") && err.contains("rlgc"), "{err}");
     let err =
         ssdlab_core::load_config(Some("tiny"), &[], &["gc.background=\"idle\"".into(), "gc.scope=\"plane\"".into()])

@@ -5,7 +5,7 @@
 //! minimum-gain guard on the group victim (`gc.group.min_invalid_fraction`), each in verify mode.
 
 use crate::common::{config, run};
-use ssdlab_core::config::{load, Layer};
+use ssdlab_core::config::Layer;
 use ssdlab_core::ValidatedConfig;
 
 /// The small drive: 8 planes of 64 blocks of 64 pages, 12.5 % spare (8 lines; FEMU's 6.25 %
@@ -109,8 +109,7 @@ fn background_gc_between_requests_collects_lines_after_requests() {
 
 fn refused(keys: &[&str]) -> String {
     let overrides: Vec<String> = SMALL.iter().chain(keys).map(|s| s.to_string()).collect();
-    let built = load(Some("femu-learnedftl"), &[Layer::inline("")], &overrides)
-        .and_then(ValidatedConfig::new)
+    let built = ssdlab_core::load_config(Some("femu-learnedftl"), &[Layer::inline("")], &overrides)
         .and_then(|c| ssdlab_core::Simulation::new(c).map(|_| ()));
     match built {
         Ok(()) => panic!("{keys:?} accepted"),

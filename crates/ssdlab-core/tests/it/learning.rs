@@ -3,7 +3,7 @@
 //! random-action control's (`random_control`: the same policy, actions drawn uniformly). Every
 //! run is in verify mode.
 
-use crate::common::{config, run, temp_path};
+use crate::common::{config, refusal, run, temp_path};
 use ssdlab_core::Report;
 
 /// A spec file in the temp directory.
@@ -184,8 +184,7 @@ fn a_random_control_without_an_agent_is_refused() {
         ),
         ("[slc.rl]\nrandom_control = true\n", "slc.rl.random_control", "slc.policy = \"none\""),
     ] {
-        let cfg = config("tiny", toml, &[]);
-        let err = ssdlab_core::Simulation::new(cfg).err().expect("refused").to_string();
+        let err = refusal("tiny", toml, &[]);
         assert!(err.contains(key) && err.contains(policy) && err.contains("does not learn"), "{toml}: {err}");
     }
 }

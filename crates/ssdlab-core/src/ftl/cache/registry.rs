@@ -28,6 +28,7 @@ pub const REGISTRY: &[Entry<BuildEviction, EvictionCaps>] = &[
         summary: "write-back LRU: the least recently used dirty pages, in LRU order",
         build: |_| Ok(Box::new(LruEviction)),
         caps: EvictionCaps { learns: false },
+        settings: None,
     },
     Entry {
         id: "frequency",
@@ -35,23 +36,27 @@ pub const REGISTRY: &[Entry<BuildEviction, EvictionCaps>] = &[
             "FSP paper's Frequency (Lv et al.): 1 bit of recent reads per page picks LSB or MSB, immediate rewrite",
         build: |ctx| Ok(Box::new(FrequencyEviction::new(&ctx)?)),
         caps: EvictionCaps { learns: false },
+        settings: None,
     },
     Entry {
         id: "frequency_count",
         summary: "Frequency by RL-FSP's 4-bin long-term read count (stronger than the paper's 1 bit)",
         build: |ctx| Ok(Box::new(FrequencyCountEviction::new(&ctx)?)),
         caps: EvictionCaps { learns: false },
+        settings: None,
     },
     Entry {
         id: "distance",
         summary: "FSP paper's Distance (OSPADA): a unit's pages far apart in logical address",
         build: |ctx| Ok(Box::new(DistanceEviction::new(&ctx)?)),
         caps: EvictionCaps { learns: false },
+        settings: None,
     },
     Entry {
         id: "rl_fsp",
         summary: "FSP paper's RL: page type by an across-episode Q-table, group and rewrite modules",
         build: |ctx| Ok(Box::new(RlFspEviction::new(ctx)?)),
         caps: EvictionCaps { learns: true },
+        settings: None,
     },
 ];

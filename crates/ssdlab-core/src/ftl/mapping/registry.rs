@@ -10,23 +10,32 @@ pub type BuildMapping = fn(&BuildCtx) -> Result<Box<dyn Mapping>>;
 
 /// `ftl.mapping`: every mapping scheme, one line each.
 pub const REGISTRY: &[Entry<BuildMapping>] = &[
-    Entry { id: "page", summary: "the whole table in DRAM (the ideal FTL)", build: page::build, caps: () },
+    Entry {
+        id: "page",
+        summary: "the whole table in DRAM (the ideal FTL)",
+        build: page::build,
+        caps: (),
+        settings: None,
+    },
     Entry {
         id: "dftl",
         summary: "DFTL: translation pages on flash, an LRU cached mapping table",
         build: dftl::build,
         caps: (),
+        settings: None,
     },
     Entry {
         id: "tpftl",
         summary: "TPFTL: translation-page nodes of compact entries, clean-first replacement, prefetching",
         build: tpftl::build,
         caps: (),
+        settings: None,
     },
     Entry {
         id: "learned",
         summary: "LearnedFTL: TPFTL's cache and a learned model per translation page (bitmap-filtered)",
         build: learned::build,
         caps: (),
+        settings: None,
     },
 ];

@@ -28,6 +28,8 @@ pub use rlgc_qtc::RlgcQtcScheduler;
 
 use rand_pcg::Pcg64Mcg;
 
+use std::collections::BTreeMap;
+
 use crate::config::GcConfig;
 use crate::error::Result;
 use crate::ftl::gc::GcScheduler;
@@ -35,11 +37,13 @@ use crate::ftl::registry::Entry;
 use crate::nand::TimingConfig;
 
 /// What a scheduler is built from: the GC settings, the device timing (Lazy-RTGC's alpha, the
-/// predictor's copy time) and the run's policy random stream (the RL schedulers).
+/// predictor's copy time), the run's policy random stream (the RL schedulers) and the policies'
+/// own settings tables (`Config::policy_tables`, decoded by `Entry::settings`).
 pub struct BuildCtx<'a> {
     pub gc: &'a GcConfig,
     pub timing: &'a TimingConfig,
     pub rng: Pcg64Mcg,
+    pub tables: &'a BTreeMap<String, toml::Table>,
 }
 
 pub type BuildScheduler = fn(BuildCtx) -> Result<Box<dyn GcScheduler>>;
@@ -70,30 +74,35 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
         summary: "blocking GC of whole victims before a write (RLGC's page-level baseline)",
         build: |c| Ok(Box::new(GreedyScheduler::new(c.gc))),
         caps: SchedulerCaps { blocking: true, aggressive: NEVER, idle_work: true, learns: false },
+        settings: None,
     },
     Entry {
         id: "lazy_rtgc",
         summary: "Lazy-RTGC: partial tasks of alpha copies after writes, intensive mode",
         build: |c| Ok(Box::new(LazyRtgcScheduler::new(c.gc, copies_per_erase(c.timing)))),
         caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: true, learns: false },
+        settings: None,
     },
     Entry {
         id: "rlgc",
         summary: "RLGC: a Q-table picks the copies after each write (Kang et al. 2017)",
         build: |c| Ok(Box::new(rlgc::build(c.gc, false, c.rng)?)),
         caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: false, learns: true },
+        settings: None,
     },
     Entry {
         id: "rlgc_aggressive",
         summary: "RLGC with early and read-initiated triggering (Sec. 5.3)",
         build: |c| Ok(Box::new(rlgc::build(c.gc, true, c.rng)?)),
         caps: SchedulerCaps { blocking: false, aggressive: |_| true, idle_work: false, learns: true },
+        settings: None,
     },
     Entry {
         id: "rlgc_qtc",
         summary: "RLGC over 17 features with a Q-table cache (Kang & Yoo 2018)",
         build: |c| Ok(Box::new(rlgc_qtc::build(c.gc, c.rng)?)),
         caps: SchedulerCaps { blocking: false, aggressive: |g| g.qtc.aggressive, idle_work: false, learns: true },
+        settings: None,
     },
     Entry {
         id: "predictor",
@@ -105,6 +114,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
             idle_work: false,
             learns: false,
         },
+        settings: None,
     },
 ];
 

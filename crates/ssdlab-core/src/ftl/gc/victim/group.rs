@@ -18,14 +18,50 @@
 //! unaligned sequential writers, docs/experiments/learnedftl.md) otherwise rewrites whole groups
 //! to gain a few pages.
 
-use crate::ftl::gc::victim::GreedyVictim;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::greedy::GreedyVictim;
 use crate::ftl::gc::{LineCensus, LineVictim, LineVictimView, VictimPolicy, VictimView};
+use crate::registry::{PolicySettings, Settings};
 use crate::units::BlockId;
+
+/// `[gc.group]`: LearnedFTL's group GC victim (`gc.victim = "group"`), its settings.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct GroupVictimSettings {
+    /// A minimum-gain guard (an ssdlab option, not the paper's: issue #33's stress case of 64
+    /// unaligned sequential streams): when the group with the most invalid pages has less than
+    /// this share of its sealed lines' pages invalid, GC collects the single sealed line with the
+    /// fewest valid pages instead (any group's, written back into its own group). 0 (default):
+    /// off, the paper's group GC always. Between 0 and 1.
+    pub min_invalid_fraction: f64,
+}
+
+impl PolicySettings for GroupVictimSettings {
+    fn problems(&self) -> Vec<(&'static str, String)> {
+        let guard = self.min_invalid_fraction;
+        if (0.0..=1.0).contains(&guard) {
+            Vec::new()
+        } else {
+            vec![("min_invalid_fraction", format!("must be between 0 and 1 (a share of a group's pages), not {guard}"))]
+        }
+    }
+}
+
+/// Where the settings are written (`[gc.group]`).
+pub const SETTINGS: Settings = Settings::of::<GroupVictimSettings>("gc.group");
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GroupVictim {
     /// The guard: below this invalid share of its sealed lines a group is not collected whole.
     pub min_invalid_fraction: f64,
+}
+
+impl GroupVictim {
+    pub fn new(settings: &GroupVictimSettings) -> GroupVictim {
+        GroupVictim { min_invalid_fraction: settings.min_invalid_fraction }
+    }
 }
 
 impl VictimPolicy for GroupVictim {

@@ -43,24 +43,28 @@ pub const REGISTRY: &[Entry<BuildVictim, VictimCaps>] = &[
         summary: "fewest valid pages",
         build: |_| Ok(Box::new(GreedyVictim)),
         caps: VictimCaps { collects: Collects::BlocksOrLines },
+        settings: None,
     },
     Entry {
         id: "fifo",
         summary: "oldest sealed block",
         build: |_| Ok(Box::new(FifoVictim)),
         caps: VictimCaps { collects: Collects::Blocks },
+        settings: None,
     },
     Entry {
         id: "cost_benefit",
         summary: "max (1 - u) x age / 2u (Kawaguchi et al.)",
         build: |_| Ok(Box::new(CostBenefitVictim)),
         caps: VictimCaps { collects: Collects::Blocks },
+        settings: None,
     },
     Entry {
         id: "group",
         summary: "LearnedFTL's group GC: the group (stream) whose sealed lines hold the most invalid pages",
-        build: |c| Ok(Box::new(GroupVictim { min_invalid_fraction: c.gc.group.min_invalid_fraction })),
+        build: |c| Ok(Box::new(GroupVictim::new(&group::SETTINGS.decode(&c.policy_tables)?))),
         caps: VictimCaps { collects: Collects::Groups },
+        settings: Some(group::SETTINGS),
     },
 ];
 
