@@ -1160,3 +1160,19 @@ impl Default for ReportConfig {
         ReportConfig { sample_interval_ns: default_interval(), max_samples: default_max_samples(), request_log: None }
     }
 }
+
+/// Config-check helpers for the unit tests of the layers above.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{load, Config};
+    use crate::error::ConfigProblem;
+
+    /// `check`'s problems, as `key: reason` lines, for the `tiny` preset with `sets` overrides.
+    pub fn problems(check: fn(&Config) -> Vec<ConfigProblem>, sets: &[&str]) -> Vec<String> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        check(&load(Some("tiny"), &[], &sets).unwrap())
+            .into_iter()
+            .map(|p| format!("{}: {}", p.key, p.reason))
+            .collect()
+    }
+}

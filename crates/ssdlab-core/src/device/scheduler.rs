@@ -66,14 +66,9 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load;
 
     fn problems(sets: &[&str]) -> Vec<String> {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        check_config(&load(Some("tiny"), &[], &sets).unwrap())
-            .into_iter()
-            .map(|p| format!("{}: {}", p.key, p.reason))
-            .collect()
+        crate::config::test_support::problems(check_config, sets)
     }
 
     #[test]

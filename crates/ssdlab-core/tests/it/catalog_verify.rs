@@ -22,18 +22,11 @@ use ssdlab_core::ftl::registry::Entry;
 use ssdlab_core::ftl::{cache, mapping};
 use ssdlab_core::{load_config, Simulation};
 
-/// `verify_matrix`'s drive: 2 channels x 2 planes x 32 blocks x 32 pages of QLC, 25 %
-/// over-provisioning, filled before the run.
-const DEVICE: &str = "verify = true\nseed = 9\n\
-     [device]\nchannels = 2\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 2\n\
-     blocks_per_plane = 32\npages_per_block = 32\npage_bytes = 4096\ncell = \"qlc\"\n\
-     overprovisioning = 0.25\nutilization = 1.0\n\
-     [device.timing]\nread_ns = [20_000, 30_000, 40_000, 50_000]\n\
-     program_ns = [100_000, 200_000, 300_000, 400_000]\nprogram_wordline_ns = 1_500_000\n\
-     erase_ns = 3_000_000\nslc_read_ns = 10_000\nslc_program_ns = 60_000\nslc_erase_ns = 2_000_000\n\
-     channel_bytes_per_s = 400_000_000\ncommand_ns = 1_000\narray_unit = \"plane\"\n\
-     [warmup]\nfill = true\n\
-     [workload]\nrw = \"randrw\"\nrwmixread = 20\nbs = 6144\ncount = 3000\n\
+use crate::verify_matrix::DEVICE;
+
+/// The workload over `verify_matrix`'s drive (2 channels x 2 planes x 32 blocks x 32 pages of
+/// QLC, 25 % over-provisioning, filled before the run).
+const WORKLOAD: &str = "[workload]\nrw = \"randrw\"\nrwmixread = 20\nbs = 6144\ncount = 3000\n\
      arrival = \"onoff\"\nrate_iops = 4000.0\non_ns = 20_000_000\noff_ns = 10_000_000\n\
      [idle]\ngap_ns = 200_000\n";
 
@@ -178,8 +171,9 @@ fn every_registered_policy_runs_with_verify_on() {
     .sum();
     assert!(runs.len() > policies, "every policy runs at least once");
     for (label, layers) in runs {
+        let drive = [DEVICE, WORKLOAD];
         let layers: Vec<Layer> =
-            std::iter::once(DEVICE).chain(layers.iter().map(String::as_str)).map(Layer::inline).collect();
+            drive.into_iter().chain(layers.iter().map(String::as_str)).map(Layer::inline).collect();
         let cfg = load_config(Some("tiny"), &layers, &[]).unwrap_or_else(|e| panic!("[{label}] config refused: {e}"));
         let report = Simulation::new(cfg)
             .and_then(|mut sim| sim.run())

@@ -60,7 +60,7 @@ const TRACE: &str = "msr/msr_cut10k_rw20_80_105.trace";
 
 /// A tiny QLC drive, 4096 physical pages (16 MiB), 3072 logical pages, filled before the run.
 /// Latencies distinct per page type.
-const DEVICE: &str = "verify = true\nseed = 9\n\
+pub(crate) const DEVICE: &str = "verify = true\nseed = 9\n\
      [device]\nchannels = 2\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 2\n\
      blocks_per_plane = 32\npages_per_block = 32\npage_bytes = 4096\ncell = \"qlc\"\n\
      overprovisioning = 0.25\nutilization = 1.0\n\
