@@ -101,7 +101,7 @@ fn check_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> Vec<Con
 }
 
 fn schema_of<T: PolicySettings>() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(T)).unwrap_or(serde_json::Value::Null)
+    crate::config::settings_schema::<T>()
 }
 
 /// The entry named `id`, or a config error on `key` listing the known ids.

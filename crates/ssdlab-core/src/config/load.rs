@@ -231,6 +231,8 @@ pub fn to_toml(cfg: &Config) -> String {
         Ok(t) => t,
         Err(e) => return failed(&e),
     };
+    // Written at their own paths, not under the field's name (which no config file may use).
+    table.remove("policy_tables");
     for (path, settings) in &cfg.policy_tables {
         let segments: Vec<String> = path.split('.').map(String::from).collect();
         if let Err(e) = set_path(&mut table, &segments, toml::Value::Table(settings.clone())) {

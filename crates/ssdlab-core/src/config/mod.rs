@@ -22,7 +22,7 @@ mod schema;
 mod validate;
 
 pub use load::{load, load_validated, load_validated_claiming, load_validated_with, parse_override, to_toml, Layer};
-pub use schema::{schema, schema_json};
+pub use schema::{schema, schema_json, settings_schema};
 pub use validate::{Capacity, ValidatedConfig};
 
 use std::collections::BTreeMap;
@@ -259,7 +259,6 @@ pub struct FtlConfig {
     /// `ftl.learned.model_bytes`) on top of their `cmt_bytes`: the equal DRAM budget of the
     /// LearnedFTL paper's comparison (Sec. 4.1).
     pub equal_dram: bool,
-    pub dftl: DftlConfig,
     pub tpftl: TpftlConfig,
     pub learned: LearnedConfig,
     pub group: GroupConfig,
@@ -281,30 +280,10 @@ impl Default for FtlConfig {
             unwritten_reads: UnwrittenReads::default(),
             translation_entry_bytes: 8,
             equal_dram: false,
-            dftl: DftlConfig::default(),
             tpftl: TpftlConfig::default(),
             learned: LearnedConfig::default(),
             group: GroupConfig::default(),
         }
-    }
-}
-
-/// `[ftl.dftl]`: DFTL (Gupta et al., ASPLOS 2009) as the LearnedFTL paper runs it (Sec. 2.2):
-/// the table in translation pages on flash, a global translation directory (GTD) in DRAM, and a
-/// cached mapping table (CMT) of recently used entries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct DftlConfig {
-    /// DRAM for cached mapping entries, in bytes (the FEMU artifact of LearnedFTL: 8192 entries
-    /// of 8 bytes = 64 KiB; MQSim: 2 MiB).
-    pub cmt_bytes: ByteSize,
-    /// DRAM bytes one cached entry costs (LPN + PPN + list links; 8 as in the FEMU artifact).
-    pub entry_bytes: u32,
-}
-
-impl Default for DftlConfig {
-    fn default() -> Self {
-        DftlConfig { cmt_bytes: ByteSize(64 * 1024), entry_bytes: 8 }
     }
 }
 

@@ -49,14 +49,16 @@ pub fn workload_preset(name: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{load, Layer, ValidatedConfig};
+    use crate::config::Layer;
 
+    /// Through the catalog (`load_config`), as every run loads: a preset may hold a policy's own
+    /// settings table (`[ftl.dftl]`), which only the registries know.
     #[test]
     fn every_preset_and_pattern_loads_and_validates() {
         for name in names() {
             for w in workload_names() {
-                let cfg = load(Some(name), &[Layer::inline(workload_preset(w).unwrap())], &[]).unwrap();
-                ValidatedConfig::new(cfg).unwrap_or_else(|e| panic!("{name} + {w}: {e}"));
+                crate::load_config(Some(name), &[Layer::inline(workload_preset(w).unwrap())], &[])
+                    .unwrap_or_else(|e| panic!("{name} + {w}: {e}"));
             }
         }
     }

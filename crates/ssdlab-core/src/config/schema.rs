@@ -50,6 +50,17 @@ pub fn schema() -> Value {
     root
 }
 
+/// The JSON Schema (draft 07) of one settings type, made as `schema` makes the config's: a
+/// policy's own settings table (`registry::Settings`), which the catalog puts under its seam's
+/// table.
+pub fn settings_schema<T: schemars::JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft07();
+    settings.transforms.push(Box::new(ReplaceConstValue::default()));
+    let mut root = settings.into_generator().into_root_schema_for::<T>().to_value();
+    fit_to_toml(&mut root);
+    root
+}
+
 /// The JSON Schema as pretty-printed JSON text (what `docs/config.schema.json` holds).
 pub fn schema_json() -> String {
     serde_json::to_string_pretty(&schema()).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))

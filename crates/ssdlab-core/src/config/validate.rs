@@ -124,7 +124,7 @@ fn check_gc_policies(p: &mut Problems, config: &Config) {
     copies(p, "gc.predictor.max_copies", pr.max_copies);
 }
 
-/// `[cache]`, `[slc]` and `[ftl.dftl]`, `[ftl.tpftl]`, `[ftl.learned]` on their own (the policy ids are checked with the
+/// `[cache]`, `[slc]` and `[ftl.tpftl]`, `[ftl.learned]` on their own (the policy ids are checked with the
 /// registries, `ftl::check_config`).
 fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks: u64) {
     let c = &config.cache;
@@ -160,14 +160,9 @@ fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks:
     }
     p.check(s.max_fraction > 0.0 && s.max_fraction < 1.0, "slc.max_fraction", || "must be in (0, 1)".into());
     p.check(s.sample_every_bytes.0 >= 1, "slc.sample_every_bytes", || "must be at least 1".into());
-    let d = &config.ftl.dftl;
-    p.check(d.entry_bytes >= 1, "ftl.dftl.entry_bytes", || "must be at least 1".into());
     let te = config.ftl.translation_entry_bytes;
     p.check(te >= 1 && config.device.page_bytes / te.max(1) as u64 >= 1, "ftl.translation_entry_bytes", || {
         format!("must be between 1 and the page size ({} bytes)", config.device.page_bytes)
-    });
-    p.check(d.cmt_bytes.0 >= d.entry_bytes as u64, "ftl.dftl.cmt_bytes", || {
-        format!("must hold at least one entry ({} bytes)", d.entry_bytes)
     });
     let t = &config.ftl.tpftl;
     p.check(t.entry_bytes >= 1, "ftl.tpftl.entry_bytes", || "must be at least 1".into());

@@ -155,7 +155,6 @@ impl VirtualPages {
 mod tests {
     use super::*;
     use crate::config::presets;
-    use crate::config::{load, ValidatedConfig};
     use crate::nand::{CellType, PageAddress};
     use proptest::prelude::*;
 
@@ -177,8 +176,7 @@ mod tests {
     }
 
     fn preset_geometry(name: &str) -> Geometry {
-        let cfg = load(Some(name), &[], &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
-        ValidatedConfig::new(cfg).unwrap_or_else(|e| panic!("{name}: {e}")).geometry()
+        crate::load_config(Some(name), &[], &[]).unwrap_or_else(|e| panic!("{name}: {e}")).geometry()
     }
 
     fn assert_round_trip(v: &VirtualPages, pages: u64, ppn: Ppn) {

@@ -9,6 +9,7 @@
 
 use crate::common::run;
 use ssdlab_core::config::{GcScopeKind, Layer, UnwrittenReads};
+use ssdlab_core::ftl::mapping::dftl::DftlSettings;
 use ssdlab_core::load_config;
 use ssdlab_core::nand::{ArrayUnit, CellType, Timing};
 use ssdlab_core::units::transfer_ns;
@@ -76,7 +77,7 @@ fn preset_holds_mqsims_default_device() {
     // CMT_Capacity 2 MiB; MQSim's entry sizes from the device: a CMT entry holds LPN + PPN
     // (log2 of the physical pages each) + one bit per 512-byte sector, a translation-page entry
     // PPN + sector bits, rounded up to whole bytes.
-    let dftl = &cfg.ftl.dftl;
+    let dftl: DftlSettings = ssdlab_core::ftl::mapping::dftl::SETTINGS.decode(&cfg.policy_tables).unwrap();
     assert_eq!(dftl.cmt_bytes.0, 2 * 1024 * 1024);
     let ppn_bits = (physical as f64).log2();
     let sectors = (d.page_bytes / 512) as f64;

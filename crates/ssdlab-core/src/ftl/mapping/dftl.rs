@@ -31,6 +31,9 @@
 
 use serde_json::json;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::Owner;
@@ -38,7 +41,43 @@ use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
 use crate::ftl::mapping::directory::{dirty_mark, Directory};
 use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
-use crate::units::{Lpn, Ppn, SimTime};
+use crate::registry::{PolicySettings, Settings};
+use crate::units::{ByteSize, Lpn, Ppn, SimTime};
+
+/// `[ftl.dftl]`: DFTL (Gupta et al., ASPLOS 2009) as the LearnedFTL paper runs it (Sec. 2.2):
+/// the table in translation pages on flash, a global translation directory (GTD) in DRAM, and a
+/// cached mapping table (CMT) of recently used entries.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct DftlSettings {
+    /// DRAM for cached mapping entries, in bytes (the FEMU artifact of LearnedFTL: 8192 entries
+    /// of 8 bytes = 64 KiB; MQSim: 2 MiB).
+    pub cmt_bytes: ByteSize,
+    /// DRAM bytes one cached entry costs (LPN + PPN + list links; 8 as in the FEMU artifact).
+    pub entry_bytes: u32,
+}
+
+impl Default for DftlSettings {
+    fn default() -> Self {
+        DftlSettings { cmt_bytes: ByteSize(64 * 1024), entry_bytes: 8 }
+    }
+}
+
+impl PolicySettings for DftlSettings {
+    fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut problems = Vec::new();
+        if self.entry_bytes < 1 {
+            problems.push(("entry_bytes", "must be at least 1".into()));
+        }
+        if self.cmt_bytes.0 < self.entry_bytes as u64 {
+            problems.push(("cmt_bytes", format!("must hold at least one entry ({} bytes)", self.entry_bytes)));
+        }
+        problems
+    }
+}
+
+/// Where the settings are written (`[ftl.dftl]`).
+pub const SETTINGS: Settings = Settings::of::<DftlSettings>("ftl.dftl");
 
 /// One cached entry: its LPN, whether it is dirty, and its place in the LRU list.
 #[derive(Debug, Clone, Copy)]
@@ -92,7 +131,7 @@ pub struct Dftl {
 }
 
 pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
-    let d = &ctx.cfg.ftl.dftl;
+    let d: DftlSettings = SETTINGS.decode(&ctx.cfg.policy_tables)?;
     let entries_per_page = ctx.entries_per_translation_page();
     let cmt_bytes = d.cmt_bytes.0 + ctx.equal_dram_bytes();
     let capacity = (cmt_bytes / d.entry_bytes as u64).clamp(1, u32::MAX as u64 - 1) as u32;

@@ -22,7 +22,7 @@ pub const REGISTRY: &[Entry<BuildMapping>] = &[
         summary: "DFTL: translation pages on flash, an LRU cached mapping table",
         build: dftl::build,
         caps: (),
-        settings: None,
+        settings: Some(dftl::SETTINGS),
     },
     Entry {
         id: "tpftl",
