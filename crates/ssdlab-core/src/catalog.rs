@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::config::{load_validated_claiming, Layer, ValidatedConfig};
 use crate::error::Result;
-use crate::registry::Settings;
+use crate::registry::{Entry, Settings};
 
 /// Preset + layers + overrides -> a validated configuration whose policy ids are registered and
 /// whose policy combinations work; every problem reported together.
@@ -30,26 +30,45 @@ pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String])
     })
 }
 
-/// The settings tables every registered policy declares (`registry::Settings`).
-pub fn policy_settings() -> Vec<Settings> {
-    use crate::ftl::{cache, gc, mapping, placement, region};
-    let mut out = Vec::new();
-    out.extend(mapping::registry::REGISTRY.iter().filter_map(|e| e.settings));
-    out.extend(placement::registry::REGISTRY.iter().filter_map(|e| e.settings));
-    out.extend(cache::registry::REGISTRY.iter().filter_map(|e| e.settings));
-    out.extend(region::registry::REGISTRY.iter().filter_map(|e| e.settings));
-    out.extend(gc::scheduler::REGISTRY.iter().filter_map(|e| e.settings));
-    out.extend(gc::victim::REGISTRY.iter().filter_map(|e| e.settings));
-    out.extend(crate::device::scheduler::REGISTRY.iter().filter_map(|e| e.settings));
-    out
+/// One registry as the catalog sees it: its config key, its (id, summary) pairs in registry
+/// order and the settings tables its policies declare.
+struct Registered {
+    key: &'static str,
+    entries: Vec<(&'static str, &'static str)>,
+    settings: Vec<Settings>,
 }
 
-/// Every policy key and its registered (id, summary) pairs: the FTL's seams and the device's
-/// transaction scheduler.
+fn registered<B, C>(key: &'static str, registry: &[Entry<B, C>]) -> Registered {
+    Registered {
+        key,
+        entries: crate::registry::catalog(registry),
+        settings: registry.iter().filter_map(|e| e.settings).collect(),
+    }
+}
+
+/// Every registry: the FTL's seams and the device's transaction scheduler (the one list).
+fn registries() -> Vec<Registered> {
+    use crate::ftl::{cache, gc, mapping, placement, region};
+    vec![
+        registered("ftl.mapping", mapping::registry::REGISTRY),
+        registered("ftl.placement", placement::registry::REGISTRY),
+        registered("cache.eviction", cache::registry::REGISTRY),
+        registered("slc.policy", region::registry::REGISTRY),
+        registered("gc.scheduler", gc::scheduler::REGISTRY),
+        registered("gc.victim", gc::victim::REGISTRY),
+        registered("scheduler.policy", crate::device::scheduler::REGISTRY),
+    ]
+}
+
+/// The settings tables every registered policy declares (`registry::Settings`).
+pub fn policy_settings() -> Vec<Settings> {
+    registries().into_iter().flat_map(|r| r.settings).collect()
+}
+
+/// Every policy key and its registered (id, summary) pairs, in registry order: what the
+/// generated reference and the JSON Schema list as allowed values.
 pub fn policy_catalog() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
-    let mut keys = crate::ftl::policy_catalog();
-    keys.push(("scheduler.policy", crate::registry::catalog(crate::device::scheduler::REGISTRY)));
-    keys
+    registries().into_iter().map(|r| (r.key, r.entries)).collect()
 }
 
 /// The JSON Schema (draft 07) of a configuration file, with the registered ids of every policy

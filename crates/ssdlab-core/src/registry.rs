@@ -67,18 +67,20 @@ impl Settings {
     pub fn decode<T: PolicySettings>(&self, tables: &BTreeMap<String, toml::Table>) -> Result<T> {
         match tables.get(self.table) {
             None => Ok(T::default()),
-            Some(table) => {
-                let problems = check_settings::<T>(self.table, table);
-                if !problems.is_empty() {
-                    return Err(Error::Config { path: None, problems });
-                }
-                T::deserialize(toml::Value::Table(table.clone())).map_err(|e| Error::config(self.table, e.to_string()))
-            }
+            Some(table) => match decode_settings::<T>(self.table, table) {
+                (Some(settings), problems) if problems.is_empty() => Ok(settings),
+                (_, problems) => Err(Error::Config { path: None, problems }),
+            },
         }
     }
 }
 
 fn check_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> Vec<ConfigProblem> {
+    decode_settings::<T>(path, table).1
+}
+
+/// The table decoded (None if it could not be) and every problem of it, keys in full.
+fn decode_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> (Option<T>, Vec<ConfigProblem>) {
     let mut unknown = Vec::new();
     let mut note = |p: serde_ignored::Path<'_>| unknown.push(p.to_string());
     let deserializer = serde_ignored::Deserializer::new(toml::Value::Table(table.clone()), &mut note);
@@ -88,16 +90,22 @@ fn check_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> Vec<Con
         .map(|key| ConfigProblem { key: format!("{path}.{key}"), reason: "unknown key".into() })
         .collect();
     match decoded {
-        Ok(settings) => problems.extend(
-            settings.problems().into_iter().map(|(key, reason)| ConfigProblem { key: format!("{path}.{key}"), reason }),
-        ),
+        Ok(settings) => {
+            problems.extend(
+                settings
+                    .problems()
+                    .into_iter()
+                    .map(|(key, reason)| ConfigProblem { key: format!("{path}.{key}"), reason }),
+            );
+            (Some(settings), problems)
+        }
         Err(e) => {
             let at = e.path().to_string();
             let key = if at == "." || at.is_empty() { path.to_string() } else { format!("{path}.{at}") };
             problems.push(ConfigProblem { key, reason: e.into_inner().message().to_string() });
+            (None, problems)
         }
     }
-    problems
 }
 
 fn schema_of<T: PolicySettings>() -> serde_json::Value {

@@ -272,7 +272,12 @@ fn value_at_mut<'a>(table: &'a mut toml::Table, path: &[Segment]) -> Option<&'a 
 
 /// Remove the key at `path`. False if it is not there.
 fn remove(table: &mut toml::Table, path: &[Segment]) -> bool {
-    let Some((Segment::Key(last), parents)) = path.split_last() else { return false };
+    take(table, path).is_some()
+}
+
+/// Remove the value at the key `path` and hand it back (None if there is none).
+pub(crate) fn take(table: &mut toml::Table, path: &[Segment]) -> Option<toml::Value> {
+    let Some((Segment::Key(last), parents)) = path.split_last() else { return None };
     let parent = if parents.is_empty() {
         Some(table)
     } else {
@@ -281,7 +286,7 @@ fn remove(table: &mut toml::Table, path: &[Segment]) -> bool {
             _ => None,
         }
     };
-    parent.and_then(|t| t.remove(last)).is_some()
+    parent.and_then(|t| t.remove(last))
 }
 
 /// Put `value` at the key `path`, creating tables on the way. False if a non-table is in the way.

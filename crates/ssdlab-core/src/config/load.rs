@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::config::decode::{concerns_dropped, decode, Decoded};
+use crate::config::decode::{concerns_dropped, decode, take, Decoded};
 use crate::config::origin::{line_at, Source, Sources};
+use crate::config::schema::Segment;
 use crate::config::{presets, Config, ValidatedConfig};
 use crate::error::{ConfigProblem, Error, Result};
 
@@ -187,7 +188,8 @@ pub fn load_validated_claiming(
     let mut tables = BTreeMap::new();
     let mut problems = Vec::new();
     for path in claimed {
-        match take_path(&mut merged.table, path) {
+        let segments: Vec<Segment> = path.split('.').map(|k| Segment::Key(k.to_string())).collect();
+        match take(&mut merged.table, &segments) {
             Some(toml::Value::Table(t)) => {
                 tables.insert(path.to_string(), t);
             }
@@ -240,17 +242,6 @@ pub fn to_toml(cfg: &Config) -> String {
         }
     }
     toml::to_string_pretty(&table).unwrap_or_else(|e| failed(&e))
-}
-
-/// Remove and return the value at dotted `path` of `table` (None if absent).
-fn take_path(table: &mut toml::Table, path: &str) -> Option<toml::Value> {
-    let segments: Vec<&str> = path.split('.').collect();
-    let (last, parents) = segments.split_last()?;
-    let mut here = table;
-    for segment in parents {
-        here = here.get_mut(*segment)?.as_table_mut()?;
-    }
-    here.remove(*last)
 }
 
 /// Preset + layers + overrides -> a typed (not yet validated) configuration.

@@ -197,13 +197,11 @@ impl Device {
 
     /// How units order their operations (`[scheduler]`, `scheduler::REGISTRY`).
     pub fn set_scheduler(&mut self, cfg: &SchedulerConfig) -> Result<()> {
-        let entry = crate::registry::find(scheduler::REGISTRY, "scheduler.policy", &cfg.policy)?;
-        if cfg.suspend_ns.is_some() && !entry.caps.host_first {
-            return Err(crate::error::Error::config(
-                "scheduler.suspend_ns",
-                format!("the {} scheduler books background work when issued: nothing to suspend", entry.id),
-            ));
+        let problems = scheduler::problems(cfg);
+        if !problems.is_empty() {
+            return Err(crate::error::Error::Config { path: None, problems });
         }
+        let entry = crate::registry::find(scheduler::REGISTRY, "scheduler.policy", &cfg.policy)?;
         self.sched = (entry.build)(cfg, self.unit_free_at.len(), self.geometry.blocks() as usize);
         Ok(())
     }

@@ -47,7 +47,11 @@ pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
 /// The transaction scheduler's problems in `cfg`: an unregistered id, or read suspension
 /// (`scheduler.suspend_ns`) with a scheduler that does not put host work first.
 pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
-    let s = &cfg.scheduler;
+    problems(&cfg.scheduler)
+}
+
+/// `check_config` on the `[scheduler]` table alone (what `Device::set_scheduler` has).
+pub(super) fn problems(s: &SchedulerConfig) -> Vec<ConfigProblem> {
     let mut problems: Vec<ConfigProblem> =
         registry::check(REGISTRY, "scheduler.policy", &s.policy).into_iter().collect();
     if s.suspend_ns.is_some() && registry::caps(REGISTRY, &s.policy).is_some_and(|c| !c.host_first) {

@@ -1,7 +1,6 @@
 //! Layer: ftl. The policy-level checks of a configuration (`check_config`): every policy id is
 //! registered, and the chosen policies go together, asked of their registry entries'
-//! capabilities (`Entry::caps`), never of their ids; and the catalog of ids the generated
-//! reference and the JSON Schema list (`policy_catalog`).
+//! capabilities (`Entry::caps`), never of their ids.
 
 use crate::config::{Capacity, Config, GcScopeKind};
 use crate::error::ConfigProblem;
@@ -16,19 +15,6 @@ use super::placement::registry::{Allocates, PlacementCaps};
 use super::region;
 use super::region::registry::{RegionCaps, SlcRegion};
 use super::registry;
-
-/// Every policy key and its registered (id, summary) pairs, in registry order: what the
-/// generated reference and the JSON Schema list as allowed values.
-pub fn policy_catalog() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
-    vec![
-        ("ftl.mapping", registry::catalog(mapping::registry::REGISTRY)),
-        ("ftl.placement", registry::catalog(placement::registry::REGISTRY)),
-        ("cache.eviction", registry::catalog(cache::registry::REGISTRY)),
-        ("slc.policy", registry::catalog(region::registry::REGISTRY)),
-        ("gc.scheduler", registry::catalog(gc::scheduler::REGISTRY)),
-        ("gc.victim", registry::catalog(gc::victim::REGISTRY)),
-    ]
-}
 
 /// Policy-level checks a config needs beyond its own validation: every policy id is registered,
 /// and the combinations make sense. Problems carry the config key.

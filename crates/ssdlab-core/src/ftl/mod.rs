@@ -41,7 +41,7 @@ use verify::Verifier;
 
 /// The registries' `Entry` (kept here too: the seams name it `ftl::registry`).
 pub use crate::registry;
-pub use check::{check_config, policy_catalog};
+pub use check::check_config;
 
 /// Host-side FTL figures (pages, not requests).
 #[derive(Debug, Clone, Default, Serialize)]
