@@ -1,6 +1,6 @@
 //! Layer: ftl. Group GC's victim (LearnedFTL: Wang et al., HPCA 2024, Sec. 3.3.1): in a
 //! line-mode region (`ftl.placement = "group"`) the victim is a write stream, a GTD entry
-//! group, and GC collects its sealed lines together, sorted by LPN (`ftl/reclaim.rs`); the
+//! group, and GC collects its sealed lines together, sorted by LPN (`ftl/reclaim/lines.rs`); the
 //! stream chosen is "the GTD entry group with the most invalid data pages", counted over its
 //! sealed lines. The translation pages' stream competes on the same terms. Outside line mode (an
 //! SLC cache's migration victims) it is greedy: the block with the fewest valid pages.
