@@ -1,51 +1,29 @@
-"""Exceptions raised by ssdlab. The Rust core's errors map onto these (one mapping, in
-crates/ssdlab-py/src/errors.rs); each carries attributes, not only text."""
+"""Exceptions raised by ssdlab. The classes are made by the Rust extension, beside the one
+mapping from the core's errors onto them (crates/ssdlab-py/src/errors.rs), and re-exported
+here; each carries attributes, not only text: `.message`, `.path` (the file concerned),
+`.line` (1-based, if known) and `.problems` (every (key, reason) of a configuration error).
+
+- `SsdlabError`: the base of every ssdlab error.
+- `ConfigError` (also a `ValueError`): an impossible or malformed configuration, every
+  problem listed at once.
+- `TraceFormatError` (also a `ValueError`): a trace line that cannot be read.
+- `SsdlabIOError` (also an `OSError`): a file could not be read or written.
+- `DeviceFullError`: the simulated device cannot reclaim space.
+- `InternalError`: a broken invariant inside ssdlab (a bug: please report it).
+
+Python code raises them as it would any exception: `ConfigError(message, path=None,
+line=None, problems=None)`."""
 
 from __future__ import annotations
 
-
-class SsdlabError(Exception):
-    """Base of every ssdlab error.
-
-    Attributes:
-        path: the file concerned (config, trace), if any.
-        line: the 1-based line in that file, if known.
-        problems: for configuration errors, every (key, reason) found.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        path: str | None = None,
-        line: int | None = None,
-        problems: list[tuple[str, str]] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.path = path
-        self.line = line
-        self.problems = list(problems or [])
-
-
-class ConfigError(SsdlabError, ValueError):
-    """An impossible or malformed configuration (every problem listed at once)."""
-
-
-class TraceFormatError(SsdlabError, ValueError):
-    """A trace line that cannot be read (file, line and reason)."""
-
-
-class SsdlabIOError(SsdlabError, OSError):
-    """A file could not be read or written."""
-
-
-class DeviceFullError(SsdlabError):
-    """The simulated device cannot reclaim space: the data does not fit."""
-
-
-class InternalError(SsdlabError):
-    """A broken invariant inside ssdlab (a bug: please report it)."""
-
+from ssdlab._core import (
+    ConfigError,
+    DeviceFullError,
+    InternalError,
+    SsdlabError,
+    SsdlabIOError,
+    TraceFormatError,
+)
 
 __all__ = [
     "ConfigError",

@@ -54,13 +54,14 @@ def test_library_does_not_import_the_cli(module):
 
 
 #: The modules that wrap the native bindings; everything else reaches the core through them.
-WRAPPERS = {"__init__.py", "api.py", "config.py", "trace.py"}
+WRAPPERS = {"__init__.py", "api.py", "config.py", "errors.py", "trace.py"}
 
 
 def test_only_the_wrapper_layer_imports_the_bindings():
     """`ssdlab._core` is private: `ssdlab.api` (simulations), `ssdlab.config` (presets,
-    resolution, schemas) and `ssdlab.trace` (trace statistics and tools) wrap it, and the
-    package's face re-exports the version. A new module that imports it fails here."""
+    resolution, schemas) and `ssdlab.trace` (trace statistics and tools) wrap it,
+    `ssdlab.errors` re-exports the exception classes it makes, and the package's face
+    re-exports the version. A new module that imports it fails here."""
     import ast
     from pathlib import Path
 

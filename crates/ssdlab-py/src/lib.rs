@@ -1,5 +1,6 @@
 //! PyO3 bindings for ssdlab-core: the `ssdlab._core` extension module. Registration only; the
-//! conversions live in `errors.rs` and the wrapped types in `sim.rs`. No simulator logic here.
+//! exception classes and the one error mapping live in `errors.rs`, the wrapped types in `sim.rs`.
+//! No simulator logic here.
 
 mod config;
 mod errors;
@@ -11,6 +12,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
     m.add_class::<sim::Simulation>()?;
     m.add_class::<sim::WarmDrive>()?;
     m.add_function(wrap_pyfunction!(sim::presets, m)?)?;
