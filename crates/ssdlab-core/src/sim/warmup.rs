@@ -1,0 +1,186 @@
+//! Layer: sim. The warm-up (`[warmup]`: an untimed fill and preconditioning, or a timed one)
+//! and warm drives: a drive after its warm-up that several runs differing only in their
+//! measured workload can start from.
+
+use super::*;
+
+/// A drive after its warm-up: the device and the FTL with every policy's state (the agents'
+/// tables and random streams included), as `Simulation::warm_drive` left them. Several runs
+/// that differ only in their measured workload can start from one (`Simulation::start_from`):
+/// a paper's "warm up, then run each benchmark" without repeating the warm-up for each.
+#[derive(Clone)]
+pub struct WarmDrive {
+    /// What the warm-up depends on: the configuration but its `[workload]`, and the queue depth
+    /// the timed warm-up takes from the workload when `warmup.timed_queue_depth` is 0.
+    setup: serde_json::Value,
+    device: Device,
+    ftl: Ftl,
+    warmup: WarmupSummary,
+    erase_base: Vec<u32>,
+    /// The completion sequence number the warm-up's requests reached (ties are broken by it).
+    seq: u64,
+}
+
+impl WarmDrive {
+    pub(super) fn setup_of(cfg: &ValidatedConfig) -> Result<serde_json::Value> {
+        let mut value = serde_json::to_value(cfg.config())
+            .map_err(|e| Error::config("warmup", format!("the configuration does not serialise: {e}")))?;
+        if let Some(table) = value.as_object_mut() {
+            table.remove("workload");
+            if cfg.warmup.timed_random_writes_ns > 0 && cfg.warmup.timed_queue_depth == 0 {
+                table.insert("warmup_queue_depth_from_workload".into(), cfg.workload.queue_depth().into());
+            }
+        }
+        Ok(value)
+    }
+
+    /// The top-level keys (tables) in which two setups differ.
+    pub(super) fn differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+        let empty = serde_json::Map::new();
+        let (a, b) = (a.as_object().unwrap_or(&empty), b.as_object().unwrap_or(&empty));
+        let mut keys: Vec<String> = a.keys().chain(b.keys()).filter(|k| a.get(*k) != b.get(*k)).cloned().collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
+    /// The warm-up's own figures (pages written, timed requests, erases).
+    pub fn warmup(&self) -> &WarmupSummary {
+        &self.warmup
+    }
+}
+
+impl Simulation {
+    /// The drive after the warm-up (`[warmup]`), warming it up now if it was not: for other
+    /// runs to start from (`start_from`) instead of each repeating the warm-up. This run can
+    /// go on to its own measured workload afterwards.
+    pub fn warm_drive(&mut self) -> Result<WarmDrive> {
+        if self.started {
+            return Err(Error::config("warmup", "the drive is no longer warm: its measured run has started"));
+        }
+        if !self.warmed {
+            self.warm_up()?;
+        }
+        Ok(WarmDrive {
+            setup: WarmDrive::setup_of(&self.cfg)?,
+            device: self.device.clone(),
+            ftl: self.ftl.clone(),
+            warmup: self.warmup.clone(),
+            erase_base: self.erase_base.clone(),
+            seq: self.seq,
+        })
+    }
+
+    /// Start from `drive` instead of warming up: the run then reports exactly what it would
+    /// have after its own warm-up, as the warm-up never reads the measured workload. Refused
+    /// unless this run's configuration is the drive's but for `[workload]` (the device, FTL,
+    /// policies, seed and warm-up must be the same), and once the run has begun.
+    pub fn start_from(&mut self, drive: &WarmDrive) -> Result<()> {
+        if self.warmed || self.started {
+            return Err(Error::config("warmup", "a run starts from a warm drive before it warms up or runs"));
+        }
+        let setup = WarmDrive::setup_of(&self.cfg)?;
+        if setup != drive.setup {
+            let keys = WarmDrive::differences(&drive.setup, &setup);
+            return Err(Error::config(
+                "warmup",
+                format!("the warm drive was made with another configuration (differs in: {})", keys.join(", ")),
+            ));
+        }
+        self.device = drive.device.clone();
+        self.ftl = drive.ftl.clone();
+        self.warmup = drive.warmup.clone();
+        self.erase_base = drive.erase_base.clone();
+        self.seq = drive.seq;
+        self.warmed = true;
+        Ok(())
+    }
+
+    /// Fill and precondition the drive without timing, then reset every figure.
+    pub(super) fn warm_up(&mut self) -> Result<()> {
+        self.warmed = true;
+        let wu = self.cfg.warmup.clone();
+        let used = self.cfg.used_logical_pages();
+        self.device.set_timed(false);
+        if wu.fill {
+            for lpn in 0..used {
+                self.ftl.warm_write(Lpn(lpn), &mut self.device)?;
+            }
+            self.warmup.pages_written += used as u64;
+        }
+        let random = (wu.random_writes * used as f64) as u64;
+        if random > 0 {
+            let mut rng = rng_for(self.cfg.seed, RngStream::Warmup);
+            for _ in 0..random {
+                let lpn = rand::Rng::gen_range(&mut rng, 0..used);
+                self.ftl.warm_write(Lpn(lpn), &mut self.device)?;
+            }
+            self.warmup.pages_written += random;
+        }
+        self.warmup.erases = self.device.counters().erases;
+        self.device.set_timed(true);
+        if wu.timed_random_writes_ns > 0 {
+            self.timed_warm_up(wu.timed_random_writes_ns, wu.timed_queue_depth)?;
+        }
+        self.ftl.reset_stats();
+        self.erase_base = self.ftl.blocks().erase_counts().to_vec();
+        Ok(())
+    }
+
+    /// The warm-up's timed random writes: closed-loop uniform random page writes for
+    /// `duration_ns` of simulated time, served like the measured run's requests (with the same
+    /// event loop; no request log), then the end-of-trace work (queued background work, the
+    /// write buffer's write-back). The drive then rests: every figure and the device's timing
+    /// start again from zero for the measured run, the FTL's state carries over.
+    pub(super) fn timed_warm_up(&mut self, duration_ns: u64, depth: u32) -> Result<()> {
+        let page_bytes = self.cfg.device.page_bytes;
+        let used = self.cfg.used_logical_pages();
+        let depth = if depth > 0 { depth } else { self.cfg.workload.queue_depth() };
+        let writes = WorkloadConfig {
+            rw: RwMode::Randwrite,
+            bs: ByteSize(page_bytes),
+            iodepth: depth,
+            numjobs: 1,
+            arrival: Arrival::Closed,
+            ..WorkloadConfig::default()
+        };
+        let rng = rng_for(self.cfg.seed, RngStream::TimedWarmup);
+        let source = SyntheticSource::new(&writes, used as u64 * page_bytes, None, rng);
+        let host = Host::new(Box::new(source), page_bytes, used, Fold::Modulo, 1.0, false);
+        let measured_host = std::mem::replace(&mut self.host, host);
+        let closed_depth = self.closed_depth.replace(depth);
+        let jobs = self.jobs.take();
+        let stop_after_ns = self.stop_after_ns.replace(duration_ns);
+        let log = self.log.take();
+        let result = self.start_phase().and_then(|_| {
+            while !self.advance(1 << 20)? {}
+            self.device.drain();
+            self.ftl.on_end_of_trace(self.now, &mut self.device)
+        });
+        self.host = measured_host;
+        self.closed_depth = closed_depth;
+        self.jobs = jobs;
+        self.stop_after_ns = stop_after_ns;
+        self.log = log;
+        result?;
+        let w = &mut self.warmup;
+        w.timed_requests = self.completed;
+        w.timed_span_ns = self.last_completion;
+        w.timed_programs = self.device.counters().programs;
+        w.erases += self.device.counters().erases;
+        self.device.set_timed(true);
+        self.queue.clear();
+        self.pending = None;
+        self.source_done = false;
+        (self.issued, self.completed, self.now, self.first_arrival, self.last_completion) = (0, 0, 0, None, 0);
+        self.lat_read = LatencyHistogram::default();
+        self.lat_write = LatencyHistogram::default();
+        self.lat_trim = LatencyHistogram::default();
+        self.summary = WorkloadSummary { trace: self.summary.trace.take(), ..WorkloadSummary::default() };
+        self.free_blocks = sampled_series(&self.cfg);
+        self.buffer_series = buffer_series(&self.cfg);
+        (self.idle_since, self.idle_wake, self.idle_counted) = (None, None, false);
+        self.idle = idle_summary(&self.cfg);
+        Ok(())
+    }
+}
