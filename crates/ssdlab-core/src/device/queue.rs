@@ -168,6 +168,7 @@ impl Device {
         }
     }
 
+    #[cfg(test)]
     /// Background operations still queued (always 0 under `fcfs`).
     pub fn queued_operations(&self) -> usize {
         self.sched.as_ref().map_or(0, |s| s.queued)

@@ -320,6 +320,7 @@ impl Ftl {
         }
     }
 
+    /// Test hook: point `lpn` at `ppn` behind the FTL's back (the verify tests' lost page).
     #[doc(hidden)]
     pub fn corrupt_mapping(&mut self, lpn: Lpn, ppn: Ppn) {
         self.store.mapping.corrupt(lpn, ppn);

@@ -184,6 +184,7 @@ impl PercentileThresholds {
         &self.thresholds
     }
 
+    #[cfg(test)]
     pub fn is_ready(&self) -> bool {
         self.ready
     }

@@ -217,6 +217,9 @@ impl Simulation {
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
     }
+    /// Test hook: the verify tests corrupt the mapping through it (`Ftl::corrupt_mapping`) to
+    /// show that verify mode catches a lost page.
+    #[doc(hidden)]
     pub fn ftl_mut(&mut self) -> &mut Ftl {
         &mut self.ftl
     }

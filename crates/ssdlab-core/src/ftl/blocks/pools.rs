@@ -50,6 +50,7 @@ impl BlockManager {
         self.regions[r.0 as usize].blocks
     }
 
+    #[cfg(test)]
     pub fn free_blocks_in(&self, plane: PlaneId) -> u32 {
         (0..self.regions.len()).map(|r| self.free[self.pool(RegionId(r as u8), plane)].len() as u32).sum()
     }
