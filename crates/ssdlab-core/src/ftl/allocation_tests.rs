@@ -15,6 +15,7 @@ use crate::ftl::placement::Placement;
 use crate::ftl::region::NATIVE;
 use crate::ftl::store::{Placer, Streams};
 use crate::nand::{BlockMode, Geometry};
+use crate::registry;
 use crate::units::BlockId;
 
 /// Never asks for GC: only the FTL's own emergency reclaim frees space.

@@ -13,7 +13,8 @@ use crate::ftl::region::{self, NATIVE};
 use crate::ftl::regions::RegionManager;
 use crate::ftl::store::{Placer, Store, Streams};
 use crate::ftl::verify::Verifier;
-use crate::ftl::{check_config, gc, mapping, placement, registry, Ftl, FtlStats, GC_RESERVE_BLOCKS};
+use crate::ftl::{check_config, gc, mapping, placement, Ftl, FtlStats, GC_RESERVE_BLOCKS};
+use crate::registry;
 use crate::units::transfer_ns;
 
 impl Ftl {

@@ -14,7 +14,7 @@ use super::placement;
 use super::placement::registry::{Allocates, PlacementCaps};
 use super::region;
 use super::region::registry::{RegionCaps, SlcRegion};
-use super::registry;
+use crate::registry;
 
 /// Policy-level checks a config needs beyond its own validation: every policy id is registered,
 /// and the combinations make sense. Problems carry the config key.

@@ -24,10 +24,10 @@ pub mod placement;
 mod reclaim;
 pub mod region;
 mod regions;
+mod request;
+mod stats;
 mod store;
 pub mod verify;
-
-use serde::Serialize;
 
 use crate::device::Device;
 use crate::error::Result;
@@ -37,87 +37,16 @@ use blocks::BlockManager;
 use cache::WriteBuffer;
 use gc::{GcScheduler, GcStats};
 use host::{HostPath, Units};
-use mapping::{Mapping, TranslationIo};
+use mapping::Mapping;
 use reclaim::Reclaimer;
 use region::RegionPolicy;
 use regions::RegionManager;
 use store::Store;
 use verify::Verifier;
 
-/// The registries' `Entry` (kept here too: the seams name it `ftl::registry`).
-pub use crate::registry;
 pub use check::check_config;
-
-/// Host-side FTL figures (pages, not requests).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct FtlStats {
-    pub host_read_pages: u64,
-    pub host_write_pages: u64,
-    /// Pages a trim touched, whole or in part.
-    pub host_trim_pages: u64,
-    /// Pages a trim covered only in part, and so left alone: any data they hold stays mapped
-    /// (the untrimmed bytes still hold data, and the mapping forgets whole pages only).
-    /// Counted in `host_trim_pages` too.
-    pub partial_trim_pages_kept: u64,
-    /// Units for a region emptied by migration (the SLC cache) that found no room there and
-    /// went to the native region instead.
-    pub region_overflow_units: u64,
-    /// Pages left unwritten so that one-shot wordline units start on a wordline (the rest of
-    /// a wordline, or of a block, that an earlier shorter unit began).
-    pub skipped_pages: u64,
-    /// Reads of LPNs that hold no data (trimmed, or never written with
-    /// `ftl.unwritten_reads = "free"`), served without a flash read.
-    pub unmapped_read_pages: u64,
-    /// Reads of pages the workload never wrote (nor trimmed) before: data that predates the
-    /// trace. With `map_on_read` each gets a physical page on its first read (`premapped_pages`).
-    pub unwritten_read_pages: u64,
-    pub premapped_pages: u64,
-    /// Partial-page writes of pages holding data elsewhere: the old page is read first
-    /// (read-modify-write). Buffered pages merge in DRAM instead.
-    pub rmw_reads: u64,
-    /// Host page reads served by the flash, per page type (LSB first), native-mode blocks only
-    /// (reads of SLC-mode blocks are not in it): the FSP paper's LSB read ratio.
-    pub host_reads_by_page_type: Vec<u64>,
-    /// Flash pages programmed with host data, directly or from the write buffer.
-    pub host_programs: u64,
-    pub gc_programs: u64,
-    pub gc_reads: u64,
-    pub migration_programs: u64,
-    pub migration_reads: u64,
-    /// Victims of a region migrated into another and erased.
-    pub migrated_victims: u64,
-    /// Translation pages read and written by the mapping.
-    pub translation: TranslationIo,
-}
-
-impl FtlStats {
-    /// Zero figures for a device of `geometry`'s cell type.
-    pub fn for_geometry(geometry: &crate::nand::Geometry) -> Self {
-        FtlStats { host_reads_by_page_type: vec![0; geometry.cell.bits_per_cell() as usize], ..FtlStats::default() }
-    }
-}
-
-/// One host request as the FTL sees it: pages already folded into the logical space.
-#[derive(Debug, Clone, Copy)]
-pub struct PageRequest<'a> {
-    pub seq: u64,
-    pub op: IoOp,
-    pub lpns: &'a [Lpn],
-    /// The first / last page is only partly covered: a write then reads the old page first
-    /// (read-modify-write, if it holds data); a trim keeps the page.
-    pub partial_head: bool,
-    pub partial_tail: bool,
-    /// The request's size in bytes (region routing by size).
-    pub size_bytes: u64,
-}
-
-/// Which host request a GC decision concerns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RequestInfo {
-    pub seq: u64,
-    pub op: IoOp,
-    pub pages: u32,
-}
+pub use request::{PageRequest, RequestInfo};
+pub use stats::FtlStats;
 
 /// Free blocks per plane of the native region that host writes leave for GC's relocations.
 const GC_RESERVE_BLOCKS: u32 = 1;

@@ -11,8 +11,8 @@ use crate::ftl::blocks::{BlockManager, RegionId, StreamId};
 use crate::ftl::mapping::{MapCtx, Mapping, Relocation, Translation};
 use crate::ftl::placement::Placement;
 use crate::ftl::region::{RegionStats, NATIVE};
+use crate::ftl::stats::FtlStats;
 use crate::ftl::verify::Verifier;
-use crate::ftl::FtlStats;
 use crate::units::{BlockId, Lpn, Ppn, SimTime};
 
 #[derive(Clone)]

@@ -18,8 +18,8 @@ use ssdlab_core::ftl::gc::scheduler::{SchedulerCaps, REGISTRY as SCHEDULERS};
 use ssdlab_core::ftl::gc::victim::{Collects, VictimCaps, REGISTRY as VICTIMS};
 use ssdlab_core::ftl::placement::registry::{Allocates, PlacementCaps, REGISTRY as PLACEMENTS};
 use ssdlab_core::ftl::region::registry::{RegionCaps, SlcRegion, REGISTRY as REGIONS};
-use ssdlab_core::ftl::registry::Entry;
 use ssdlab_core::ftl::{cache, mapping};
+use ssdlab_core::registry::Entry;
 use ssdlab_core::{load_config, Simulation};
 
 use crate::verify_matrix::DEVICE;

@@ -9,7 +9,7 @@ use super::lru::LruEviction;
 use super::rl_fsp::RlFspEviction;
 use super::{BuildCtx, EvictionPolicy};
 use crate::error::Result;
-use crate::ftl::registry::Entry;
+use crate::registry::Entry;
 
 /// An eviction policy from the run's config (its own table, if it has settings: `[cache.<id>]`).
 pub type BuildEviction = fn(BuildCtx) -> Result<Box<dyn EvictionPolicy>>;

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::ftl::blocks::{Owner, RegionId};
 use crate::ftl::cache::{PageWrite, Rewrite};
 use crate::ftl::region::{WriteInfo, NATIVE};
-use crate::ftl::PageRequest;
+use crate::ftl::request::PageRequest;
 use crate::nand::BlockMode;
 use crate::units::{Lpn, Ppn, SimTime};
 

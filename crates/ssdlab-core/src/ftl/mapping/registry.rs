@@ -4,7 +4,7 @@
 
 use super::{dftl, learned, page, tpftl, BuildCtx, Mapping};
 use crate::error::Result;
-use crate::ftl::registry::Entry;
+use crate::registry::Entry;
 
 pub type BuildMapping = fn(&BuildCtx) -> Result<Box<dyn Mapping>>;
 

@@ -10,7 +10,7 @@ use super::wordline::WordlinePlacement;
 use super::Placement;
 use crate::config::ValidatedConfig;
 use crate::error::Result;
-use crate::ftl::registry::Entry;
+use crate::registry::Entry;
 
 /// A placement policy from the run's config (the geometry; its own table, if it has settings:
 /// `[ftl.<id>]`).

@@ -21,8 +21,8 @@ use crate::ftl::gc::{
 };
 use crate::ftl::mapping::Relocation;
 use crate::ftl::region::NATIVE;
+use crate::ftl::request::RequestInfo;
 use crate::ftl::store::Store;
-use crate::ftl::RequestInfo;
 use crate::units::{BlockId, Ppn, SimTime};
 
 pub(super) use moves::Move;

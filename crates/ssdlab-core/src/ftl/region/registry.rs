@@ -10,7 +10,7 @@ use super::ust::Ust;
 use super::RegionPolicy;
 use crate::config::ValidatedConfig;
 use crate::error::Result;
-use crate::ftl::registry::Entry;
+use crate::registry::Entry;
 
 pub type BuildRegions = fn(&ValidatedConfig) -> Result<Box<dyn RegionPolicy>>;
 

@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 use crate::config::GcConfig;
 use crate::error::Result;
 use crate::ftl::gc::GcScheduler;
-use crate::ftl::registry::Entry;
 use crate::nand::TimingConfig;
+use crate::registry::Entry;
 
 /// What a scheduler is built from: the GC settings, the device timing (Lazy-RTGC's alpha, the
 /// predictor's copy time), the run's policy random stream (the RL schedulers) and the policies'

@@ -14,7 +14,7 @@ pub use group::GroupVictim;
 use crate::config::ValidatedConfig;
 use crate::error::Result;
 use crate::ftl::gc::VictimPolicy;
-use crate::ftl::registry::Entry;
+use crate::registry::Entry;
 
 /// A victim policy from the run's config (its own table, if it has settings: `[gc.<id>]`).
 pub type BuildVictim = fn(&ValidatedConfig) -> Result<Box<dyn VictimPolicy>>;
