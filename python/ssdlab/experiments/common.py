@@ -6,62 +6,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ssdlab._console import console
 from ssdlab.errors import ConfigError, SsdlabError
+from ssdlab.sweeps.job import Job, WarmGroup
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ssdlab.api import WarmDrive
-    from ssdlab.report import Report
-
-
-@dataclass(frozen=True)
-class Job:
-    """One simulation of an experiment grid: labels for the tables, arguments for ssdlab.run."""
-
-    labels: dict[str, Any]
-    preset: str | None
-    trace: str | None = None
-    workload: str | None = None
-    overrides: tuple[str, ...] = field(default_factory=tuple)
-    config_files: tuple[str, ...] = field(default_factory=tuple)
-    trace_format: str | None = None
-    #: A drive warmed up by another job of the same configuration but `[workload]` (set in the
-    #: worker by `run_jobs(share_warmups=True)`; never part of the job's identity).
-    warm_drive: WarmDrive | None = field(default=None, compare=False, repr=False)
-
-    def arguments(self) -> dict[str, Any]:
-        """The keyword arguments of `ssdlab.run` and `ssdlab.resolve` for this job."""
-        return {
-            "preset": self.preset,
-            "workload": self.workload,
-            "trace": self.trace,
-            "overrides": self.overrides,
-            "config_files": self.config_files,
-            "trace_format": self.trace_format,
-        }
-
-    def run(self) -> Report:
-        """Run this job in the calling process (the API is imported here, in the worker)."""
-        from ssdlab.api import run
-
-        return run(**self.arguments(), warm_drive=self.warm_drive)
-
-
-@dataclass(frozen=True)
-class WarmGroup(Job):
-    """Jobs that differ only in `[workload]` and have a warm-up: run in one process, one warm-up
-    made by the first and shared by all (`Simulation.warm_drive`), each job's report byte for
-    byte the one it gives alone. A Job itself (the first member's fields), so that a backend can
-    handle it as one; its result is `{"runs": [each member's result]}`."""
-
-    members: tuple[Job, ...] = ()
 
 
 def _run_cell(worker: Callable[[Job], dict[str, Any]], job: Job) -> dict[str, Any]:

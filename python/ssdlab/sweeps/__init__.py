@@ -9,7 +9,7 @@ Two entry points:
   (the paper reproductions): cells from `cells_from_jobs(jobs)`, outcomes back in cell order.
 
 Modules, one job each: `grid` (the grid file), `locate` (line numbers in it), `keys` (which config
-keys exist), `cells` (cells and their stable ids), `plan` (grid -> cells), `outcome` (running one
+keys exist), `job` (one simulation to run), `cells` (cells and their stable ids), `plan` (grid -> cells), `outcome` (running one
 worker call), `backends` (local and Ray), `store` (the results directory), `runner`
 (`run_cells`), `worker` (the grid sweep's worker), `table` (the results table).
 """

@@ -25,8 +25,8 @@ from typing import Any
 
 from ssdlab.config import workload_patterns, workload_specs
 from ssdlab.errors import ConfigError, SsdlabError
-from ssdlab.experiments.common import Job
 from ssdlab.sweeps.cells import error_text
+from ssdlab.sweeps.job import Job
 from ssdlab.sweeps.outcome import Attempt, Worker, execute
 
 BACKENDS = ("local", "ray")

@@ -21,7 +21,7 @@ from typing import Any
 
 from ssdlab.config import resolve
 from ssdlab.errors import SsdlabError
-from ssdlab.experiments.common import Job
+from ssdlab.sweeps.job import Job
 
 #: Bumped if what an id covers changes (then every old id is another cell: nothing is misread).
 ID_SCHEME = "ssdlab-cell/1"

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ssdlab.errors import SsdlabError
-from ssdlab.experiments.common import Job
 from ssdlab.sweeps.cells import error_text
+from ssdlab.sweeps.job import Job
 
 #: The key of a worker's result that holds files to write under the results directory:
 #: {relative path: text}; `{id}` in a path becomes the cell's id. They are written by the caller

@@ -7,9 +7,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ssdlab.experiments.common import Job
 from ssdlab.sweeps.cells import Cell, FileDigests, cell_of
 from ssdlab.sweeps.grid import Axis, Grid, same_value
+from ssdlab.sweeps.job import Job
 
 
 def _excluded(values: dict[str, Any], excludes: tuple[dict[str, Any], ...]) -> bool:

@@ -8,8 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ssdlab.experiments.common import Job
 from ssdlab.experiments.compare import run_figures
+from ssdlab.sweeps.job import Job
 from ssdlab.sweeps.outcome import FILES_KEY
 
 #: Where a cell's report goes in the results directory (`{id}`: the cell's id).
