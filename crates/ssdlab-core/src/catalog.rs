@@ -38,6 +38,11 @@ pub fn load(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Res
     load_claiming(preset, layers, overrides, &claims())
 }
 
+/// Every renamed table (old, new): the config's own and the policies' (`Settings::formerly`).
+pub fn renamed() -> Vec<Renamed> {
+    crate::config::RENAMED.iter().copied().chain(claims().renamed).collect()
+}
+
 /// What the registries add to loading: every settings table with its defaults, and the tables
 /// renamed.
 fn claims() -> Claims {

@@ -92,6 +92,8 @@ pub struct Config {
 }
 
 /// `[transaction_scheduler]`: the transaction scheduler (issue #10, docs/experiments/scheduling.md).
+/// Formerly `[scheduler]`, a name that read like `gc.scheduler`; the old name still loads, with a
+/// warning.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SchedulerConfig {

@@ -70,8 +70,9 @@ use crate::rl::{
 };
 use crate::workload::IoOp;
 
-/// `[gc.rlgc_qtc]` (formerly `[gc.qtc]`): the Q-table cache variant (Kang & Yoo, DAC'18; Yoo's 2019 slides). Learning,
-/// reward and intensive settings come from `[gc.rlgc]`.
+/// `[gc.rlgc_qtc]`: the Q-table cache variant (Kang & Yoo, DAC'18; Yoo's 2019 slides). Learning,
+/// reward and intensive settings come from `[gc.rlgc]`. Formerly `[gc.qtc]`: the table now carries
+/// its scheduler's id, as every policy table does; the old name still loads, with a warning.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct QtcSettings {
