@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ssdlab._core import __version__
 from ssdlab.config import preset_toml, presets, resolve, workload_patterns
 from ssdlab.errors import (
+    ConfigDeprecationWarning,
     ConfigError,
     DeviceFullError,
     InternalError,
@@ -52,6 +53,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ConfigDeprecationWarning",
     "ConfigError",
     "DeviceFullError",
     "InternalError",

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ssdlab import _core
-from ssdlab.config import build_layers, toml_string
+from ssdlab.config import build_layers, toml_string, warn_deprecated
 from ssdlab.report import HISTOGRAMS, Report
 
 #: A drive after its warm-up, made by `Simulation.warm_drive` (opaque: it stays in Rust).
@@ -55,6 +55,7 @@ class Simulation:
         if request_log:
             overrides.append(f"report.request_log={toml_string(str(request_log))}")
         self._native = _core.Simulation(preset, layers, overrides)
+        warn_deprecated(self._native.config_warnings())
         self._finished = False
         self._requests = None
 

@@ -3,12 +3,13 @@ TOML files and `key=value` overrides. The core merges them (later wins) and vali
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ssdlab import _core
-from ssdlab.errors import ConfigError
+from ssdlab.errors import ConfigDeprecationWarning, ConfigError
 
 Layer = tuple[str | None, str]
 
@@ -159,4 +160,20 @@ def resolve(
     """The fully resolved configuration (every key) as TOML; raises ConfigError listing every
     problem."""
     layers = build_layers(workload, trace, trace_format, config_files)
-    return _core.resolve_config(preset, layers, list(overrides))
+    text, found = _core.resolve_config(preset, layers, list(overrides))
+    warn_deprecated(found)
+    return text
+
+
+def renamed_tables() -> dict[str, str]:
+    """Every renamed table, old dotted path -> new: the old names still load, with a warning."""
+    return dict(_core.config_renames())
+
+
+def warn_deprecated(found: Iterable[tuple[str, int | None, str, str, str]], stacklevel: int = 2) -> None:
+    """Raise each loader warning (origin, line, key, replacement, message) as a
+    `ConfigDeprecationWarning`, at the caller's caller by default."""
+    for origin, line, key, replacement, message in found:
+        warnings.warn(
+            ConfigDeprecationWarning(message, origin, line, key, replacement), stacklevel=stacklevel + 1
+        )

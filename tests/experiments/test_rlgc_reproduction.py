@@ -86,8 +86,8 @@ def test_controls_and_qtc_variants_change_only_what_their_names_say(loads):
         assert control["scheduler"] == gc[name]["scheduler"]
     # The slides' action set (0..=2, QTC's own) for the RLGC that QTC is compared with.
     assert (gc["Base"]["rlgc"]["max_copies"], gc["Base-2"]["rlgc"]["max_copies"]) == (5, 2)
-    assert gc["QTC"]["qtc"]["max_copies"] == 2
-    assert (gc["QTC"]["qtc"]["unseen_copies"], gc["QTC-u1"]["qtc"]["unseen_copies"]) == (0, 1)
+    assert gc["QTC"]["rlgc_qtc"]["max_copies"] == 2
+    assert (gc["QTC"]["rlgc_qtc"]["unseen_copies"], gc["QTC-u1"]["rlgc_qtc"]["unseen_copies"]) == (0, 1)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ def test_the_classes_are_the_extensions_with_the_standard_bases():
     assert errors.SsdlabError is _core.SsdlabError
 
 
-@pytest.mark.parametrize("name", errors.__all__)
+@pytest.mark.parametrize("name", [n for n in errors.__all__ if n != "ConfigDeprecationWarning"])
 def test_raised_from_python_with_attributes_and_pickled(name):
     cls = getattr(errors, name)
     err = cls("it broke", path="a.toml", line=3, problems=[("device.x", "unknown key")])

@@ -1,7 +1,7 @@
 //! Runs one benchmark scenario outside Python and prints simulated requests per wall second
 //! and the process's peak resident memory: `cargo run --release --example run_scenario --
 //! randwrite_gc 2000000`; arguments after the count are `key=value` overrides
-//! (`'scheduler.policy="priority"'`), and `preset=NAME` runs it on another preset than bench-16gib.
+//! (`'transaction_scheduler.policy="priority"'`), and `preset=NAME` runs it on another preset than bench-16gib.
 //! With `RUN_SCENARIO_REPORT=FILE` the run's report is written there as JSON (to compare the
 //! simulated figures of two builds byte for byte). Used by docs/performance.md (and for profiling).
 
@@ -132,7 +132,7 @@ fn main() {
 }
 
 /// Run `scenario` (`workload` on `preset`) for `count` requests, warm-up untimed, and print
-/// its speed. `extra` are `key=value` overrides, e.g. `scheduler.policy="priority"`.
+/// its speed. `extra` are `key=value` overrides, e.g. `transaction_scheduler.policy="priority"`.
 fn run(preset: &str, scenario: &str, workload: &str, count: u64, extra: Vec<String>) {
     let overrides: Vec<String> = std::iter::once(format!("workload.count={count}")).chain(extra).collect();
     let cfg =

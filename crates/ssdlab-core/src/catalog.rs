@@ -7,27 +7,50 @@
 
 use serde_json::Value;
 
-use crate::config::{load_validated_claiming, Layer, ValidatedConfig};
+use crate::config::{load_claiming, load_validated_claiming, Claim, Claims, Config, Layer, Renamed, ValidatedConfig};
 use crate::error::Result;
 use crate::registry::{Entry, Settings};
 
 /// Preset + layers + overrides -> a validated configuration whose policy ids are registered and
-/// whose policy combinations work; every problem reported together.
+/// whose policy combinations work; every problem reported together. Every policy's settings
+/// table is in `Config::policy_tables`, its defaults under what was written; a table renamed
+/// (`Settings::formerly`) loads under its old name too, with a warning
+/// (`ValidatedConfig::warnings`).
 pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
-    let settings = policy_settings();
-    let claimed: Vec<&str> = settings.iter().map(|s| s.table).collect();
-    load_validated_claiming(preset, layers, overrides, &claimed, |cfg| {
+    load_validated_claiming(preset, layers, overrides, &claims(), |cfg| {
         let mut problems = crate::ftl::check_config(cfg);
         problems.extend(crate::device::scheduler::check_config(cfg));
-        // Every policy's settings table as written, the policy chosen or not (a mistake is
-        // caught before a sweep switches to it), as the config's own tables are.
-        for s in &settings {
+        // Every policy's settings table, the policy chosen or not (a mistake is caught before a
+        // sweep switches to it), as the config's own tables are.
+        for s in &policy_settings() {
             if let Some(table) = cfg.policy_tables.get(s.table) {
                 problems.extend((s.check)(s.table, table));
             }
+            problems.extend(s.cross_check.map(|check| check(&cfg.policy_tables)).unwrap_or_default());
         }
         problems
     })
+}
+
+/// Preset + layers + overrides -> a typed configuration with every policy's settings table, not
+/// yet validated (for tests that build a `ValidatedConfig` or check one part of it).
+pub fn load(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<Config> {
+    load_claiming(preset, layers, overrides, &claims())
+}
+
+/// Every renamed table (old, new): the config's own and the policies' (`Settings::formerly`).
+pub fn renamed() -> Vec<Renamed> {
+    crate::config::RENAMED.iter().copied().chain(claims().renamed).collect()
+}
+
+/// What the registries add to loading: every settings table with its defaults, and the tables
+/// renamed.
+fn claims() -> Claims {
+    let settings = policy_settings();
+    Claims {
+        tables: settings.iter().map(|s| Claim { path: s.table.to_string(), defaults: s.resolved(None) }).collect(),
+        renamed: settings.iter().filter_map(|s| s.formerly.map(|old| Renamed { old, new: s.table })).collect(),
+    }
 }
 
 /// One registry as the catalog sees it: its config key, its (id, summary) pairs in registry
@@ -56,13 +79,20 @@ fn registries() -> Vec<Registered> {
         registered("slc.policy", region::registry::REGISTRY),
         registered("gc.scheduler", gc::scheduler::REGISTRY),
         registered("gc.victim", gc::victim::REGISTRY),
-        registered("scheduler.policy", crate::device::scheduler::REGISTRY),
+        registered("transaction_scheduler.policy", crate::device::scheduler::REGISTRY),
     ]
 }
 
-/// The settings tables every registered policy declares (`registry::Settings`).
+/// The settings tables every registered policy declares (`registry::Settings`), each once
+/// (the variants of a policy declare the same table), in registry order.
 pub fn policy_settings() -> Vec<Settings> {
-    registries().into_iter().flat_map(|r| r.settings).collect()
+    let mut all: Vec<Settings> = Vec::new();
+    for s in registries().into_iter().flat_map(|r| r.settings) {
+        if !all.iter().any(|a| a.table == s.table) {
+            all.push(s);
+        }
+    }
+    all
 }
 
 /// Every policy key and its registered (id, summary) pairs, in registry order: what the
@@ -184,5 +214,112 @@ mod tests {
         }
         assert!(err.contains("expected one of greedy, fifo, cost_benefit"), "{err}");
         assert!(load_config(Some("tiny"), &[], &["gc.victim=fifo".into()]).is_ok());
+    }
+
+    #[test]
+    fn gc_policy_tables_are_checked_chosen_or_not() {
+        let layer = Layer {
+            origin: Some("w.toml".into()),
+            text: "[gc]\nscheduler = \"rlgc_aggressive\"\n[gc.lazy_rtgc]\ncopies_per_step = 0\n[gc.rlgc]\n\
+                   intensive_stop_free_blocks = 0\naggressive_trigger_free_blocks = 2\nalpha = 0\nrewards = [1.0, 0.0]\n\
+                   reward_window = 0\ncurrent_interval_edges_ns = [5, 5]\n[gc.rlgc_qtc]\ncapacity_per_action = 0\n\
+                   [gc.predictor]\nsmoothing = 1.5\nwindow = nan\n"
+                .into(),
+        };
+        let text = load_config(Some("tiny"), &[layer], &[]).unwrap_err().to_string();
+        for key in [
+            "gc.lazy_rtgc.copies_per_step",
+            "gc.rlgc.intensive_stop_free_blocks",
+            "gc.rlgc.alpha",
+            "gc.rlgc.rewards",
+            "gc.rlgc.reward_window",
+            "gc.rlgc.current_interval_edges_ns",
+            "gc.rlgc.aggressive_trigger_free_blocks",
+            "gc.rlgc_qtc.capacity_per_action",
+            "gc.predictor.smoothing: must be in (0, 1], got 1.5 (from w.toml:15)",
+            "gc.predictor.window: must be a finite number, got nan (from w.toml:16)",
+        ] {
+            assert!(text.contains(key), "{key} missing from: {text}");
+        }
+        // Unknown keys inside the policy tables are reported like any other.
+        let err =
+            load_config(Some("tiny"), &[Layer::inline("[gc.rlgc]\nmax_copy = 3\n[gc.rlgc_qtc]\ncapacity = 5\n")], &[])
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("gc.rlgc.max_copy") && err.contains("gc.rlgc_qtc.capacity"), "{err}");
+        for scheduler in ["lazy_rtgc", "rlgc", "rlgc_aggressive", "rlgc_qtc", "predictor"] {
+            assert!(
+                load_config(Some("kang-3d-128gb"), &[], &[format!("gc.scheduler={scheduler}")]).is_ok(),
+                "{scheduler}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_resolved_config_echoes_every_policy_setting_with_its_default() {
+        let cfg = load_config(Some("kang-3d-128gb"), &[], &["gc.rlgc_qtc.unseen_copies=1".into()]).unwrap();
+        let echoed: toml::Table = toml::from_str(&crate::config::to_toml(cfg.config())).unwrap();
+        let gc = &echoed["gc"];
+        assert_eq!(gc["rlgc"]["max_copies"].as_integer(), Some(5), "the preset's");
+        assert_eq!(gc["rlgc"]["alpha"].as_float(), Some(0.3), "a default");
+        assert_eq!(gc["rlgc_qtc"]["unseen_copies"].as_integer(), Some(1), "the override");
+        assert_eq!(gc["rlgc_qtc"]["capacity_per_action"].as_integer(), Some(100));
+        assert!(gc["predictor"].get("max_copies").is_none(), "an unset option is left out");
+    }
+
+    /// A file (or override) that uses an old table name loads to the configuration its new name
+    /// gives, with a warning that says where; the echo writes only the new names.
+    #[test]
+    fn old_table_names_load_as_the_new_ones_with_a_warning() {
+        let old = Layer {
+            origin: Some("old.toml".into()),
+            text: "seed = 3\n\n[gc.qtc]\nunseen_copies = 1\n\n[cache.fsp]\nalpha = 0.5\n[scheduler]\npolicy = \"priority\"\n"
+                .into(),
+        };
+        let new = Layer {
+            origin: Some("new.toml".into()),
+            text: "seed = 3\n\n[gc.rlgc_qtc]\nunseen_copies = 1\n\n[cache.page_type_eviction]\nalpha = 0.5\n\
+                   [transaction_scheduler]\npolicy = \"priority\"\n"
+                .into(),
+        };
+        let sets = ["scheduler.max_wait_ns=5".to_string()];
+        let from_old = load_config(Some("tiny"), &[old], &sets).unwrap();
+        let from_new = load_config(Some("tiny"), &[new], &["transaction_scheduler.max_wait_ns=5".into()]).unwrap();
+        assert_eq!(from_old.config(), from_new.config());
+        let echoed = crate::config::to_toml(from_old.config());
+        assert_eq!(echoed, crate::config::to_toml(from_new.config()));
+        assert!(echoed.contains("[gc.rlgc_qtc]") && !echoed.contains("[gc.qtc]") && !echoed.contains("[scheduler]"));
+        assert!(from_new.warnings().is_empty());
+        let warnings: Vec<String> = from_old.warnings().iter().map(|w| w.to_string()).collect();
+        assert_eq!(warnings.len(), 4, "{warnings:#?}");
+        for (i, expected) in [
+            "old.toml:3: `gc.qtc` is a deprecated name: write `gc.rlgc_qtc`",
+            "old.toml:6: `cache.fsp` is a deprecated name: write `cache.page_type_eviction`",
+            "old.toml:8: `scheduler` is a deprecated name: write `transaction_scheduler`",
+            "--set: `scheduler.max_wait_ns` is a deprecated name: write `transaction_scheduler.max_wait_ns`",
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert!(warnings.iter().any(|w| w.starts_with(expected)), "{i}: {expected} not in {warnings:#?}");
+        }
+        let w = &from_old.warnings()[0];
+        assert_eq!(
+            (w.origin.as_str(), w.line, w.key.as_str(), w.replacement.as_str()),
+            ("old.toml", Some(3), "gc.qtc", "gc.rlgc_qtc")
+        );
+    }
+
+    #[test]
+    fn a_table_under_both_its_names_is_refused() {
+        let both = Layer::inline("[gc.qtc]\nunseen_copies = 1\n[gc.rlgc_qtc]\nmax_copies = 3\n");
+        let err = load_config(Some("tiny"), &[both], &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("gc.rlgc_qtc: given under its deprecated name `gc.qtc` (<config>:1) and under `gc.rlgc_qtc` (<config>:3): keep only `gc.rlgc_qtc`"),
+            "{err}"
+        );
+        let file = Layer::inline("[transaction_scheduler]\npolicy = \"priority\"\n");
+        let err = load_config(Some("tiny"), &[file], &["scheduler.max_wait_ns=5".into()]).unwrap_err().to_string();
+        assert!(err.contains("given under its deprecated name `scheduler` (--set)"), "{err}");
     }
 }

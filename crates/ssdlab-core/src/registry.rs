@@ -8,7 +8,7 @@
 //! `ftl/gc/mod.rs`) and the device's transaction scheduling (`device/scheduler.rs`). The trait a
 //! policy implements lives apart from the registry that names the policy, so no policy file
 //! imports its registry. Adding a policy is one new file and one registry line; a policy with
-//! settings of its own also adds its table to the config (`[gc.<id>]`, `[ftl.<id>]`, ...). The
+//! settings of its own declares its table in that line (`Settings`: `[gc.<id>]`, ...). The
 //! config layer sits below and keeps ids as strings; `check` turns an unknown id into a config
 //! problem that lists the known ones, and the report prints the same ids (`Entry::id`), so every
 //! reported id is accepted back.
@@ -32,16 +32,25 @@ pub struct Entry<B, C = ()> {
     pub settings: Option<Settings>,
 }
 
+/// The settings tables of a run's policies by dotted path (`Config::policy_tables`).
+pub type PolicyTables = BTreeMap<String, toml::Table>;
+
 /// A policy's own settings table (`[gc.steady]`), declared in its registry line: the loader
 /// claims the table (`config::load_validated_claiming`), `check` lists its problems with the
 /// others at load, `schema` puts it in the JSON Schema and docs/config.md, and the constructor
 /// decodes it (`decode`). The settings are a type in the policy's file (`PolicySettings`).
+/// Several entries may declare the same table (the variants of one policy, the policies of one
+/// paper): it is claimed and checked once.
 #[derive(Clone, Copy)]
 pub struct Settings {
     /// The table's dotted path: the seam's table and the policy id (`gc.steady`).
     pub table: &'static str,
+    /// The table's former path, still read with a deprecation warning (`formerly`).
+    pub formerly: Option<&'static str>,
     /// Every problem of the table as written, keys in full (`gc.steady.copies: ...`).
     pub check: fn(&str, &toml::Table) -> Vec<ConfigProblem>,
+    /// Problems between this table and another policy's (`cross_checked`).
+    pub cross_check: Option<fn(&PolicyTables) -> Vec<ConfigProblem>>,
     /// The table's JSON Schema (draft 07): its keys, types, defaults and doc comments.
     pub schema: fn() -> serde_json::Value,
 }
@@ -54,23 +63,77 @@ pub trait PolicySettings: serde::de::DeserializeOwned + schemars::JsonSchema + D
     fn problems(&self) -> Vec<(&'static str, String)> {
         Vec::new()
     }
+
+    /// Every problem, keys in full, for the table at `table`: `problems` under it. A type whose
+    /// checks name their keys themselves (the `rl` validators, given the table's path; an
+    /// element `rewards[2]`) overrides this instead.
+    fn problems_at(&self, table: &str) -> Vec<ConfigProblem> {
+        self.problems()
+            .into_iter()
+            .map(|(key, reason)| ConfigProblem { key: format!("{table}.{key}"), reason })
+            .collect()
+    }
 }
 
 impl Settings {
     /// The settings table at `table`, of type `T`.
     pub const fn of<T: PolicySettings>(table: &'static str) -> Settings {
-        Settings { table, check: check_settings::<T>, schema: schema_of::<T> }
+        Settings { table, formerly: None, check: check_settings::<T>, cross_check: None, schema: schema_of::<T> }
+    }
+
+    /// These settings, once written at `old` (`[gc.qtc]`): a file or override that still uses
+    /// that name loads as if it used the new one, with a warning (`config::ConfigWarning`).
+    pub const fn formerly(self, old: &'static str) -> Settings {
+        Settings { formerly: Some(old), ..self }
+    }
+
+    /// These settings, with a check against the other policies' tables at load (one table's
+    /// limit that depends on another's value: LearnedFTL's cache holds nodes of `[ftl.tpftl]`).
+    pub const fn cross_checked(self, check: fn(&PolicyTables) -> Vec<ConfigProblem>) -> Settings {
+        Settings { cross_check: Some(check), ..self }
+    }
+
+    /// The table as a resolved configuration holds it: every key the schema gives a default
+    /// (all but unset options), then what was written over them. A config echo and a report
+    /// thus show every setting, as they do the config's own tables.
+    pub fn resolved(&self, written: Option<&toml::Table>) -> toml::Table {
+        let schema = (self.schema)();
+        let mut table = toml::Table::new();
+        if let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) {
+            for (key, property) in properties {
+                let default = property.get("default").filter(|d| !d.is_null());
+                if let Some(value) = default.and_then(|d| toml::Value::try_from(d).ok()) {
+                    table.insert(key.clone(), value);
+                }
+            }
+        }
+        if let Some(written) = written {
+            table.extend(written.clone());
+        }
+        table
     }
 
     /// The policy's settings in a run's config (`Config::policy_tables`): the table as written,
     /// defaults for what it leaves out, all defaults without a table.
-    pub fn decode<T: PolicySettings>(&self, tables: &BTreeMap<String, toml::Table>) -> Result<T> {
+    pub fn decode<T: PolicySettings>(&self, tables: &PolicyTables) -> Result<T> {
         match tables.get(self.table) {
             None => Ok(T::default()),
             Some(table) => match decode_settings::<T>(self.table, table) {
                 (Some(settings), problems) if problems.is_empty() => Ok(settings),
                 (_, problems) => Err(Error::Config { path: None, problems }),
             },
+        }
+    }
+}
+
+impl Settings {
+    /// The policy's settings as far as they decode, whatever their values' problems (which
+    /// `check` reports): for a check that reads one setting of another table. Defaults if the
+    /// table does not decode.
+    pub fn values<T: PolicySettings>(&self, tables: &PolicyTables) -> T {
+        match tables.get(self.table) {
+            None => T::default(),
+            Some(table) => decode_settings::<T>(self.table, table).0.unwrap_or_default(),
         }
     }
 }
@@ -91,12 +154,7 @@ fn decode_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> (Optio
         .collect();
     match decoded {
         Ok(settings) => {
-            problems.extend(
-                settings
-                    .problems()
-                    .into_iter()
-                    .map(|(key, reason)| ConfigProblem { key: format!("{path}.{key}"), reason }),
-            );
+            problems.extend(settings.problems_at(path));
             (Some(settings), problems)
         }
         Err(e) => {

@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
-use ssdlab_core::config::{presets as core_presets, to_toml, Layer};
+use ssdlab_core::config::{presets as core_presets, to_toml, ConfigWarning, Layer};
 use ssdlab_core::load_config;
 use ssdlab_core::ValidatedConfig;
 
@@ -43,7 +43,18 @@ pub fn workload_toml(name: &str) -> Option<&'static str> {
     core_presets::workload_preset(name)
 }
 
-/// The fully resolved, validated configuration as TOML.
+/// A loader warning as (origin, line, key, replacement, message): `ssdlab.config` raises it as a
+/// Python warning.
+pub type Warning = (String, Option<usize>, String, String, String);
+
+fn warnings(cfg: &ValidatedConfig) -> Vec<Warning> {
+    cfg.warnings()
+        .iter()
+        .map(|w: &ConfigWarning| (w.origin.clone(), w.line, w.key.clone(), w.replacement.clone(), w.message()))
+        .collect()
+}
+
+/// The fully resolved, validated configuration as TOML, and what loading it warned about.
 #[pyfunction]
 #[pyo3(signature = (preset, layers, overrides))]
 pub fn resolve_config(
@@ -51,8 +62,15 @@ pub fn resolve_config(
     preset: Option<&str>,
     layers: Vec<(Option<String>, String)>,
     overrides: Vec<String>,
-) -> PyResult<String> {
-    Ok(to_toml(validated(py, preset, layers, overrides)?.config()))
+) -> PyResult<(String, Vec<Warning>)> {
+    let cfg = validated(py, preset, layers, overrides)?;
+    Ok((to_toml(cfg.config()), warnings(&cfg)))
+}
+
+/// Every renamed table as (old, new) dotted paths: the old names still load, with a warning.
+#[pyfunction]
+pub fn config_renames() -> Vec<(&'static str, &'static str)> {
+    ssdlab_core::catalog::renamed().into_iter().map(|r| (r.old, r.new)).collect()
 }
 
 /// A drive after its warm-up (`Simulation.warm_drive()`), shared by runs that differ only in
@@ -134,6 +152,11 @@ impl Simulation {
     /// The resolved configuration as TOML.
     fn config_toml(&self) -> String {
         to_toml(self.sim().config().config())
+    }
+
+    /// What loading the configuration warned about (see `resolve_config`).
+    fn config_warnings(&self) -> Vec<Warning> {
+        warnings(self.sim().config())
     }
 
     /// Exact latency distribution as (value_ns, count) pairs: which = "read" | "write" | "trim" |

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 import click
 from rich.markup import escape
@@ -26,7 +27,7 @@ from ssdlab.cli.reproduce import reproduce
 from ssdlab.cli.run import run
 from ssdlab.cli.sweep import sweep
 from ssdlab.cli.tracecmd import trace
-from ssdlab.errors import ConfigError, SsdlabError, SsdlabIOError, TraceFormatError
+from ssdlab.errors import ConfigDeprecationWarning, ConfigError, SsdlabError, SsdlabIOError, TraceFormatError
 
 INPUT_ERRORS = (ConfigError, TraceFormatError, SsdlabIOError)
 
@@ -69,8 +70,28 @@ def _hint(err: SsdlabError) -> str:
     return ""
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+    """Deprecated config names as `warning: <file>:<line>: ...` on stderr; other warnings as
+    Python shows them."""
+    if issubclass(category, ConfigDeprecationWarning):
+        sys.stderr.write(f"warning: {message}\n")
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: maps ssdlab errors to clean messages and exit codes."""
+    """Entry point: maps ssdlab errors to clean messages and exit codes; config warnings go to
+    stderr, each once."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        warnings.simplefilter("default", ConfigDeprecationWarning)
+        _main(argv)
+
+
+def _main(argv: list[str] | None) -> None:
     try:
         cli.main(args=argv, prog_name="ssdlab", standalone_mode=False)
     except click.exceptions.Abort:

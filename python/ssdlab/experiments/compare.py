@@ -208,7 +208,7 @@ def run_figures(report: Report) -> dict[str, Any]:
         "gc_victims": s["gc_victims"],
         "gc_pages_copied": report["gc"]["pages_copied"],
         "gc_emergency_reclaims": report["gc"]["emergency_reclaims"],
-        # The transaction scheduler (`[scheduler]`): GC operations that waited in a background
+        # The transaction scheduler (`[transaction_scheduler]`): GC operations that waited in a background
         # queue, and programs or erases suspended for reads.
         "gc_queued": by_source["gc"]["queued"],
         "suspensions": sum(c["suspensions"] for c in by_source.values()),

@@ -17,7 +17,7 @@ wordline's four pages, slot i taking page type i, LSB first):
 
 Beside them, not the paper's: Frequency-count (`frequency_count`), Frequency matching page types
 by RL's own 4-bin read count, a stronger baseline than the paper's; and RL-control, RL with every
-class drawn at random (`cache.fsp.random_control`), so that what RL gains by learning can be told
+class drawn at random (`cache.page_type_eviction.random_control`), so that what RL gains by learning can be told
 apart from what its group and rewrite modules give alone.
 
 Each runs with the write cache at 2, 8 and 32 MiB (Table I's 2/8/32 MB).
@@ -98,7 +98,7 @@ POLICIES: dict[str, tuple[str, ...]] = {
     "RL": ("cache.eviction=rl_fsp",),
     # Not the paper's (see the module docstring).
     "Frequency-count": ("cache.eviction=frequency_count",),
-    "RL-control": ("cache.eviction=rl_fsp", "cache.fsp.random_control=true"),
+    "RL-control": ("cache.eviction=rl_fsp", "cache.page_type_eviction.random_control=true"),
 }
 
 #: Table I: "Cache size 2/8/32MB".

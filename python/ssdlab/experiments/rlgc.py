@@ -77,10 +77,10 @@ SCHEDULERS: dict[str, tuple[str, ...]] = {
     "QTC": ("gc.scheduler=rlgc_qtc",),
 }
 #: The QTC slides' comparison, like for like: RLGC with the slides' action set (0..=2 copies,
-#: as QTC's `gc.qtc.max_copies`), and QTC with one copy, not the slides' none, in an unseen state.
+#: as QTC's `gc.rlgc_qtc.max_copies`), and QTC with one copy, not the slides' none, in an unseen state.
 QTC_VARIANTS: dict[str, tuple[str, ...]] = {
     "Base-2": ("gc.scheduler=rlgc", "gc.rlgc.max_copies=2"),
-    "QTC-u1": ("gc.scheduler=rlgc_qtc", "gc.qtc.unseen_copies=1"),
+    "QTC-u1": ("gc.scheduler=rlgc_qtc", "gc.rlgc_qtc.unseen_copies=1"),
 }
 #: The learned schedulers compared with their random-action controls.
 LEARNED = ("Base", "Aggr", "QTC")

@@ -8,7 +8,7 @@ import difflib
 import json
 from typing import Any
 
-from ssdlab.config import schema_json
+from ssdlab.config import renamed_tables, schema_json
 
 
 def config_keys() -> frozenset[str]:
@@ -40,9 +40,19 @@ def config_keys() -> frozenset[str]:
     return frozenset(keys)
 
 
+def current_name(key: str) -> str:
+    """`key` under its table's new name if the table was renamed (`cache.fsp.alpha` ->
+    `cache.page_type_eviction.alpha`); the core loads the old one with a warning."""
+    for old, new in renamed_tables().items():
+        if key == old or key.startswith(old + "."):
+            return new + key[len(old) :]
+    return key
+
+
 def unknown_key_reason(key: str, known: frozenset[str]) -> str | None:
-    """None if `key` is a config key, else why not (with the closest keys, if any)."""
-    if key in known:
+    """None if `key` is a config key (or one under a renamed table's old name), else why not
+    (with the closest keys, if any)."""
+    if key in known or current_name(key) in known:
         return None
     same_depth = sorted(k for k in known if k.count(".") == key.count("."))
     close = difflib.get_close_matches(key, same_depth, n=3, cutoff=0.75)

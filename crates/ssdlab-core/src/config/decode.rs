@@ -199,6 +199,20 @@ fn detail(message: &str) -> Option<&str> {
 }
 
 /// The key holding the value at `path` (array indices dropped): what a default replaces.
+/// Take NaN and infinite numbers out of a table the config's types do not hold (a policy's
+/// settings, claimed before decoding): (the key within the table, the value shown) of each.
+pub(crate) fn drop_non_finite(table: &mut toml::Table) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    find_non_finite(table, &mut Vec::new(), &mut found);
+    found
+        .into_iter()
+        .map(|(path, value)| {
+            remove(table, &base_key(&path));
+            (dotted(&path), render(&value))
+        })
+        .collect()
+}
+
 fn base_key(path: &[Segment]) -> Vec<Segment> {
     let end = path.iter().rposition(|s| matches!(s, Segment::Key(_))).map_or(0, |i| i + 1);
     path[..end].to_vec()
@@ -310,7 +324,9 @@ mod tests {
     use proptest::prelude::*;
 
     use crate::config::schema::{leaves, SchemaView};
-    use crate::config::{load, load_validated, Layer};
+    // The catalog's loaders: a preset may hold policy settings tables, which they claim.
+    use crate::catalog::{load, load_config as load_validated};
+    use crate::config::Layer;
     use crate::error::{ConfigProblem, Error};
 
     fn problems(result: crate::Result<impl std::fmt::Debug>) -> Vec<ConfigProblem> {
@@ -352,7 +368,7 @@ mod tests {
             &overrides(&[
                 "gc.trigger_free_blocks=-3",
                 "workload.iodepth=deep",
-                "gc.rlgc.alpha=true",
+                "cache.high_watermark=true",
                 "gc.scope=chip",
                 "device.utilization=2",
             ]),
@@ -360,7 +376,7 @@ mod tests {
         assert!(reason(&found, "gc.victimm").starts_with("unknown key"));
         assert!(reason(&found, "gc.trigger_free_blocks").starts_with("expected a non-negative integer (u32), got -3"));
         assert!(reason(&found, "workload.iodepth").starts_with("expected a non-negative integer (u32), got \"deep\""));
-        assert!(reason(&found, "gc.rlgc.alpha").starts_with("expected a finite number, got true"));
+        assert!(reason(&found, "cache.high_watermark").starts_with("expected a finite number, got true"));
         assert!(reason(&found, "gc.scope").starts_with("expected one of \"region\", \"plane\""));
         assert!(reason(&found, "device.utilization").contains("outside (0, 1]"), "value checks still run");
         assert_eq!(found.len(), 6, "one problem per mistake: {found:#?}");
@@ -395,9 +411,12 @@ mod tests {
         let found = problems(load(Some("tiny"), &[file], &overrides(&["gc.trigger_free_blocks=-4"])));
         assert!(reason(&found, "gc.trigger_free_blocks").ends_with("got -4 (from --set)"));
         // Dotted keys and inline tables are located too.
-        let dotted = Layer { origin: Some("d.toml".into()), text: "seed = 1\ngc.rlgc = { alpha = \"hi\" }\n".into() };
+        let dotted = Layer {
+            origin: Some("d.toml".into()),
+            text: "seed = 1\ngc.x = { y = 1 }\ncache = { high_watermark = \"hi\" }\n".into(),
+        };
         let found = problems(load(Some("tiny"), &[dotted], &[]));
-        assert!(reason(&found, "gc.rlgc.alpha").ends_with("(from d.toml:2)"), "{found:#?}");
+        assert!(reason(&found, "cache.high_watermark").ends_with("(from d.toml:3)"), "{found:#?}");
     }
 
     #[test]
@@ -449,13 +468,9 @@ mod tests {
                 }
             })
             .collect();
-        for expected in [
-            "device.overprovisioning",
-            "workload.hot_fraction",
-            "gc.rlgc.alpha",
-            "gc.rlgc.rewards",
-            "warmup.random_writes",
-        ] {
+        for expected in
+            ["device.overprovisioning", "workload.hot_fraction", "cache.high_watermark", "warmup.random_writes"]
+        {
             assert!(keys.iter().any(|(k, _)| k == expected), "{expected} not among {keys:?}");
         }
         keys

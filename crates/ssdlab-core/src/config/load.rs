@@ -7,11 +7,29 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::config::decode::{concerns_dropped, decode, take, Decoded};
+use crate::config::decode::{concerns_dropped, decode, drop_non_finite, take, Decoded};
 use crate::config::origin::{line_at, Source, Sources};
+use crate::config::renamed::{ConfigWarning, Renamed, Renaming, RENAMED};
 use crate::config::schema::Segment;
 use crate::config::{presets, Config, ValidatedConfig};
 use crate::error::{ConfigProblem, Error, Result};
+
+/// What a higher layer (the catalog, from the policy registries) adds to loading: the tables it
+/// claims and the tables renamed besides the config's own (`RENAMED`).
+#[derive(Debug, Clone, Default)]
+pub struct Claims {
+    pub tables: Vec<Claim>,
+    pub renamed: Vec<Renamed>,
+}
+
+/// A table taken out of the merged configuration before decoding (a policy's settings,
+/// `registry::Settings`): its dotted path and what it holds where nothing was written (its
+/// defaults), so the resolved configuration shows every setting.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    pub path: String,
+    pub defaults: toml::Table,
+}
 
 /// One TOML document and where it came from (for messages).
 #[derive(Debug, Clone)]
@@ -86,15 +104,18 @@ fn set_path(table: &mut toml::Table, path: &[String], value: toml::Value) -> Res
     Ok(())
 }
 
-/// The merged table and the layers it was merged from.
+/// The merged table, the layers it was merged from and the deprecated names they used.
 struct Merged {
     table: toml::Table,
     sources: Sources,
+    warnings: Vec<ConfigWarning>,
 }
 
-/// Merge the layers and overrides over the preset (if any). Syntax errors of every layer and
-/// override are reported together.
-fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<Merged> {
+/// Merge the layers and overrides over the preset (if any), each renamed table under its new
+/// name (`renamed.rs`). Syntax errors of every layer and override, and tables given under both
+/// names, are reported together.
+fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String], renamed: &[Renamed]) -> Result<Merged> {
+    let mut renaming = Renaming::new(renamed);
     let mut problems = Vec::new();
     let mut sources = Vec::new();
     let mut table = toml::Table::new();
@@ -107,7 +128,8 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Re
             Some(text) => {
                 let layer = Layer { origin: Some(PathBuf::from(format!("preset:{name}"))), text: text.to_string() };
                 match parse_layer(&layer) {
-                    Ok(parsed) => {
+                    Ok(mut parsed) => {
+                        renaming.apply_to_layer(&mut parsed, &origin_label(&layer), &layer.text, false);
                         merge(&mut table, parsed.clone());
                         sources.push(Source { label: origin_label(&layer), text: Some(layer.text), table: parsed });
                     }
@@ -118,7 +140,8 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Re
     }
     for layer in layers {
         match parse_layer(layer) {
-            Ok(parsed) => {
+            Ok(mut parsed) => {
+                renaming.apply_to_layer(&mut parsed, &origin_label(layer), &layer.text, true);
                 merge(&mut table, parsed.clone());
                 sources.push(Source { label: origin_label(layer), text: Some(layer.text.clone()), table: parsed });
             }
@@ -127,7 +150,8 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Re
     }
     for o in overrides {
         // An override replaces the value at its key, whatever was there (a table too).
-        let applied = parse_override(o).and_then(|(path, value)| {
+        let applied = parse_override(o).and_then(|(mut path, value)| {
+            renaming.apply_to_key(&mut path);
             set_path(&mut table, &path, value.clone())?;
             let mut own = toml::Table::new();
             set_path(&mut own, &path, value)?;
@@ -139,14 +163,20 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Re
             Err(other) => return Err(other),
         }
     }
+    problems.extend(renaming.problems());
     if !problems.is_empty() {
         return Err(Error::Config { path: None, problems });
     }
-    Ok(Merged { table, sources: Sources(sources) })
+    Ok(Merged { table, sources: Sources(sources), warnings: renaming.warnings })
+}
+
+/// Every renamed table: the config's own and `more`.
+fn all_renamed(more: &[Renamed]) -> Vec<Renamed> {
+    RENAMED.iter().chain(more).copied().collect()
 }
 
 fn decode_merged(merged: Merged) -> Decoded {
-    let Merged { table, sources } = merged;
+    let Merged { table, sources, .. } = merged;
     decode(table, &|path| sources.origin(path))
 }
 
@@ -171,44 +201,38 @@ pub fn load_validated_with(
     overrides: &[String],
     extra: impl Fn(&Config) -> Vec<ConfigProblem>,
 ) -> Result<ValidatedConfig> {
-    load_validated_claiming(preset, layers, overrides, &[], extra)
+    load_validated_claiming(preset, layers, overrides, &Claims::default(), extra)
 }
 
-/// `load_validated_with`, the tables at the dotted paths `claimed` (the settings tables of
-/// registered policies, `registry::Settings`) taken out of the merged table before decoding and
-/// kept as written in `Config::policy_tables`, for `extra` to check and the policies to decode.
+/// `load_validated_with`, the tables `claims` names (the settings tables of registered
+/// policies, `registry::Settings`) taken out of the merged table before decoding and kept in
+/// `Config::policy_tables`, what was written over their defaults, for `extra` to check and the
+/// policies to decode; the tables `claims` renamed read under their old names too, with a
+/// warning (`ValidatedConfig::warnings`). A problem of a claimed table says where it was
+/// written, as the config's own do.
 pub fn load_validated_claiming(
     preset: Option<&str>,
     layers: &[Layer],
     overrides: &[String],
-    claimed: &[&str],
+    claims: &Claims,
     extra: impl Fn(&Config) -> Vec<ConfigProblem>,
 ) -> Result<ValidatedConfig> {
-    let mut merged = merge_all(preset, layers, overrides)?;
-    let mut tables = BTreeMap::new();
-    let mut problems = Vec::new();
-    for path in claimed {
-        let segments: Vec<Segment> = path.split('.').map(|k| Segment::Key(k.to_string())).collect();
-        match take(&mut merged.table, &segments) {
-            Some(toml::Value::Table(t)) => {
-                tables.insert(path.to_string(), t);
-            }
-            Some(other) => problems.push(ConfigProblem {
-                key: path.to_string(),
-                reason: format!("must be a table of the policy's settings, got {}", other.type_str()),
-            }),
-            None => {}
-        }
-    }
-    let Decoded { config, problems: more, dropped, placeholders } = decode_merged(merged);
+    let mut merged = merge_all(preset, layers, overrides, &all_renamed(&claims.renamed))?;
+    let Claimed { tables, mut problems, dropped: dropped_claimed } = claim(&mut merged, claims);
+    let Merged { table, sources, warnings } = merged;
+    let Decoded { config, problems: more, mut dropped, placeholders } = decode(table, &|path| sources.origin(path));
+    dropped.extend(dropped_claimed);
     problems.extend(more);
     let config = config.map(|c| Config { policy_tables: tables, ..c });
     if let (Some(config), false) = (config, placeholders) {
         // The config's own problems first, then the higher layer's (which may follow from them).
-        let higher: Vec<ConfigProblem> =
-            extra(&config).into_iter().filter(|p| !concerns_dropped(p, &dropped)).collect();
+        let higher: Vec<ConfigProblem> = extra(&config)
+            .into_iter()
+            .filter(|p| !concerns_dropped(p, &dropped))
+            .map(|p| with_origin(p, &claims.tables, &sources))
+            .collect();
         match ValidatedConfig::new(config) {
-            Ok(valid) if problems.is_empty() && higher.is_empty() => return Ok(valid),
+            Ok(valid) if problems.is_empty() && higher.is_empty() => return Ok(valid.with_warnings(warnings)),
             Ok(_) => {}
             // A dropped key was checked with its default in place of what the user wrote: only
             // the problem with the written value is reported.
@@ -220,6 +244,57 @@ pub fn load_validated_claiming(
         problems.extend(higher);
     }
     Err(Error::Config { path: None, problems })
+}
+
+/// The claimed tables of a merged configuration, their defaults under what was written, and
+/// their problems so far (NaN and infinity, a value where a table belongs).
+struct Claimed {
+    tables: BTreeMap<String, toml::Table>,
+    problems: Vec<ConfigProblem>,
+    /// Keys whose value was dropped (as `Decoded::dropped`).
+    dropped: Vec<String>,
+}
+
+fn claim(merged: &mut Merged, claims: &Claims) -> Claimed {
+    let mut out = Claimed { tables: BTreeMap::new(), problems: Vec::new(), dropped: Vec::new() };
+    for claim in &claims.tables {
+        let segments: Vec<Segment> = claim.path.split('.').map(|k| Segment::Key(k.to_string())).collect();
+        let mut table = claim.defaults.clone();
+        match take(&mut merged.table, &segments) {
+            Some(toml::Value::Table(mut written)) => {
+                // As `decode` does at the config's own number keys.
+                for (key, shown) in drop_non_finite(&mut written) {
+                    let key = format!("{}.{key}", claim.path);
+                    let base = key.split('[').next().unwrap_or(&key).to_string();
+                    let reason = format!("must be a finite number, got {shown}");
+                    out.problems.push(with_origin(ConfigProblem { key, reason }, &claims.tables, &merged.sources));
+                    out.dropped.push(base);
+                }
+                table.extend(written)
+            }
+            Some(other) => out.problems.push(ConfigProblem {
+                key: claim.path.clone(),
+                reason: format!("must be a table of the policy's settings, got {}", other.type_str()),
+            }),
+            None => {}
+        }
+        out.tables.insert(claim.path.clone(), table);
+    }
+    out
+}
+
+/// A problem of a claimed table with where its key was written (`(from w.toml:3)`), as `decode`
+/// words the config's own.
+fn with_origin(problem: ConfigProblem, claimed: &[Claim], sources: &Sources) -> ConfigProblem {
+    if !claimed.iter().any(|c| problem.key.starts_with(&format!("{}.", c.path))) {
+        return problem;
+    }
+    let path: Vec<Segment> =
+        problem.key.split('.').map(|k| Segment::Key(k.split('[').next().unwrap_or(k).to_string())).collect();
+    match sources.origin(&path) {
+        Some(place) => ConfigProblem { reason: format!("{} (from {place})", problem.reason), ..problem },
+        None => problem,
+    }
 }
 
 /// The resolved configuration as TOML, every key with its value (defaults included), the
@@ -244,14 +319,50 @@ pub fn to_toml(cfg: &Config) -> String {
     toml::to_string_pretty(&table).unwrap_or_else(|e| failed(&e))
 }
 
+/// The resolved configuration as JSON (what a report embeds): the config's own keys as serde
+/// writes them, the policies' settings tables at their paths, as `to_toml` puts them.
+pub fn to_json(cfg: &Config) -> serde_json::Value {
+    let mut value = serde_json::to_value(cfg).unwrap_or(serde_json::Value::Null);
+    let Some(root) = value.as_object_mut() else { return value };
+    root.remove("policy_tables");
+    for (path, settings) in &cfg.policy_tables {
+        let Ok(settings) = serde_json::to_value(settings) else { continue };
+        let segments: Vec<&str> = path.split('.').collect();
+        let Some((last, parents)) = segments.split_last() else { continue };
+        let mut at = Some(&mut *root);
+        for p in parents {
+            at = at.and_then(|t| t.entry(p.to_string()).or_insert_with(|| serde_json::json!({})).as_object_mut());
+        }
+        if let Some(table) = at {
+            table.insert(last.to_string(), settings);
+        }
+    }
+    value
+}
+
+/// `load` with the tables `claims` names taken out into `Config::policy_tables` (as
+/// `load_validated_claiming` does), not yet validated.
+pub fn load_claiming(preset: Option<&str>, layers: &[Layer], overrides: &[String], claims: &Claims) -> Result<Config> {
+    let mut merged = merge_all(preset, layers, overrides, &all_renamed(&claims.renamed))?;
+    let Claimed { tables, mut problems, .. } = claim(&mut merged, claims);
+    let decoded = decode_merged(merged);
+    problems.extend(decoded.problems);
+    match decoded.config {
+        Some(config) if problems.is_empty() => Ok(Config { policy_tables: tables, ..config }),
+        _ => Err(Error::Config { path: None, problems }),
+    }
+}
+
 /// Preset + layers + overrides -> a typed (not yet validated) configuration.
 pub fn load(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<Config> {
-    finish(decode_merged(merge_all(preset, layers, overrides)?))
+    finish(decode_merged(merge_all(preset, layers, overrides, RENAMED)?))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    // The catalog's loaders: a preset may hold policy settings tables, which they claim.
+    use crate::catalog::{load, load_config as load_validated};
 
     #[test]
     fn overrides_parse_toml_values_or_strings() {

@@ -18,10 +18,15 @@ mod decode;
 mod load;
 pub(crate) mod origin;
 pub mod presets;
+mod renamed;
 mod schema;
 mod validate;
 
-pub use load::{load, load_validated, load_validated_claiming, load_validated_with, parse_override, to_toml, Layer};
+pub use load::{
+    load, load_claiming, load_validated, load_validated_claiming, load_validated_with, parse_override, to_json,
+    to_toml, Claim, Claims, Layer,
+};
+pub use renamed::{ConfigWarning, Renamed, RENAMED};
 pub use schema::{schema, schema_json, settings_schema};
 pub use validate::{Capacity, ValidatedConfig};
 
@@ -75,7 +80,7 @@ pub struct Config {
     /// The order in which array units serve flash operations: first come first served, or
     /// host work before background work, with optional program/erase suspension for reads.
     #[serde(default)]
-    pub scheduler: SchedulerConfig,
+    pub transaction_scheduler: SchedulerConfig,
     /// The settings tables of policies that declare their own (`registry::Settings`), by dotted
     /// path (`gc.steady`), as written: the config layer does not know them; the policy's
     /// registry entry claims, checks, documents and decodes them. Never read from a config file
@@ -86,7 +91,9 @@ pub struct Config {
     pub policy_tables: BTreeMap<String, toml::Table>,
 }
 
-/// `[scheduler]`: the transaction scheduler (issue #10, docs/experiments/scheduling.md).
+/// `[transaction_scheduler]`: the transaction scheduler (issue #10, docs/experiments/scheduling.md).
+/// Formerly `[scheduler]`, a name that read like `gc.scheduler`; the old name still loads, with a
+/// warning.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SchedulerConfig {
@@ -259,8 +266,6 @@ pub struct FtlConfig {
     /// `ftl.learned.model_bytes`) on top of their `cmt_bytes`: the equal DRAM budget of the
     /// LearnedFTL paper's comparison (Sec. 4.1).
     pub equal_dram: bool,
-    pub tpftl: TpftlConfig,
-    pub learned: LearnedConfig,
     pub group: GroupConfig,
 }
 
@@ -280,73 +285,9 @@ impl Default for FtlConfig {
             unwritten_reads: UnwrittenReads::default(),
             translation_entry_bytes: 8,
             equal_dram: false,
-            tpftl: TpftlConfig::default(),
-            learned: LearnedConfig::default(),
             group: GroupConfig::default(),
         }
     }
-}
-
-/// `[ftl.tpftl]`: TPFTL (Zhou et al., EuroSys 2015) as the LearnedFTL paper compares against it
-/// (Sec. 2.2): a two-level cache of translation-page nodes holding compact entries, clean-first
-/// replacement in the coldest node, request-level and selective prefetching.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct TpftlConfig {
-    /// DRAM for the two-level cache, in bytes: every cached node costs `node_bytes`, every
-    /// cached entry `entry_bytes` (64 KiB as DFTL's default).
-    pub cmt_bytes: ByteSize,
-    /// DRAM bytes one translation-page node costs (its translation page number and entry count).
-    pub node_bytes: u32,
-    /// DRAM bytes one entry costs inside a node: the LPN's offset in its translation page
-    /// (2 bytes) and the PPN (4), the compression TPFTL gets from its two levels.
-    pub entry_bytes: u32,
-    /// Request-level prefetch: a miss loads the rest of the request's range in the same
-    /// translation page with the same translation read.
-    pub request_prefetch: bool,
-    /// Selective prefetch: a miss also loads as many following entries as the missed LPN has
-    /// cached predecessors, while it is switched on.
-    pub selective_prefetch: bool,
-    /// Selective prefetch switches off once this many more nodes were created than evicted
-    /// (the cache fills with new pages: little spatial locality), and on again once this many
-    /// more were evicted than created.
-    pub selective_threshold: u32,
-}
-
-/// `[ftl.learned]`: LearnedFTL (Wang et al., HPCA 2024): TPFTL's two-level cache (`[ftl.tpftl]`
-/// for everything but its size) in front of a model layer in the GTD: per translation page a
-/// piecewise linear model over (LPN, virtual PPN) and a bitmap of the LPNs it predicts exactly.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct LearnedConfig {
-    /// DRAM for LearnedFTL's cached mapping table, in bytes (its models come on top).
-    pub cmt_bytes: ByteSize,
-    /// Most linear segments per model (Sec. 3.2: N, 8 by default).
-    pub max_segments: u32,
-    /// DRAM bytes one model takes; 0 derives it as Sec. 4.1 does: an 8-byte start PPN, 3 bytes
-    /// per segment and one bit per entry of the translation page (96 for 8 segments and 512
-    /// entries).
-    pub model_bytes: u32,
-    /// Whether LearnedFTL's translation-page programs take time: `charged` (the default, as for
-    /// DFTL and TPFTL) or `none`, the accounting of the authors' FEMU code (`ld-tpftl.c`, whose
-    /// `translation_write_page` leaves the program's `ssd_advance_status` call commented out,
-    /// while their `dftl.c` and `tpftl.c` charge it). With `none` the page is still placed and
-    /// written (translation writes, programs, WAF and wear count it) but books no chip: nothing
-    /// waits for it, neither the request that evicted the entry nor any later operation on that
-    /// chip. The read of the page's stored copy is still charged. Translation pages moved by GC
-    /// are GC copies and keep their time either way.
-    pub translation_program_time: TranslationProgramTime,
-}
-
-/// `ftl.learned.translation_program_time`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TranslationProgramTime {
-    /// A translation-page program books its chip for tPROG, like any program.
-    #[default]
-    Charged,
-    /// Written and counted, but in no time (the LearnedFTL artifact's accounting).
-    None,
 }
 
 /// `[ftl.group]`: LearnedFTL's group-based allocation (Wang et al., HPCA 2024, Sec. 3.3.1) with
@@ -372,30 +313,6 @@ impl Default for GroupConfig {
     }
 }
 
-impl Default for LearnedConfig {
-    fn default() -> Self {
-        LearnedConfig {
-            cmt_bytes: ByteSize(64 * 1024),
-            max_segments: 8,
-            model_bytes: 0,
-            translation_program_time: TranslationProgramTime::Charged,
-        }
-    }
-}
-
-impl Default for TpftlConfig {
-    fn default() -> Self {
-        TpftlConfig {
-            cmt_bytes: ByteSize(64 * 1024),
-            node_bytes: 8,
-            entry_bytes: 6,
-            request_prefetch: true,
-            selective_prefetch: true,
-            selective_threshold: 3,
-        }
-    }
-}
-
 /// `cache.room_order`: which page a full write buffer gives up first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -415,7 +332,7 @@ pub struct CacheConfig {
     pub capacity: ByteSize,
     /// Which buffered pages leave, and in what order: `lru` (write-back LRU; with `wordline`
     /// placement the FSP paper's Baseline), `frequency`, `distance`, `rl_fsp` (the FSP paper's
-    /// page-type aware policies, settings in `[cache.fsp]`).
+    /// page-type aware policies, settings in `[cache.page_type_eviction]`).
     pub eviction: String,
     /// Dirty pages above this fraction of the capacity start a flush ...
     pub high_watermark: f64,
@@ -446,93 +363,6 @@ pub struct CacheConfig {
     /// dirty, with or without host activity (a timer; a drive bounding what a power loss can
     /// cost). Unset: dirty pages leave only by eviction, idle flushes and the end of the run.
     pub flush_interval_ns: Option<u64>,
-    /// Settings of the FSP paper's eviction policies (`frequency`, `distance`, `rl_fsp`).
-    pub fsp: FspConfig,
-}
-
-/// `[cache.fsp]`: the page-type aware eviction policies of Li et al., "Page Type-Aware
-/// Full-Sequence Program Scheduling via Reinforcement Learning in High Density SSDs", TCAD 2024.
-/// Each is checked where its policy is built.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct FspConfig {
-    /// Eviction candidates: this share of the buffer's pages from the LRU tail, at least one
-    /// wordline (Sec. IV-A: 5 %, after OSPADA).
-    pub candidates_fraction: f64,
-    /// `distance`: a unit's pages are at least this share of the buffer's page count apart in
-    /// logical address, where the candidates allow (Sec. IV-A: half).
-    pub distance_fraction: f64,
-    /// `frequency` and `rl_fsp`: the rewrite modules (Sec. III-D, IV-A).
-    pub rewrite: bool,
-    /// `rl_fsp`: decisions per episode (Sec. III-B: 1000).
-    pub episode_length: u64,
-    /// `rl_fsp`: step size of Eq. 1, in (0, 1] (Sec. III-B: 0.3).
-    pub alpha: f64,
-    /// `rl_fsp`: discount factor of Eq. 1, in [0, 1] (Sec. III-B: 0.8).
-    pub gamma: f64,
-    /// `rl_fsp`: exploration probability for the first `epsilon_switch_after_episodes`
-    /// episodes (Algorithm 1 lines 8-11: 0.8) ...
-    pub epsilon_initial: f64,
-    /// ... and after them (Algorithm 1: 0.01).
-    pub epsilon_after: f64,
-    /// `rl_fsp`: episodes explored at `epsilon_initial` (Algorithm 1: 4).
-    pub epsilon_switch_after_episodes: u64,
-    /// `rl_fsp`: the page-type part of the reward, LSB first, when the page is read in the next
-    /// episode; negated when it is not (Sec. III-B: 1, 0.5, -0.5, -1). One per page type.
-    pub page_type_rewards: Vec<f64>,
-    /// `rl_fsp`: the latency part's thresholds, percentiles of the per-KiB response time of
-    /// read requests, strictly ascending (Sec. III-B: 70, 90, 99) ...
-    pub latency_percentiles: Vec<f64>,
-    /// ... and the reward of each band they delimit, fastest first, one more than the
-    /// percentiles (Sec. III-B: 1, 0.5, 0, -1).
-    pub latency_rewards: Vec<f64>,
-    /// `rl_fsp`: the percentiles are taken over the last this many read requests (ours) ...
-    pub latency_window: usize,
-    /// ... and recomputed after this many.
-    pub latency_refresh_every: usize,
-    /// `rl_fsp`: which later decision Eq. 1's `Q(S_{p+1}, A_{p+1})` is read from (see
-    /// `FspBootstrap`).
-    pub bootstrap: FspBootstrap,
-    /// `rl_fsp`'s random-action control: every candidate's page type drawn uniformly, with the
-    /// same candidates, grouping, rewrite and rewards. Refused for another eviction policy.
-    pub random_control: bool,
-}
-
-impl Default for FspConfig {
-    fn default() -> Self {
-        FspConfig {
-            candidates_fraction: 0.05,
-            distance_fraction: 0.5,
-            rewrite: true,
-            episode_length: 1000,
-            alpha: 0.3,
-            gamma: 0.8,
-            epsilon_initial: 0.8,
-            epsilon_after: 0.01,
-            epsilon_switch_after_episodes: 4,
-            page_type_rewards: vec![1.0, 0.5, -0.5, -1.0],
-            latency_percentiles: vec![70.0, 90.0, 99.0],
-            latency_rewards: vec![1.0, 0.5, 0.0, -1.0],
-            latency_window: 10_000,
-            latency_refresh_every: 1000,
-            bootstrap: FspBootstrap::default(),
-            random_control: false,
-        }
-    }
-}
-
-/// Which decision RL-FSP's update bootstraps from (Eq. 1's `S_{p+1}, A_{p+1}`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FspBootstrap {
-    /// The mean value of the next unit's four decisions, the same for every page of a unit, so
-    /// the learned page type does not depend on the order a unit's pages are recorded (ours, the
-    /// default).
-    #[default]
-    NextUnit,
-    /// The decision recorded next, as Eq. 1 literally reads: a unit recorded LSB to MSB makes
-    /// each page type bootstrap from the next type's value.
-    NextDecision,
 }
 
 impl Default for CacheConfig {
@@ -548,7 +378,6 @@ impl Default for CacheConfig {
             write_back_reads: false,
             flush_on_idle: false,
             flush_interval_ns: None,
-            fsp: FspConfig::default(),
         }
     }
 }
@@ -583,12 +412,6 @@ pub struct SlcConfig {
     /// SLC blocks and threshold are sampled every this many bytes of host writes for the
     /// report's series (the paper's Figs. 5-6: every 128 MB).
     pub sample_every_bytes: ByteSize,
-    /// `[slc.dwa]`: dynamic write acceleration's table.
-    pub dwa: SlcDwaConfig,
-    /// `[slc.ust]`: utilisation-aware self-tuning.
-    pub ust: SlcUstConfig,
-    /// `[slc.rl]`: the Q-learning agent.
-    pub rl: SlcRlConfig,
 }
 
 impl Default for SlcConfig {
@@ -601,130 +424,6 @@ impl Default for SlcConfig {
             target_free_blocks: None,
             max_fraction: 0.56,
             sample_every_bytes: ByteSize(128 << 20),
-            dwa: SlcDwaConfig::default(),
-            ust: SlcUstConfig::default(),
-            rl: SlcRlConfig::default(),
-        }
-    }
-}
-
-/// `[slc.dwa]`: SLC size by space utilisation, looked up in a table (Table 2 "setting 1", from
-/// a commercial drive: the Intel 660p).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct SlcDwaConfig {
-    /// Utilisation bounds, strictly ascending in (0, 1) (Table 2: 20 % to 70 %) ...
-    pub utilization_edges: Vec<f64>,
-    /// ... and the share of the device's blocks in SLC mode below the first bound, between
-    /// each pair and above the last: one more than the bounds (setting 1: 56, 50, 40, 30, 25,
-    /// 20, 10 %).
-    pub block_fractions: Vec<f64>,
-}
-
-impl Default for SlcDwaConfig {
-    fn default() -> Self {
-        SlcDwaConfig {
-            utilization_edges: vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
-            block_fractions: vec![0.56, 0.50, 0.40, 0.30, 0.25, 0.20, 0.10],
-        }
-    }
-}
-
-/// `[slc.ust]`: utilisation-aware self-tuning (Yang et al., TVLSI 2016, as the RL-SLC paper
-/// describes it in Sec. 4).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct SlcUstConfig {
-    /// MAX_SLC: SLC blocks' worth of host pages a logical block (a native block's worth of
-    /// LPNs) may write into the SLC region between two SLC garbage collections (Sec. 4: 6).
-    pub max_blocks_per_logical_block: u32,
-}
-
-impl Default for SlcUstConfig {
-    fn default() -> Self {
-        SlcUstConfig { max_blocks_per_logical_block: 6 }
-    }
-}
-
-/// `[slc.rl]`: the RL-SLC agent (Sec. 3). Its Q-table has the paper's shape, 1,296 states x 9
-/// actions; the ranges below say what the bins and actions mean.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct SlcRlConfig {
-    /// One decision per this many SLC blocks' worth of host writes (Sec. 3.1: 8).
-    pub step_slc_blocks: u32,
-    /// SLC blocks an action adds to or takes from the region (ours: 32, 128 MiB of SLC on
-    /// the paper's drive; the paper does not say).
-    pub size_step_blocks: u32,
-    /// The hot/cold threshold levels an action moves between, strictly ascending (ours: 4 KiB
-    /// to 512 KiB, doubling; Fig. 6 reaches 512 KB).
-    pub threshold_levels_bytes: Vec<ByteSize>,
-    /// Utilisation bounds of the state's 4 utilisation bins, strictly ascending (ours).
-    pub utilization_edges: Vec<f64>,
-    /// The state's SLC write demand is high when at least this share of a step's host pages
-    /// went to the SLC region (ours).
-    pub demand_high_fraction: f64,
-    /// The state's update frequency in SLC is high when a step's host writes overwrote at
-    /// least this many SLC pages per page they wrote to the SLC region (ours).
-    pub update_high_fraction: f64,
-    /// Step size of Eq. 1, in (0, 1] (not given; RLGC's 0.3).
-    pub alpha: f64,
-    /// Discount factor of Eq. 1, in [0, 1] (not given; RLGC's 0.8).
-    pub gamma: f64,
-    /// Exploration probability (Sec. 2.3: 0.07).
-    pub epsilon: f64,
-    /// Algorithm 2's rewards: when the step's weighted write cost is at most its running
-    /// average ...
-    pub reward_positive: f64,
-    /// ... and when it is above.
-    pub reward_negative: f64,
-    /// What a step's cost is compared with (Algorithm 2: the average of the earlier steps).
-    pub reward_baseline: SlcRewardBaseline,
-    /// `reward_baseline = "exponential"`: weight of the newest step, in (0, 1] (ours).
-    pub reward_baseline_smoothing: f64,
-    /// Learn during the run (false: act on the loaded table without updating it).
-    pub learn: bool,
-    /// Start from this pre-trained Q-table (a file `save_qtable` wrote; Sec. 4.2), not zeros.
-    pub load_qtable: Option<String>,
-    /// Write the Q-table here at the end of the run.
-    pub save_qtable: Option<String>,
-    /// The random-action control: each step's size and threshold change drawn uniformly from
-    /// the 9 actions, with the same steps, states and rewards. Refused for another `slc.policy`.
-    pub random_control: bool,
-}
-
-/// The cost a step of the RL SLC cache is rewarded against (Algorithm 2 lines 4-9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SlcRewardBaseline {
-    /// The mean of every earlier step, as the paper words it.
-    #[default]
-    AllSteps,
-    /// An exponential moving average of the earlier steps (`reward_baseline_smoothing`), so the
-    /// baseline follows the workload's phases (ours: a variant measured for seed spread).
-    Exponential,
-}
-
-impl Default for SlcRlConfig {
-    fn default() -> Self {
-        SlcRlConfig {
-            step_slc_blocks: 8,
-            size_step_blocks: 32,
-            threshold_levels_bytes: (12..20).map(|s| ByteSize(1 << s)).collect(),
-            utilization_edges: vec![0.25, 0.5, 0.75],
-            demand_high_fraction: 0.5,
-            update_high_fraction: 0.5,
-            alpha: 0.3,
-            gamma: 0.8,
-            epsilon: 0.07,
-            reward_positive: 1.0,
-            reward_negative: -1.0,
-            reward_baseline: SlcRewardBaseline::default(),
-            reward_baseline_smoothing: 0.1,
-            learn: true,
-            load_qtable: None,
-            save_qtable: None,
-            random_control: false,
         }
     }
 }
@@ -760,19 +459,6 @@ pub struct GcConfig {
     /// region are below this. Unset: twice `trigger_free_blocks`.
     #[serde(default)]
     pub background_free_blocks: Option<u32>,
-    /// Settings of the `lazy_rtgc` scheduler.
-    #[serde(default)]
-    pub lazy_rtgc: LazyRtgcConfig,
-    /// Settings of the `rlgc` and `rlgc_aggressive` schedulers, and the learning settings of
-    /// `rlgc_qtc` and the triggering of `predictor`.
-    #[serde(default)]
-    pub rlgc: RlgcConfig,
-    /// Settings of the `rlgc_qtc` scheduler.
-    #[serde(default)]
-    pub qtc: QtcGcConfig,
-    /// Settings of the `predictor` scheduler.
-    #[serde(default)]
-    pub predictor: PredictorConfig,
 }
 
 fn default_trigger() -> u32 {
@@ -806,280 +492,6 @@ impl Default for GcConfig {
             target_free_blocks: None,
             background: GcBackground::default(),
             background_free_blocks: None,
-            lazy_rtgc: LazyRtgcConfig::default(),
-            rlgc: RlgcConfig::default(),
-            qtc: QtcGcConfig::default(),
-            predictor: PredictorConfig::default(),
-        }
-    }
-}
-
-/// Intensive GC (Lazy-RTGC, adopted by RLGC Sec. 5.2): when the host is down to its last free
-/// blocks, a fixed number of copies follows every write, whatever the policy says. Counted in
-/// free blocks the host may still open (each plane's GC reserve excluded), see
-/// `GcObservation::host_free_blocks`. Built from the `intensive_*` keys of a policy's table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IntensiveConfig {
-    /// Copies per step in intensive mode.
-    pub copies: u32,
-    /// Enter intensive mode when host-usable free blocks are at most this.
-    pub enter_free_blocks: u32,
-    /// Leave it when host-usable free blocks exceed this.
-    pub stop_free_blocks: u32,
-}
-
-/// RLGC Sec. 5.2: intensive GC does "5 or 7" copies; ours: 7 (see lazy_rtgc.rs).
-fn default_intensive_copies() -> u32 {
-    7
-}
-
-/// `[gc.lazy_rtgc]`: Lazy-RTGC's partial GC (Zhang et al., TODAES 2015, as RLGC's baseline).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct LazyRtgcConfig {
-    /// Valid-page copies per partial task (alpha). Unset: floor(tBERS / (tR + tPROG)) of the
-    /// device, the most copies that fit in one block-erase time.
-    pub copies_per_step: Option<u32>,
-    /// Copies per step in intensive mode (RLGC Sec. 5.2: "5 or 7"; ours 7).
-    pub intensive_copies: u32,
-    /// Enter intensive mode with this many host-usable free blocks left ("one free block": 1).
-    pub intensive_enter_free_blocks: u32,
-    /// Leave intensive mode above this many host-usable free blocks (Lazy-RTGC: "greater than
-    /// one": 1).
-    pub intensive_stop_free_blocks: u32,
-}
-
-impl LazyRtgcConfig {
-    pub fn intensive(&self) -> IntensiveConfig {
-        IntensiveConfig {
-            copies: self.intensive_copies,
-            enter_free_blocks: self.intensive_enter_free_blocks,
-            stop_free_blocks: self.intensive_stop_free_blocks,
-        }
-    }
-}
-
-impl Default for LazyRtgcConfig {
-    fn default() -> Self {
-        LazyRtgcConfig {
-            copies_per_step: None,
-            intensive_copies: default_intensive_copies(),
-            intensive_enter_free_blocks: 1,
-            intensive_stop_free_blocks: 1,
-        }
-    }
-}
-
-/// What Algorithm 1's "interval == 0" (lines 3-5: no decision for "consecutive requests
-/// wherein the inter-request interval is zero") means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ZeroInterval {
-    /// The request arrived at the same time as the previous one (the literal reading).
-    SameArrival,
-    /// The request arrived before every earlier request had completed: the device had no idle
-    /// time since the previous one (ours, the default: docs/policies/gc.md has the run).
-    #[default]
-    NoIdleGap,
-}
-
-/// Which response rewards an RLGC decision (Alg. 1 lines 8-9: "we call the reward function
-/// with the response time of the current request ... we update the q-table entry of the previous
-/// request").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RewardRequest {
-    /// The response of the next request that also got a decision: with `no_idle_gap` that is a
-    /// request that found the drive idle, almost always fast, so the reward carries little.
-    #[default]
-    NextDecision,
-    /// The response of the request that arrived right after the decided one, decided or not: the
-    /// request the step's copies can delay (ours, issue #30). The update still bootstraps from
-    /// the next decision.
-    NextRequest,
-}
-
-/// How the RL agent exploits (RLGC Eq. 2 and footnote 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RlgcPolicyKind {
-    /// The action of the largest Q value (Eq. 2).
-    #[default]
-    Deterministic,
-    /// An action drawn with probability proportional to its (shifted) Q value (footnote 2;
-    /// the paper's experiments used it).
-    Stochastic,
-}
-
-/// `[gc.rlgc]`: RLGC (Kang, Shin, Yoo, ACM TECS 2017). Also the learning settings of
-/// `rlgc_qtc`. T_GC is `gc.trigger_free_blocks` (GC decisions while free blocks <= T_GC).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct RlgcConfig {
-    /// Largest action: actions are 0..=max_copies page copies (the talk slides: "0 ~ 2 page
-    /// copies"; Sec. 5.3 finds a limit of 2 best).
-    pub max_copies: u32,
-    /// Current inter-request interval bin edges (Table 3: 17 bins from "<100" to ">100000" us).
-    pub current_interval_edges_ns: Vec<u64>,
-    /// Previous inter-request interval split (Table 3: 100 us).
-    pub previous_interval_edge_ns: u64,
-    /// Copies per step in intensive GC (Sec. 5.2: "5 or 7", by pages per block: 7 by default,
-    /// 5 / 7 on the 384- / 768-page kang-* presets).
-    pub intensive_copies: u32,
-    /// Enter intensive GC when host-usable free blocks are at most this (Sec. 5.2: 1).
-    pub intensive_enter_free_blocks: u32,
-    /// Leave intensive GC when host-usable free blocks exceed this (T_IGC, Table 4: 3).
-    pub intensive_stop_free_blocks: u32,
-    /// T_GC^A of the aggressive variant (Table 4: 100).
-    pub aggressive_trigger_free_blocks: u32,
-    /// Action cap while T_GC < free blocks <= T_GC^A (Sec. 5.3: 2).
-    pub aggressive_max_copies: u32,
-    /// Victims chosen while T_GC < free blocks <= T_GC^A need this invalid fraction (0.6).
-    pub aggressive_min_invalid_fraction: f64,
-    /// Learning rate (step size) of the Q update, in (0, 1] (footnote 3: 0.3).
-    pub alpha: f64,
-    /// Discount factor of future rewards, in [0, 1] (footnote 3: 0.8).
-    pub gamma: f64,
-    /// Exploration probability for the first `epsilon_switch_after_decisions` decisions
-    /// (Sec. 5.2: 0.8).
-    pub epsilon_initial: f64,
-    /// Exploration probability after that (Sec. 5.2: 0.01).
-    pub epsilon_after: f64,
-    /// Decisions made with `epsilon_initial` before switching to `epsilon_after` (Sec. 5.2:
-    /// 1000). `rlgc_qtc` counts only decisions in a known state (unseen ones cannot explore).
-    pub epsilon_switch_after_decisions: u64,
-    /// How the agent exploits: the best action, or a draw weighted by Q value.
-    pub policy: RlgcPolicyKind,
-    /// Which requests count as a zero interval and get no decision (Alg. 1 lines 3-5).
-    pub zero_interval: ZeroInterval,
-    /// Which response rewards a decision (Alg. 1 lines 8-9).
-    pub reward_request: RewardRequest,
-    /// Added to every action's weight in the stochastic policy (w = Q + shift + floor, the
-    /// shift making the smallest Q zero), so a zero-valued action can still be drawn; > 0 (ours,
-    /// footnote 2 has none).
-    pub stochastic_floor: f64,
-    /// Reward thresholds: percentiles of response time, strictly ascending, in (0, 100]
-    /// (Sec. 5.2: 70, 90, 99).
-    pub reward_percentiles: Vec<f64>,
-    /// The reward of each band the percentiles delimit, fastest band first: one more value
-    /// than `reward_percentiles` (Fig. 6, range -0.5..1).
-    pub rewards: Vec<f64>,
-    /// The percentiles are taken over the last this many responses of the same operation type.
-    pub reward_window: usize,
-    /// Responses between two recomputations of the percentile thresholds.
-    pub reward_refresh_every: usize,
-    /// Decisions between two points of the reported reward series.
-    pub reward_sample_every: u64,
-    /// The random-action control of `rlgc`, `rlgc_aggressive` and `rlgc_qtc`: the same
-    /// triggers, states, cap and intensive GC, with the copies drawn uniformly from the action
-    /// set. Refused for a scheduler that does not learn.
-    pub random_control: bool,
-}
-
-/// Table 3's current-interval edges as we complete them: 100 us, then 15 edges spaced
-/// geometrically from 500 us to 100 ms (whole microseconds), 17 bins in all.
-pub const RLGC_CURRENT_INTERVAL_EDGES_US: [u64; 16] =
-    [100, 500, 730, 1_066, 1_556, 2_272, 3_317, 4_843, 7_071, 10_324, 15_073, 22_007, 32_131, 46_912, 68_492, 100_000];
-
-impl RlgcConfig {
-    pub fn intensive(&self) -> IntensiveConfig {
-        IntensiveConfig {
-            copies: self.intensive_copies,
-            enter_free_blocks: self.intensive_enter_free_blocks,
-            stop_free_blocks: self.intensive_stop_free_blocks,
-        }
-    }
-}
-
-impl Default for RlgcConfig {
-    fn default() -> Self {
-        RlgcConfig {
-            max_copies: 2,
-            current_interval_edges_ns: RLGC_CURRENT_INTERVAL_EDGES_US.iter().map(|us| us * 1000).collect(),
-            previous_interval_edge_ns: 100_000,
-            intensive_copies: default_intensive_copies(),
-            intensive_enter_free_blocks: 1,
-            intensive_stop_free_blocks: 3,
-            aggressive_trigger_free_blocks: 100,
-            aggressive_max_copies: 2,
-            aggressive_min_invalid_fraction: 0.6,
-            alpha: 0.3,
-            gamma: 0.8,
-            epsilon_initial: 0.8,
-            epsilon_after: 0.01,
-            epsilon_switch_after_decisions: 1000,
-            policy: RlgcPolicyKind::default(),
-            zero_interval: ZeroInterval::default(),
-            reward_request: RewardRequest::default(),
-            stochastic_floor: 0.01,
-            reward_percentiles: vec![70.0, 90.0, 99.0],
-            rewards: vec![1.0, 0.5, 0.0, -0.5],
-            reward_window: 10_000,
-            reward_refresh_every: 1000,
-            reward_sample_every: 1000,
-            random_control: false,
-        }
-    }
-}
-
-/// `[gc.qtc]`: the Q-table cache variant (Kang & Yoo, DAC'18; Yoo's 2019 slides). Learning,
-/// reward and intensive settings come from `[gc.rlgc]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct QtcGcConfig {
-    /// Entries per action's LRU cache (the slides: 100).
-    pub capacity_per_action: usize,
-    /// Largest action (the slides: 0/1/2-page copy, so 2).
-    pub max_copies: u32,
-    /// Copies in a state no cache holds (the slides: "0-page copy is adopted").
-    pub unseen_copies: u32,
-    /// Use the aggressive variant's triggering (Sec. 5.3) too.
-    pub aggressive: bool,
-}
-
-impl Default for QtcGcConfig {
-    fn default() -> Self {
-        QtcGcConfig { capacity_per_action: 100, max_copies: 2, unseen_copies: 0, aggressive: false }
-    }
-}
-
-/// How the predictor scheduler predicts the next inter-request interval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PredictorKind {
-    /// Mean of the last `window` intervals.
-    #[default]
-    MovingAverage,
-    /// s <- smoothing x interval + (1 - smoothing) x s.
-    ExponentialSmoothing,
-}
-
-/// `[gc.predictor]`: interval-prediction GC (the RLGC paper's Tables 11-12 comparison). Copies
-/// after a request = how many copies (tR + tPROG each) fit in the predicted next interval,
-/// capped by `max_copies`. Triggering and intensive mode as `[gc.rlgc]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct PredictorConfig {
-    /// How the next interval is predicted (Tables 11-12 compare both).
-    pub method: PredictorKind,
-    /// Moving-average window (Tables 11-12: 10 or 100).
-    pub window: usize,
-    /// Exponential-smoothing factor (Tables 11-12: 0.1 or 0.3).
-    pub smoothing: f64,
-    /// Largest step. Unset: as `gc.rlgc.max_copies`.
-    pub max_copies: Option<u32>,
-    /// Use the aggressive variant's triggering (Tables 11-12 compare against "Aggr").
-    pub aggressive: bool,
-}
-
-impl Default for PredictorConfig {
-    fn default() -> Self {
-        PredictorConfig {
-            method: PredictorKind::default(),
-            window: 10,
-            smoothing: 0.3,
-            max_copies: None,
-            aggressive: true,
         }
     }
 }
@@ -1143,7 +555,8 @@ impl Default for ReportConfig {
 /// Config-check helpers for the unit tests of the layers above.
 #[cfg(test)]
 pub(crate) mod test_support {
-    use super::{load, Config};
+    use super::Config;
+    use crate::catalog::load;
     use crate::error::ConfigProblem;
 
     /// `check`'s problems, as `key: reason` lines, for the `tiny` preset with `sets` overrides.

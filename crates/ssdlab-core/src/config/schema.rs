@@ -402,7 +402,6 @@ mod tests {
         // Policy ids are strings here; the registries check them (`ssdlab_core::load_config`).
         assert_eq!(describe("gc.victim"), "a string");
         assert_eq!(describe("workload.hot_fraction"), "a finite number");
-        assert_eq!(describe("gc.rlgc.rewards"), "an array of finite numbers");
         assert_eq!(describe("verify"), "true or false");
         assert_eq!(
             describe("workload.bs"),
@@ -419,7 +418,7 @@ mod tests {
         let root = schema();
         let view = SchemaView::new();
         // Unknown keys are rejected like `load` does, on every table.
-        for path in ["", "gc", "gc.rlgc", "workload.trace", "workload.trace.generic", "device.timing"] {
+        for path in ["", "gc", "cache", "workload.trace", "workload.trace.generic", "device.timing"] {
             let schema = if path.is_empty() { &root } else { view.resolve(view.at(&key(path)).unwrap()) };
             assert_eq!(schema.get("additionalProperties"), Some(&Value::Bool(false)), "{path}");
         }
@@ -481,7 +480,7 @@ mod tests {
             keys_of(&view, &view.root, &format!("#/definitions/{definition}"), "", &mut keys);
             assert!(!keys.is_empty(), "no key has type {definition}");
             for key in keys {
-                let load = |value: &str| crate::config::load(Some("tiny"), &[], &[format!("{key}={value}")]).unwrap();
+                let load = |value: &str| crate::catalog::load(Some("tiny"), &[], &[format!("{key}={value}")]).unwrap();
                 assert_eq!(load(alias), load(variant), "{key}={alias}");
             }
         }

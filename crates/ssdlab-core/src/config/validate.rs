@@ -3,19 +3,20 @@
 
 use std::ops::Deref;
 
-use crate::config::{Config, GcBackground, GcScopeKind};
+use crate::config::{Config, ConfigWarning, GcBackground, GcScopeKind};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
-use crate::rl::{PercentileConfig, StepReward, TdParams};
 use crate::workload::config::{AddressDistribution, Arrival, WorkloadKind};
 use crate::workload::jobs::job_regions;
 
-/// A configuration that passed every check. Derefs to `Config`.
+/// A configuration that passed every check, and what loading it had to warn about. Derefs to
+/// `Config`.
 #[derive(Debug, Clone)]
 pub struct ValidatedConfig {
     config: Config,
     logical_pages: u32,
     used_logical_pages: u32,
+    warnings: Vec<ConfigWarning>,
 }
 
 impl Deref for ValidatedConfig {
@@ -44,87 +45,7 @@ impl Problems {
     }
 }
 
-/// Most copies a partial step may ask for (the RL schedulers' Q-tables have one column per
-/// action).
-const MAX_ACTION_COPIES: u32 = 1024;
-
-/// The per-policy GC tables. Every table is checked whichever scheduler is chosen, so a
-/// mistake is caught before a sweep switches to it (T_GC^A against T_GC and the free blocks the
-/// drive can hold, which only matters with the aggressive triggering, is checked with the
-/// policy ids in `ftl::check_config`).
-fn check_gc_policies(p: &mut Problems, config: &Config) {
-    let g = &config.gc;
-    let copies = |p: &mut Problems, key: &str, v: Option<u32>| {
-        if let Some(v) = v {
-            p.check((1..=MAX_ACTION_COPIES).contains(&v), key, || {
-                format!("must be between 1 and {MAX_ACTION_COPIES}, got {v}")
-            });
-        }
-    };
-    let intensive = |p: &mut Problems, prefix: &str, copies: u32, enter: u32, stop: u32| {
-        p.check(copies >= 1, &format!("{prefix}.intensive_copies"), || "must be at least 1".into());
-        p.check(stop >= enter, &format!("{prefix}.intensive_stop_free_blocks"), || {
-            format!("must be at least {prefix}.intensive_enter_free_blocks ({enter})")
-        });
-    };
-
-    let l = &g.lazy_rtgc;
-    copies(p, "gc.lazy_rtgc.copies_per_step", l.copies_per_step);
-    intensive(p, "gc.lazy_rtgc", l.intensive_copies, l.intensive_enter_free_blocks, l.intensive_stop_free_blocks);
-
-    let r = &g.rlgc;
-    copies(p, "gc.rlgc.max_copies", Some(r.max_copies));
-    intensive(p, "gc.rlgc", r.intensive_copies, r.intensive_enter_free_blocks, r.intensive_stop_free_blocks);
-    p.check(!r.current_interval_edges_ns.is_empty(), "gc.rlgc.current_interval_edges_ns", || {
-        "needs at least one edge".into()
-    });
-    p.check(r.current_interval_edges_ns.windows(2).all(|w| w[0] < w[1]), "gc.rlgc.current_interval_edges_ns", || {
-        "must be strictly ascending".into()
-    });
-    copies(p, "gc.rlgc.aggressive_max_copies", Some(r.aggressive_max_copies));
-    p.check(
-        (0.0..=1.0).contains(&r.aggressive_min_invalid_fraction),
-        "gc.rlgc.aggressive_min_invalid_fraction",
-        || format!("must be in [0, 1], got {}", r.aggressive_min_invalid_fraction),
-    );
-    p.absorb(TdParams { alpha: r.alpha, gamma: r.gamma }.validate("gc.rlgc"));
-    for (key, v) in [("gc.rlgc.epsilon_initial", r.epsilon_initial), ("gc.rlgc.epsilon_after", r.epsilon_after)] {
-        p.check((0.0..=1.0).contains(&v), key, || format!("must be a probability in [0, 1], got {v}"));
-    }
-    p.check(r.stochastic_floor > 0.0 && r.stochastic_floor.is_finite(), "gc.rlgc.stochastic_floor", || {
-        format!("must be a positive finite number, got {}", r.stochastic_floor)
-    });
-    let percentiles = PercentileConfig {
-        percentiles: r.reward_percentiles.clone(),
-        window: r.reward_window,
-        refresh_every: r.reward_refresh_every,
-    };
-    p.absorb(percentiles.validate("gc.rlgc.reward").map_err(|e| rename_key(e, "gc.rlgc.reward.", "gc.rlgc.reward_")));
-    p.absorb(
-        StepReward::new(r.rewards.clone())
-            .and_then(|s| s.validate("gc.rlgc.rewards", Some(r.reward_percentiles.len() + 1)))
-            .map_err(|e| rename_key(e, "reward", "gc.rlgc.rewards")),
-    );
-    p.check(r.reward_sample_every >= 1, "gc.rlgc.reward_sample_every", || "must be at least 1".into());
-
-    let q = &g.qtc;
-    p.check((1..=(1usize << 31)).contains(&q.capacity_per_action), "gc.qtc.capacity_per_action", || {
-        format!("must be between 1 and 2^31, got {}", q.capacity_per_action)
-    });
-    copies(p, "gc.qtc.max_copies", Some(q.max_copies));
-    p.check(q.unseen_copies <= q.max_copies, "gc.qtc.unseen_copies", || {
-        format!("must not exceed gc.qtc.max_copies ({})", q.max_copies)
-    });
-
-    let pr = &g.predictor;
-    p.check(pr.window >= 1, "gc.predictor.window", || "must be at least 1".into());
-    p.check(pr.smoothing > 0.0 && pr.smoothing <= 1.0, "gc.predictor.smoothing", || {
-        format!("must be in (0, 1], got {}", pr.smoothing)
-    });
-    copies(p, "gc.predictor.max_copies", pr.max_copies);
-}
-
-/// `[cache]`, `[slc]` and `[ftl.tpftl]`, `[ftl.learned]` on their own (the policy ids are checked with the
+/// `[cache]`, `[slc]` and `ftl.translation_entry_bytes` on their own (the policy ids are checked with the
 /// registries, `ftl::check_config`).
 fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks: u64) {
     let c = &config.cache;
@@ -164,38 +85,6 @@ fn check_cache_and_regions(p: &mut Problems, config: &Config, bits: u32, blocks:
     p.check(te >= 1 && config.device.page_bytes / te.max(1) as u64 >= 1, "ftl.translation_entry_bytes", || {
         format!("must be between 1 and the page size ({} bytes)", config.device.page_bytes)
     });
-    let t = &config.ftl.tpftl;
-    p.check(t.entry_bytes >= 1, "ftl.tpftl.entry_bytes", || "must be at least 1".into());
-    p.check(t.cmt_bytes.0 >= (t.node_bytes + t.entry_bytes) as u64, "ftl.tpftl.cmt_bytes", || {
-        format!("must hold at least one node with one entry ({} bytes)", t.node_bytes + t.entry_bytes)
-    });
-    p.check(t.selective_threshold >= 1, "ftl.tpftl.selective_threshold", || "must be at least 1".into());
-    let l = &config.ftl.learned;
-    p.check((1..=64).contains(&l.max_segments), "ftl.learned.max_segments", || "must be between 1 and 64".into());
-    p.check(l.cmt_bytes.0 >= (t.node_bytes + t.entry_bytes) as u64, "ftl.learned.cmt_bytes", || {
-        format!("must hold at least one node with one entry ({} bytes)", t.node_bytes + t.entry_bytes)
-    });
-}
-
-/// Give the `rl` validators' keys our names: `PercentileConfig::validate("gc.rlgc.reward")`
-/// says `gc.rlgc.reward.window` for our `gc.rlgc.reward_window`, `StepReward::new` says `reward`
-/// for `gc.rlgc.rewards`.
-fn rename_key(e: Error, from: &str, to: &str) -> Error {
-    match e {
-        Error::Config { path, problems } => Error::Config {
-            path,
-            problems: problems
-                .into_iter()
-                .map(|mut c| {
-                    if c.key.starts_with(from) && !c.key.starts_with(to) {
-                        c.key = c.key.replacen(from, to, 1);
-                    }
-                    c
-                })
-                .collect(),
-        },
-        e => e,
-    }
 }
 
 /// A device's capacity in pages, as the config sizes it (page numbers clamped to u32).
@@ -315,10 +204,9 @@ impl ValidatedConfig {
                 format!("must exceed gc.trigger_free_blocks ({})", g.trigger_free_blocks)
             });
         }
-        check_gc_policies(&mut p, &config);
         p.check(config.idle.gap_ns >= 1, "idle.gap_ns", || "must be at least 1".into());
-        let sched = &config.scheduler;
-        p.check(sched.max_suspensions >= 1, "scheduler.max_suspensions", || "must be at least 1".into());
+        let sched = &config.transaction_scheduler;
+        p.check(sched.max_suspensions >= 1, "transaction_scheduler.max_suspensions", || "must be at least 1".into());
         if let Some(b) = g.background_free_blocks {
             p.check(b >= 1, "gc.background_free_blocks", || "must be at least 1".into());
         }
@@ -400,7 +288,23 @@ impl ValidatedConfig {
         if !p.0.is_empty() {
             return Err(Error::Config { path: None, problems: p.0 });
         }
-        Ok(ValidatedConfig { config, logical_pages: logical_pages as u32, used_logical_pages: used as u32 })
+        Ok(ValidatedConfig {
+            config,
+            logical_pages: logical_pages as u32,
+            used_logical_pages: used as u32,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// With what loading it found to warn about (deprecated names, `load_validated_claiming`).
+    pub fn with_warnings(self, warnings: Vec<ConfigWarning>) -> ValidatedConfig {
+        ValidatedConfig { warnings, ..self }
+    }
+
+    /// What loading the configuration warned about, in the order the layers were read: for the
+    /// caller to show (the core prints nothing).
+    pub fn warnings(&self) -> &[ConfigWarning] {
+        &self.warnings
     }
 
     pub fn config(&self) -> &Config {
@@ -424,7 +328,8 @@ impl ValidatedConfig {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::{load, Layer, ValidatedConfig};
+    use crate::catalog::load;
+    use crate::config::{Layer, ValidatedConfig};
 
     #[test]
     fn lists_every_problem_at_once() {
@@ -437,43 +342,6 @@ mod tests {
         let text = ValidatedConfig::new(cfg).unwrap_err().to_string();
         for key in ["device.pages_per_block", "device.utilization", "workload.iodepth"] {
             assert!(text.contains(key), "{key} missing from: {text}");
-        }
-    }
-
-    #[test]
-    fn gc_policy_tables_are_checked() {
-        let cfg = load(
-            Some("tiny"),
-            &[Layer::inline(
-                "[gc]\nscheduler = \"rlgc_aggressive\"\n[gc.lazy_rtgc]\ncopies_per_step = 0\n[gc.rlgc]\nintensive_stop_free_blocks = 0\n\
-                 aggressive_trigger_free_blocks = 2\nalpha = 0\nrewards = [1.0, 0.0]\nreward_window = 0\n\
-                 current_interval_edges_ns = [5, 5]\n[gc.qtc]\ncapacity_per_action = 0\n\
-                 [gc.predictor]\nsmoothing = 1.5\n",
-            )],
-            &[],
-        )
-        .unwrap();
-        let text = ValidatedConfig::new(cfg).unwrap_err().to_string();
-        for key in [
-            "gc.lazy_rtgc.copies_per_step",
-            "gc.rlgc.intensive_stop_free_blocks",
-            "gc.rlgc.alpha",
-            "gc.rlgc.rewards",
-            "gc.rlgc.reward_window",
-            "gc.rlgc.current_interval_edges_ns",
-            "gc.qtc.capacity_per_action",
-            "gc.predictor.smoothing",
-        ] {
-            assert!(text.contains(key), "{key} missing from: {text}");
-        }
-        // Unknown keys inside the policy tables are reported by `load` like any other.
-        let err = load(Some("tiny"), &[Layer::inline("[gc.rlgc]\nmax_copy = 3\n[gc.qtc]\ncapacity = 5\n")], &[])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("gc.rlgc.max_copy") && err.contains("gc.qtc.capacity"), "{err}");
-        for scheduler in ["lazy_rtgc", "rlgc", "rlgc_aggressive", "rlgc_qtc", "predictor"] {
-            let cfg = load(Some("kang-3d-128gb"), &[], &[format!("gc.scheduler={scheduler}")]).unwrap();
-            assert!(ValidatedConfig::new(cfg).is_ok(), "{scheduler}");
         }
     }
 

@@ -77,10 +77,10 @@ pub struct SourceCounters {
     /// and channel to start them (a read's later wait for the channel to carry its data out is
     /// not counted), summed.
     pub wait_ns: u64,
-    /// Times this source's programs and erases were suspended for a read (`scheduler.suspend_ns`).
+    /// Times this source's programs and erases were suspended for a read (`transaction_scheduler.suspend_ns`).
     pub suspensions: u64,
     /// Operations (a page copy counts once) that waited in a background queue
-    /// (`scheduler.policy = "priority"`); their waits are in `wait_ns`.
+    /// (`transaction_scheduler.policy = "priority"`); their waits are in `wait_ns`.
     pub queued: u64,
 }
 
@@ -146,7 +146,7 @@ pub struct Device {
     /// Bumped whenever the resources are reset to idle (policies caching free times refresh).
     epoch: u64,
     counters: DeviceCounters,
-    /// `scheduler.policy = "priority"`: background work waits in per-unit queues (`queue.rs`).
+    /// `transaction_scheduler.policy = "priority"`: background work waits in per-unit queues (`queue.rs`).
     /// None under `fcfs`, so its booking path never looks at queues.
     sched: Option<Box<Priority>>,
     /// Every booking as (block, kind 0 read / 1 program / 2 erase, start, array end), for the
@@ -195,13 +195,13 @@ impl Device {
         }
     }
 
-    /// How units order their operations (`[scheduler]`, `scheduler::REGISTRY`).
+    /// How units order their operations (`[transaction_scheduler]`, `scheduler::REGISTRY`).
     pub fn set_scheduler(&mut self, cfg: &SchedulerConfig) -> Result<()> {
         let problems = scheduler::problems(cfg);
         if !problems.is_empty() {
             return Err(crate::error::Error::Config { path: None, problems });
         }
-        let entry = crate::registry::find(scheduler::REGISTRY, "scheduler.policy", &cfg.policy)?;
+        let entry = crate::registry::find(scheduler::REGISTRY, "transaction_scheduler.policy", &cfg.policy)?;
         self.sched = (entry.build)(cfg, self.unit_free_at.len(), self.geometry.blocks() as usize);
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! Layer: device. The `priority` transaction scheduler (`scheduler.policy = "priority"`, as
+//! Layer: device. The `priority` transaction scheduler (`transaction_scheduler.policy = "priority"`, as
 //! MQSim's priority scheduler serves host transactions before GC ones).
 //!
 //! Work no request waits for (GC steps decided after a request, idle-time GC and buffer

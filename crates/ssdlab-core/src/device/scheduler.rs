@@ -1,4 +1,4 @@
-//! Layer: device. The transaction schedulers' registry (`scheduler.policy`): how each array unit
+//! Layer: device. The transaction schedulers' registry (`transaction_scheduler.policy`): how each array unit
 //! orders the flash operations waiting for it. One line per scheduler, with its constructor and
 //! capabilities (`crate::registry`). `fcfs` keeps no state: its booking path never looks at a
 //! queue (`Device::sched` is `None`); `priority` is `queue.rs`.
@@ -17,11 +17,11 @@ pub type BuildScheduler = fn(&SchedulerConfig, usize, usize) -> Option<Box<Prior
 pub struct TransactionCaps {
     /// Background work (GC steps after a request or in idle time, idle buffer flushes) waits
     /// behind host work, so a host read can suspend a background program or erase
-    /// (`scheduler.suspend_ns`).
+    /// (`transaction_scheduler.suspend_ns`).
     pub host_first: bool,
 }
 
-/// `scheduler.policy`: every transaction scheduler, one line each.
+/// `transaction_scheduler.policy`: every transaction scheduler, one line each.
 pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
     Entry {
         id: "fcfs",
@@ -45,21 +45,21 @@ pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
 ];
 
 /// The transaction scheduler's problems in `cfg`: an unregistered id, or read suspension
-/// (`scheduler.suspend_ns`) with a scheduler that does not put host work first.
+/// (`transaction_scheduler.suspend_ns`) with a scheduler that does not put host work first.
 pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
-    problems(&cfg.scheduler)
+    problems(&cfg.transaction_scheduler)
 }
 
-/// `check_config` on the `[scheduler]` table alone (what `Device::set_scheduler` has).
+/// `check_config` on the `[transaction_scheduler]` table alone (what `Device::set_scheduler` has).
 pub(super) fn problems(s: &SchedulerConfig) -> Vec<ConfigProblem> {
     let mut problems: Vec<ConfigProblem> =
-        registry::check(REGISTRY, "scheduler.policy", &s.policy).into_iter().collect();
+        registry::check(REGISTRY, "transaction_scheduler.policy", &s.policy).into_iter().collect();
     if s.suspend_ns.is_some() && registry::caps(REGISTRY, &s.policy).is_some_and(|c| !c.host_first) {
         problems.push(ConfigProblem {
-            key: "scheduler.suspend_ns".into(),
+            key: "transaction_scheduler.suspend_ns".into(),
             reason: format!(
                 "suspension serves reads before background work: it needs a scheduler that puts host work first \
-                 (scheduler.policy: {})",
+                 (transaction_scheduler.policy: {})",
                 registry::ids_where(REGISTRY, |c: &TransactionCaps| c.host_first)
             ),
         });
@@ -78,18 +78,22 @@ mod tests {
     #[test]
     fn ids_and_suspension_are_checked_against_the_registry() {
         assert!(problems(&[]).is_empty());
-        assert!(problems(&["scheduler.policy=priority", "scheduler.suspend_ns=20000"]).is_empty());
-        let p = problems(&["scheduler.policy=lifo"]);
+        assert!(
+            problems(&["transaction_scheduler.policy=priority", "transaction_scheduler.suspend_ns=20000"]).is_empty()
+        );
+        let p = problems(&["transaction_scheduler.policy=lifo"]);
         assert!(
             p.len() == 1
-                && p[0].starts_with("scheduler.policy: unknown policy \"lifo\"; expected one of fcfs, priority"),
+                && p[0].starts_with(
+                    "transaction_scheduler.policy: unknown policy \"lifo\"; expected one of fcfs, priority"
+                ),
             "{p:?}"
         );
-        let p = problems(&["scheduler.suspend_ns=20000"]);
+        let p = problems(&["transaction_scheduler.suspend_ns=20000"]);
         assert!(
             p.len() == 1
-                && p[0].starts_with("scheduler.suspend_ns: suspension")
-                && p[0].ends_with("(scheduler.policy: priority)"),
+                && p[0].starts_with("transaction_scheduler.suspend_ns: suspension")
+                && p[0].ends_with("(transaction_scheduler.policy: priority)"),
             "{p:?}"
         );
     }

@@ -51,15 +51,15 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
     };
     let capacity = Capacity::of(cfg).with_fixed_slc_blocks(fixed_slc_blocks, cfg.device.cell.bits_per_cell());
     check_spare_blocks(cfg, &capacity, &mut check);
-    if scheduler.is_some_and(|s| (s.aggressive)(g)) {
+    if let Some(t_gc_a) = scheduler.and_then(|s| (s.aggressive)(&cfg.policy_tables)) {
         check(
-            g.rlgc.aggressive_trigger_free_blocks > g.trigger_free_blocks,
+            t_gc_a > g.trigger_free_blocks,
             "gc.rlgc.aggressive_trigger_free_blocks",
             format!("must exceed gc.trigger_free_blocks ({}) with the aggressive triggering", g.trigger_free_blocks),
         );
         // RLGC Sec. 5.3: the early regime lasts while free blocks <= T_GC^A, so a T_GC^A the
         // drive's free blocks can never exceed would keep it there for ever.
-        let (t_gc_a, reachable) = (g.rlgc.aggressive_trigger_free_blocks as u64, capacity.reachable_free_blocks());
+        let (t_gc_a, reachable) = (t_gc_a as u64, capacity.reachable_free_blocks());
         check(
             t_gc_a < reachable,
             "gc.rlgc.aggressive_trigger_free_blocks",
@@ -212,27 +212,39 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
         ),
         None => {}
     }
-    // A random-action control replaces a learned policy's choices: it needs one.
+    // A random-action control (the `random_control` key of a learned policy's table) replaces
+    // a learned policy's choices: the seam's chosen policy must be one.
+    let (eviction_key, eviction_id, eviction_learns) = if cfg.cache.capacity.0 > 0 {
+        ("cache.eviction", cfg.cache.eviction.as_str(), eviction.map(|c| c.learns))
+    } else {
+        ("cache.capacity", "0 (no write buffer)", Some(false))
+    };
     let controls = [
-        ("gc.rlgc.random_control", g.rlgc.random_control, "gc.scheduler", &g.scheduler, scheduler.map(|c| c.learns)),
-        ("slc.rl.random_control", cfg.slc.rl.random_control, "slc.policy", &cfg.slc.policy, slc.map(|c| c.learns)),
+        (controlled(gc::scheduler::REGISTRY, cfg), "gc.scheduler", g.scheduler.as_str(), scheduler.map(|c| c.learns)),
+        (controlled(region::registry::REGISTRY, cfg), "slc.policy", cfg.slc.policy.as_str(), slc.map(|c| c.learns)),
+        (controlled(cache::registry::REGISTRY, cfg), eviction_key, eviction_id, eviction_learns),
     ];
-    for (key, control, policy_key, id, learns) in controls {
-        if let Some(reason) = control_without_agent(control, policy_key, id, learns) {
-            check(false, key, reason);
-        }
-    }
-    if cfg.cache.fsp.random_control {
-        let (policy_key, id, learns) = if cfg.cache.capacity.0 > 0 {
-            ("cache.eviction", cfg.cache.eviction.as_str(), eviction.map(|c| c.learns))
-        } else {
-            ("cache.capacity", "0 (no write buffer)", Some(false))
-        };
-        if let Some(reason) = control_without_agent(true, policy_key, id, learns) {
-            check(false, "cache.fsp.random_control", reason);
+    for (tables, policy_key, id, learns) in controls {
+        for table in tables {
+            if let Some(reason) = control_without_agent(true, policy_key, id, learns) {
+                check(false, &format!("{table}.random_control"), reason);
+            }
         }
     }
     p
+}
+
+/// The settings tables of `registry`'s policies that ask for the random-action control
+/// (`random_control = true`).
+fn controlled<B, C>(registry: &[registry::Entry<B, C>], cfg: &Config) -> Vec<&'static str> {
+    let mut tables: Vec<&'static str> = Vec::new();
+    for s in registry.iter().filter_map(|e| e.settings) {
+        let on = cfg.policy_tables.get(s.table).and_then(|t| t.get("random_control")).and_then(|v| v.as_bool());
+        if on == Some(true) && !tables.contains(&s.table) {
+            tables.push(s.table);
+        }
+    }
+    tables
 }
 
 /// Spare blocks must cover the GC threshold, two open blocks per plane (host and GC streams)

@@ -198,7 +198,7 @@ impl Ftl {
     /// GC step (`gc.background = "idle"`, as the scheduler decides). Returns when that work ends
     /// (the engine calls again then if the host is still idle), or None if there was none.
     pub fn on_idle(&mut self, now: SimTime, device: &mut Device) -> Result<Option<SimTime>> {
-        // Nothing waits for idle-time work: with `scheduler.policy = "priority"` it yields to
+        // Nothing waits for idle-time work: with `transaction_scheduler.policy = "priority"` it yields to
         // any request that arrives.
         device.set_background(true);
         let result = self.idle_work(now, device);

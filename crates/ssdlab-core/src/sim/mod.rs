@@ -170,7 +170,7 @@ impl Simulation {
             _ => w.count,
         };
         let mut device = Device::new(geometry, timing);
-        device.set_scheduler(&cfg.scheduler)?;
+        device.set_scheduler(&cfg.transaction_scheduler)?;
         Ok(Simulation {
             device,
             ftl: Ftl::build(&cfg, rng_for(cfg.seed, RngStream::Policy))?,

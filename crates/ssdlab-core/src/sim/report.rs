@@ -40,7 +40,7 @@ impl Simulation {
             ssdlab_version: env!("CARGO_PKG_VERSION"),
             git_revision: env!("SSDLAB_GIT_REVISION"),
             seed: self.cfg.seed,
-            config: serde_json::to_value(self.cfg.config()).unwrap_or(serde_json::Value::Null),
+            config: crate::config::to_json(self.cfg.config()),
             workload: WorkloadSummary {
                 span_ns: span,
                 skipped_records: self.host.skipped_records(),

@@ -112,7 +112,7 @@ fn runs() -> Vec<(String, Vec<String>)> {
         let own = format!("[cache]\neviction = \"{}\"\n", e.id);
         add(format!("cache.eviction = {}", e.id), vec![BUFFER.into()], own.clone());
         if e.caps.learns {
-            let control = vec![BUFFER.into(), "[cache.fsp]\nrandom_control = true\n".into()];
+            let control = vec![BUFFER.into(), "[cache.page_type_eviction]\nrandom_control = true\n".into()];
             add(format!("cache.eviction = {}, random control", e.id), control, own);
         }
     }
@@ -144,12 +144,16 @@ fn runs() -> Vec<(String, Vec<String>)> {
     let partial = first(SCHEDULERS, |c: &SchedulerCaps| !c.blocking);
     let background = format!("[gc]\nscheduler = \"{partial}\"\n");
     for e in TRANSACTIONS {
-        let own = format!("[scheduler]\npolicy = \"{}\"\n", e.id);
-        add(format!("scheduler.policy = {}", e.id), vec![aggressive.into(), background.clone()], own.clone());
+        let own = format!("[transaction_scheduler]\npolicy = \"{}\"\n", e.id);
+        add(
+            format!("transaction_scheduler.policy = {}", e.id),
+            vec![aggressive.into(), background.clone()],
+            own.clone(),
+        );
         if e.caps.host_first {
-            let suspend = "[scheduler]\nsuspend_ns = 20_000\nresume_ns = 5_000\n".into();
+            let suspend = "[transaction_scheduler]\nsuspend_ns = 20_000\nresume_ns = 5_000\n".into();
             let layers = vec![aggressive.into(), background.clone(), suspend];
-            add(format!("scheduler.policy = {}, read suspension", e.id), layers, own);
+            add(format!("transaction_scheduler.policy = {}, read suspension", e.id), layers, own);
         }
     }
     runs

@@ -53,7 +53,7 @@ fn run_policy(eviction: &str, insert_reads: bool, cache_mib: u32) -> ssdlab_core
 fn run_buffer(eviction: &str, insert_reads: bool, extra: &str, cache_mib: u32) -> ssdlab_core::Report {
     let toml = format!(
         "verify = true\n{SMALL}[cache]\ncapacity = \"{cache_mib}MiB\"\neviction = \"{eviction}\"\n\
-         insert_reads = {insert_reads}\n{extra}\n[cache.fsp]\nepisode_length = 200\n\
+         insert_reads = {insert_reads}\n{extra}\n[cache.page_type_eviction]\nepisode_length = 200\n\
          [warmup]\nfill = true\nrandom_writes = 0.2\n\
          [workload]\nrw = \"randrw\"\nrwmixread = 50\nbs = 12288\niodepth = 8\nrandom_distribution = \"zipf\"\n\
          zipf_theta = 0.9\ncount = 60000\n"

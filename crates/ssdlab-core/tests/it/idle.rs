@@ -26,7 +26,7 @@ fn idle_work_keeps_verify_green() {
             let cache = if buffer { "[cache]\ncapacity = \"256k\"\nflush_on_idle = true\n" } else { "" };
             let gc = format!("[gc]\nscheduler = \"{scheduler}\"\nbackground = \"idle\"\nbackground_free_blocks = 40\n");
             let sched = match order {
-                "priority" => "[scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\n",
+                "priority" => "[transaction_scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\n",
                 _ => "",
             };
             let report = run(config("tiny", &format!("{WORKLOAD}{gc}{cache}{sched}"), &[]));

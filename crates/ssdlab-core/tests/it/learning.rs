@@ -33,7 +33,7 @@ fn rl_fsp_puts_pages_read_every_episode_on_lsb_and_never_read_ones_on_msb() {
     let runs = [false, true].map(|control| {
         let toml = format!(
             "verify = true\n[device]\nblocks_per_plane = 32\noverprovisioning = 0.15\n[gc]\ntrigger_free_blocks = 51\n\
-             [cache]\ncapacity = '2MiB'\neviction = 'rl_fsp'\n[cache.fsp]\nrandom_control = {control}\n\
+             [cache]\ncapacity = '2MiB'\neviction = 'rl_fsp'\n[cache.page_type_eviction]\nrandom_control = {control}\n\
              [workload]\nkind = 'spec'\nspec = {spec:?}\n"
         );
         run(config("li-qlc-fsp", &toml, &[]))
@@ -173,13 +173,13 @@ fn a_random_control_without_an_agent_is_refused() {
             "\"lazy_rtgc\"",
         ),
         (
-            "[cache]\ncapacity = '1m'\n[cache.fsp]\nrandom_control = true\n",
-            "cache.fsp.random_control",
+            "[cache]\ncapacity = '1m'\n[cache.page_type_eviction]\nrandom_control = true\n",
+            "cache.page_type_eviction.random_control",
             "cache.eviction = \"lru\"",
         ),
         (
-            "[cache.fsp]\nrandom_control = true\n",
-            "cache.fsp.random_control",
+            "[cache.page_type_eviction]\nrandom_control = true\n",
+            "cache.page_type_eviction.random_control",
             "cache.capacity = \"0 (no write buffer)\"",
         ),
         ("[slc.rl]\nrandom_control = true\n", "slc.rl.random_control", "slc.policy = \"none\""),

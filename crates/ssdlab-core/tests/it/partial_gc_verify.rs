@@ -57,8 +57,8 @@ fn a_threshold_inside_the_gc_reserve_still_keeps_all_data() {
 #[test]
 fn every_partial_scheduler_keeps_all_data_under_priority() {
     for sched in [
-        "[scheduler]\npolicy = \"priority\"\n",
-        "[scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\nresume_ns = 5_000\n",
+        "[transaction_scheduler]\npolicy = \"priority\"\n",
+        "[transaction_scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\nresume_ns = 5_000\n",
     ] {
         for scheduler in ["lazy_rtgc", "rlgc"] {
             for (i, w) in WORKLOADS.iter().enumerate() {

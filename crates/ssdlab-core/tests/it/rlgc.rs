@@ -85,7 +85,9 @@ fn aggressive_rlgc_filters_victims_above_t_gc_and_triggers_on_reads() {
     let toml = format!("{PAPER_REGIME}count = {}\n", two_drive_writes("kang-3d-128gb"))
         .replace("rw = \"randwrite\"", "rw = \"randrw\"\nrwmixread = 30");
     let aggressive = config("kang-3d-128gb", &toml, &["gc.scheduler=rlgc_aggressive"]);
-    assert_eq!(aggressive.gc.rlgc.max_copies, 5);
+    let rlgc: ssdlab_core::ftl::gc::scheduler::RlgcSettings =
+        ssdlab_core::ftl::gc::scheduler::settings::RLGC.decode(&aggressive.policy_tables).unwrap();
+    assert_eq!(rlgc.max_copies, 5);
     let r = run(aggressive.clone());
     assert!(r.verify.final_scan_passed);
     let rep = &r.policies.gc_scheduler_report;

@@ -2,7 +2,7 @@
 //! simulator, with verify mode on, and a spec's problems are refused with the config.
 
 use crate::common::{config, read_request_log, run, temp_path};
-use ssdlab_core::config::{load, Layer};
+use ssdlab_core::config::Layer;
 use ssdlab_core::ValidatedConfig;
 
 #[test]
@@ -40,11 +40,11 @@ fn an_impossible_spec_is_refused_with_the_config() {
     let path = temp_path("bad-spec.toml");
     std::fs::write(&path, "address_space = '1g'\n[length]\nrequests = 5\n[read]\nfootprint = '2g'\n").unwrap();
     let toml = format!("[workload]\nkind = \"spec\"\nspec = \"{}\"\n", path.display());
-    let cfg = load(Some("tiny"), &[Layer::inline(toml)], &[]).unwrap();
+    let cfg = ssdlab_core::catalog::load(Some("tiny"), &[Layer::inline(toml)], &[]).unwrap();
     let err = ValidatedConfig::new(cfg).unwrap_err().to_string();
     assert!(err.contains("workload.spec: read.footprint: 2147483648 bytes is larger than address_space"), "{err}");
     assert!(err.contains("bad-spec.toml:5"), "{err}");
-    let cfg = load(Some("tiny"), &[Layer::inline("[workload]\nkind = \"spec\"\n")], &[]).unwrap();
+    let cfg = ssdlab_core::catalog::load(Some("tiny"), &[Layer::inline("[workload]\nkind = \"spec\"\n")], &[]).unwrap();
     assert!(ValidatedConfig::new(cfg).unwrap_err().to_string().contains("a spec workload needs a spec"));
 }
 

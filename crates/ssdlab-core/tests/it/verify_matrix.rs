@@ -115,9 +115,9 @@ impl Time {
         let mut layers = Vec::new();
         layers.push(match self.scheduler {
             "fcfs" => String::new(),
-            "priority" => "[scheduler]\npolicy = \"priority\"\n".into(),
+            "priority" => "[transaction_scheduler]\npolicy = \"priority\"\n".into(),
             "suspend" => {
-                "[scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\nresume_ns = 5_000\nmax_suspensions = 2\n"
+                "[transaction_scheduler]\npolicy = \"priority\"\nsuspend_ns = 20_000\nresume_ns = 5_000\nmax_suspensions = 2\n"
                     .into()
             }
             other => panic!("no scheduler {other}"),

@@ -1,7 +1,7 @@
 //! Layer: ftl. The FSP paper's "Distance" baseline (Li et al., TCAD 2024, Sec. IV-A), after
 //! OSPADA (Wu et al., ICCD 2018): a full-sequence-program unit groups pages whose logical
 //! addresses are far apart, so a later sequential read spreads over wordlines (and planes)
-//! rather than queueing on one. Eviction id `distance`, settings in `[cache.fsp]`.
+//! rather than queueing on one. Eviction id `distance`, settings in `[cache.page_type_eviction]`.
 //!
 //! What the paper says: OSPADA groups "the application data that do not have adjacent addresses
 //! into a storage unit"; "the distance threshold is set as half of the page number of the total
@@ -33,14 +33,17 @@ pub struct DistanceEviction {
 
 impl DistanceEviction {
     pub fn new(ctx: &BuildCtx) -> Result<Self> {
-        check_fsp(ctx)?;
-        let f = ctx.cfg.cache.fsp.distance_fraction;
+        let fsp = check_fsp(ctx)?;
+        let f = fsp.distance_fraction;
         if !(0.0..=1.0).contains(&f) {
-            return Err(Error::config("cache.fsp.distance_fraction", format!("must be in [0, 1], got {f}")));
+            return Err(Error::config(
+                "cache.page_type_eviction.distance_fraction",
+                format!("must be in [0, 1], got {f}"),
+            ));
         }
         Ok(DistanceEviction {
             types: ctx.page_types(),
-            candidates_fraction: ctx.cfg.cache.fsp.candidates_fraction,
+            candidates_fraction: fsp.candidates_fraction,
             threshold_lpns: (ctx.capacity_pages as f64 * f).floor() as u32,
             candidates: Vec::new(),
             units: 0,
@@ -95,7 +98,7 @@ mod tests {
     #[test]
     fn pages_far_apart_first_then_the_nearest_to_the_tail() {
         // 20 pages of buffer, candidates 100 %: threshold 10 LPNs.
-        let cfg = ctx_config("[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"80KiB\"\n[cache.fsp]\ncandidates_fraction = 1.0\n");
+        let cfg = ctx_config("[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"80KiB\"\n[cache.page_type_eviction]\ncandidates_fraction = 1.0\n");
         let ctx = BuildCtx { cfg: &cfg, logical_pages: 200, capacity_pages: 20, rng: rand_pcg::Pcg64Mcg::new(1) };
         let mut d = DistanceEviction::new(&ctx).unwrap();
         assert_eq!(d.threshold_lpns, 10);

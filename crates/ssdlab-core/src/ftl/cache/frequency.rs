@@ -1,7 +1,7 @@
 //! Layer: ftl. The FSP paper's "Frequency" baseline as the paper describes it (Li et al., TCAD
 //! 2024, Sec. IV-A and IV-D2/3, after Lv et al., GLSVLSI 2020): one bit of recent read
 //! information per page decides its page type, and hot data read from slow pages is rewritten at
-//! once. Eviction id `frequency`, settings in `[cache.fsp]`.
+//! once. Eviction id `frequency`, settings in `[cache.page_type_eviction]`.
 //!
 //! What the paper says: Frequency "groups FSP units with LRU tail nodes, by directly considering
 //! the history information of read counts to match the suited QLC page"; it "only holds the
@@ -11,7 +11,7 @@
 //!
 //! Our reading, and deviations:
 //! * The bit: set by a host read of the page (buffer hits included), and cleared for every page
-//!   each `cache.fsp.episode_length` host reads (ours: the paper does not say how the bit ages;
+//!   each `cache.page_type_eviction.episode_length` host reads (ours: the paper does not say how the bit ages;
 //!   one bit allows only a periodic reset, and RL's own short-term bit covers an episode).
 //! * Classification: a page whose bit is set goes to the fastest type (LSB), the others to the
 //!   slowest (MSB); the group module (`group.rs`) fills the middle types by substitution, nearest
@@ -69,18 +69,18 @@ pub struct FrequencyEviction {
 
 impl FrequencyEviction {
     pub fn new(ctx: &BuildCtx) -> Result<Self> {
-        check_fsp(ctx)?;
-        let every = ctx.cfg.cache.fsp.episode_length;
+        let fsp = check_fsp(ctx)?;
+        let every = fsp.episode_length;
         if every == 0 {
-            return Err(Error::config("cache.fsp.episode_length", "must be at least 1"));
+            return Err(Error::config("cache.page_type_eviction.episode_length", "must be at least 1"));
         }
         Ok(FrequencyEviction {
             types: ctx.page_types(),
-            rewrite: ctx.cfg.cache.fsp.rewrite,
+            rewrite: fsp.rewrite,
             recent: RecentBits::new(ctx.logical_pages),
             reset_every_reads: every,
             reads_since_reset: 0,
-            units: TypedUnits::new(ctx.page_types(), ctx.cfg.cache.fsp.candidates_fraction),
+            units: TypedUnits::new(ctx.page_types(), fsp.candidates_fraction),
             rewrites: 0,
             resets: 0,
         })
@@ -144,7 +144,7 @@ mod tests {
 
     fn policy(fsp: &str) -> FrequencyEviction {
         let cfg = ctx_config(&format!(
-            "[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"64KiB\"\n[cache.fsp]\n{fsp}"
+            "[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"64KiB\"\n[cache.page_type_eviction]\n{fsp}"
         ));
         let ctx = BuildCtx { cfg: &cfg, logical_pages: 200, capacity_pages: 16, rng: rand_pcg::Pcg64Mcg::new(1) };
         FrequencyEviction::new(&ctx).unwrap()

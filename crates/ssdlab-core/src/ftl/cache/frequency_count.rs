@@ -1,7 +1,7 @@
 //! Layer: ftl. A counting variant of the FSP paper's "Frequency" baseline (Li et al., TCAD 2024,
 //! Sec. IV-A, after Lv et al., GLSVLSI 2020): historical read counts decide each cached page's
 //! page type, and hot data read from slow pages is rewritten at once. Eviction id
-//! `frequency_count`, settings in `[cache.fsp]`.
+//! `frequency_count`, settings in `[cache.page_type_eviction]`.
 //!
 //! Why a variant: the paper's Frequency keeps 1 bit per page ("only holds the recent frequency
 //! information", 16 MB per TB, Sec. IV-D2/3), which is `frequency` (`frequency.rs`). This one
@@ -48,13 +48,13 @@ pub struct FrequencyCountEviction {
 
 impl FrequencyCountEviction {
     pub fn new(ctx: &BuildCtx) -> Result<Self> {
-        check_fsp(ctx)?;
+        let fsp = check_fsp(ctx)?;
         Ok(FrequencyCountEviction {
             types: ctx.page_types(),
-            rewrite: ctx.cfg.cache.fsp.rewrite,
+            rewrite: fsp.rewrite,
             history: ReadHistory::new(ctx.logical_pages),
             reads: 0,
-            units: TypedUnits::new(ctx.page_types(), ctx.cfg.cache.fsp.candidates_fraction),
+            units: TypedUnits::new(ctx.page_types(), fsp.candidates_fraction),
             rewrites: 0,
         })
     }
@@ -100,7 +100,8 @@ impl EvictionPolicy for FrequencyCountEviction {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::config::{load, ValidatedConfig};
+    use crate::catalog::load;
+    use crate::config::ValidatedConfig;
     use crate::ftl::cache::{PageWrite, WriteBuffer};
 
     pub(crate) fn ctx_config(toml: &str) -> ValidatedConfig {

@@ -10,22 +10,21 @@
 //! candidate of its own class), so no page can starve in the buffer.
 
 use crate::error::{Error, Result};
+use crate::ftl::cache::page_type_eviction::{self, PageTypeEvictionSettings};
 use crate::ftl::cache::{BufferView, BufferedPage, BuildCtx};
 use crate::units::Lpn;
 
 /// Page types per wordline this module handles (QLC has 4; PLC would have 5).
 pub const MAX_TYPES: usize = 8;
 
-/// Check `candidates_fraction` and the page types, shared by the FSP policies.
-pub fn check_fsp(ctx: &BuildCtx) -> Result<()> {
-    let f = ctx.cfg.cache.fsp.candidates_fraction;
-    if !(f > 0.0 && f <= 1.0) {
-        return Err(Error::config("cache.fsp.candidates_fraction", format!("must be in (0, 1], got {f}")));
-    }
+/// The shared settings (`[cache.page_type_eviction]`, checked at load) once the page types
+/// are known to fit, shared by the FSP policies.
+pub fn check_fsp(ctx: &BuildCtx) -> Result<PageTypeEvictionSettings> {
+    let settings = page_type_eviction::settings(ctx)?;
     if ctx.page_types() as usize > MAX_TYPES {
         return Err(Error::config("device.cell", format!("at most {MAX_TYPES} page types")));
     }
-    Ok(())
+    Ok(settings)
 }
 
 /// What the two Frequency policies share around `typed_unit`: the candidate buffer, the unit

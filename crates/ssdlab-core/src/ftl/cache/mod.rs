@@ -27,6 +27,7 @@ mod frequency_count;
 mod group;
 mod history;
 mod lru;
+mod page_type_eviction;
 pub mod registry;
 mod rl_fsp;
 
@@ -36,6 +37,7 @@ pub use frequency_count::FrequencyCountEviction;
 pub use group::group_by_type;
 pub use history::ReadHistory;
 pub use lru::LruEviction;
+pub use page_type_eviction::{FspBootstrap, PageTypeEvictionSettings, SETTINGS as PAGE_TYPE_EVICTION};
 pub use rl_fsp::{FspState, RlFspEviction};
 
 use std::cmp::Reverse;
@@ -176,7 +178,7 @@ pub trait EvictionPolicy: Send + dyn_clone::DynClone {
 
 /// What an eviction policy is built from.
 pub struct BuildCtx<'a> {
-    /// The run's config (a policy's own settings: `[cache.fsp]`).
+    /// The run's config (a policy's own settings: `[cache.page_type_eviction]`).
     pub cfg: &'a ValidatedConfig,
     /// LPNs are below this.
     pub logical_pages: u32,

@@ -7,6 +7,7 @@ use super::frequency::FrequencyEviction;
 use super::frequency_count::FrequencyCountEviction;
 use super::lru::LruEviction;
 use super::rl_fsp::RlFspEviction;
+use super::PAGE_TYPE_EVICTION;
 use super::{BuildCtx, EvictionPolicy};
 use crate::error::Result;
 use crate::registry::Entry;
@@ -17,7 +18,8 @@ pub type BuildEviction = fn(BuildCtx) -> Result<Box<dyn EvictionPolicy>>;
 /// What the engine asks of an eviction policy without naming it (`Entry::caps`).
 #[derive(Debug, Clone, Copy)]
 pub struct EvictionCaps {
-    /// Chooses with a learning agent, so `cache.fsp.random_control` can stand in for its choices.
+    /// Chooses with a learning agent, so `cache.page_type_eviction.random_control` can stand in for
+    /// its choices.
     pub learns: bool,
 }
 
@@ -36,27 +38,27 @@ pub const REGISTRY: &[Entry<BuildEviction, EvictionCaps>] = &[
             "FSP paper's Frequency (Lv et al.): 1 bit of recent reads per page picks LSB or MSB, immediate rewrite",
         build: |ctx| Ok(Box::new(FrequencyEviction::new(&ctx)?)),
         caps: EvictionCaps { learns: false },
-        settings: None,
+        settings: Some(PAGE_TYPE_EVICTION),
     },
     Entry {
         id: "frequency_count",
         summary: "Frequency by RL-FSP's 4-bin long-term read count (stronger than the paper's 1 bit)",
         build: |ctx| Ok(Box::new(FrequencyCountEviction::new(&ctx)?)),
         caps: EvictionCaps { learns: false },
-        settings: None,
+        settings: Some(PAGE_TYPE_EVICTION),
     },
     Entry {
         id: "distance",
         summary: "FSP paper's Distance (OSPADA): a unit's pages far apart in logical address",
         build: |ctx| Ok(Box::new(DistanceEviction::new(&ctx)?)),
         caps: EvictionCaps { learns: false },
-        settings: None,
+        settings: Some(PAGE_TYPE_EVICTION),
     },
     Entry {
         id: "rl_fsp",
         summary: "FSP paper's RL: page type by an across-episode Q-table, group and rewrite modules",
         build: |ctx| Ok(Box::new(RlFspEviction::new(ctx)?)),
         caps: EvictionCaps { learns: true },
-        settings: None,
+        settings: Some(PAGE_TYPE_EVICTION),
     },
 ];

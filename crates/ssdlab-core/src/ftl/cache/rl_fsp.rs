@@ -2,7 +2,7 @@
 //! Scheduling via Reinforcement Learning in High Density SSDs", TCAD 2024, Sec. III, Fig. 4-8,
 //! Algorithm 1): an agent classifies each eviction candidate into a page type, the group module
 //! builds one full-sequence-program unit of four types, and the rewrite module brings hot data
-//! read from slow pages back for regrouping. Eviction id `rl_fsp`, settings in `[cache.fsp]`.
+//! read from slow pages back for regrouping. Eviction id `rl_fsp`, settings in `[cache.page_type_eviction]`.
 //!
 //! * Candidates: `candidates_fraction` (5 %) of the buffer's pages from the LRU tail (Sec.
 //!   III-A, IV-A); each gets an action from the active Q-table, epsilon-greedy (Algorithm 1
@@ -38,13 +38,13 @@
 //!   shorter units (page-at-a-time regions, the last pages of the end-of-run flush) are the LRU
 //!   tail and teach nothing.
 //! * Every host read counts in the history, buffer hits included.
-//! * Bootstrap (`cache.fsp.bootstrap`, issue #30): Eq. 1's `Q(S_{p+1}, A_{p+1})` is the mean
+//! * Bootstrap (`cache.page_type_eviction.bootstrap`, issue #30): Eq. 1's `Q(S_{p+1}, A_{p+1})` is the mean
 //!   value of the next unit's four decisions (`rl::Bootstrap::NextUnit`), not the decision
 //!   recorded next. A unit is recorded in slot order, so with the literal reading each page type
 //!   bootstraps from the next type's value and the greedy type of a never-read page becomes
 //!   CMSB, not MSB (gamma 0.8: Q = (-0.96, 0.05, 0.68, 0.23)); the paper's rewards (Sec. III-B:
 //!   an unread page on MSB earns +1) say MSB. `next_decision` keeps the literal reading.
-//! * `cache.fsp.random_control`: every class drawn uniformly (the random-action control).
+//! * `cache.page_type_eviction.random_control`: every class drawn uniformly (the random-action control).
 
 use std::collections::VecDeque;
 
@@ -53,11 +53,11 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxBuildHasher;
 use serde_json::{json, Value};
 
-use crate::config::FspBootstrap;
 use crate::error::{Error, Result};
 use crate::ftl::cache::group::check_fsp;
 use crate::ftl::cache::group::{typed_unit, MAX_TYPES};
 use crate::ftl::cache::history::{ReadHistory, LONG_TERM_BINS};
+use crate::ftl::cache::page_type_eviction::FspBootstrap;
 use crate::ftl::cache::{BufferView, BufferedPage, BuildCtx, EvictionPolicy, Rewrite};
 use crate::rl::{
     choose, AcrossEpisodeConfig, AcrossEpisodeQTable, ActionSelection, AgentDiagnostics, Bootstrap, EpsilonSchedule,
@@ -148,32 +148,31 @@ pub struct RlFspEviction {
 
 impl RlFspEviction {
     pub fn new(ctx: BuildCtx) -> Result<Self> {
-        check_fsp(&ctx)?;
-        let c = &ctx.cfg.cache.fsp;
+        let c = &check_fsp(&ctx)?;
         let types = ctx.page_types();
         if c.page_type_rewards.len() != types as usize {
             return Err(Error::config(
-                "cache.fsp.page_type_rewards",
+                "cache.page_type_eviction.page_type_rewards",
                 format!("needs one reward per page type: {types}, got {}", c.page_type_rewards.len()),
             ));
         }
         if let Some(i) = c.page_type_rewards.iter().position(|r| !r.is_finite()) {
-            return Err(Error::config(format!("cache.fsp.page_type_rewards[{i}]"), "must be finite"));
+            return Err(Error::config(format!("cache.page_type_eviction.page_type_rewards[{i}]"), "must be finite"));
         }
         let percentiles = PercentileConfig {
             percentiles: c.latency_percentiles.clone(),
             window: c.latency_window,
             refresh_every: c.latency_refresh_every,
         };
-        percentiles.validate("cache.fsp.latency")?;
+        percentiles.validate("cache.page_type_eviction.latency")?;
         let latency_rewards = StepReward::new(c.latency_rewards.clone())?;
-        latency_rewards.validate("cache.fsp.latency_rewards", Some(c.latency_percentiles.len() + 1))?;
+        latency_rewards.validate("cache.page_type_eviction.latency_rewards", Some(c.latency_percentiles.len() + 1))?;
         let epsilon = EpsilonSchedule::Episodes {
             initial: c.epsilon_initial,
             after: c.epsilon_after,
             switch_after_episodes: c.epsilon_switch_after_episodes,
         };
-        epsilon.validate("cache.fsp")?;
+        epsilon.validate("cache.page_type_eviction")?;
         let learning = AcrossEpisodeConfig {
             episode_length: c.episode_length,
             reward_delay_episodes: 1,
@@ -185,7 +184,7 @@ impl RlFspEviction {
                 FspBootstrap::NextDecision => Bootstrap::NextDecision,
             },
         };
-        learning.validate("cache.fsp")?;
+        learning.validate("cache.page_type_eviction")?;
         let encoding = fsp_encoding(types)?;
         let table = AcrossEpisodeQTable::new(encoding.n_states() as usize, types as usize, &learning)?;
         Ok(RlFspEviction {
@@ -393,7 +392,7 @@ mod tests {
 
     fn policy(fsp: &str) -> RlFspEviction {
         let cfg = ctx_config(&format!(
-            "[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"64KiB\"\n[cache.fsp]\n{fsp}"
+            "[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"64KiB\"\n[cache.page_type_eviction]\n{fsp}"
         ));
         let ctx = BuildCtx { cfg: &cfg, logical_pages: 64, capacity_pages: 16, rng: rand_pcg::Pcg64Mcg::new(7) };
         RlFspEviction::new(ctx).unwrap()
@@ -531,7 +530,7 @@ mod tests {
     #[test]
     fn settings_that_cannot_work_are_refused() {
         let cfg = ctx_config(
-            "[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"64KiB\"\n[cache.fsp]\npage_type_rewards = [1.0, -1.0]\n",
+            "[device]\ncell = \"qlc\"\n[device.timing]\nread_ns = [50_000]\n[cache]\ncapacity = \"64KiB\"\n[cache.page_type_eviction]\npage_type_rewards = [1.0, -1.0]\n",
         );
         let ctx = BuildCtx { cfg: &cfg, logical_pages: 64, capacity_pages: 16, rng: rand_pcg::Pcg64Mcg::new(7) };
         let e = RlFspEviction::new(ctx).err().unwrap().to_string();

@@ -218,7 +218,7 @@ impl BuildCtx<'_> {
 
     /// DRAM one LearnedFTL model takes (`ftl.learned.model_bytes`, or derived as Sec. 4.1 does).
     pub fn model_bytes(&self) -> u64 {
-        learned::model_bytes(&self.cfg.ftl.learned, self.entries_per_translation_page())
+        learned::model_bytes(&learned::SETTINGS.values(&self.cfg.policy_tables), self.entries_per_translation_page())
     }
 
     /// DRAM the CMT of `dftl` and `tpftl` gets on top of its `cmt_bytes` (`ftl.equal_dram`):

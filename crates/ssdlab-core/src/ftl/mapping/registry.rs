@@ -29,13 +29,13 @@ pub const REGISTRY: &[Entry<BuildMapping>] = &[
         summary: "TPFTL: translation-page nodes of compact entries, clean-first replacement, prefetching",
         build: tpftl::build,
         caps: (),
-        settings: None,
+        settings: Some(tpftl::SETTINGS),
     },
     Entry {
         id: "learned",
         summary: "LearnedFTL: TPFTL's cache and a learned model per translation page (bitmap-filtered)",
         build: learned::build,
         caps: (),
-        settings: None,
+        settings: Some(learned::SETTINGS),
     },
 ];

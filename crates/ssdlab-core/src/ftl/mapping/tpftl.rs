@@ -33,6 +33,8 @@ use dary_heap::QuaternaryHeap;
 use std::cmp::Reverse;
 use std::collections::VecDeque;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::UnwrittenReads;
@@ -42,7 +44,8 @@ use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
 use crate::ftl::mapping::directory::{dirty_mark, Directory};
 use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
-use crate::units::{Lpn, Ppn, SimTime};
+use crate::registry::{PolicySettings, Settings};
+use crate::units::{ByteSize, Lpn, Ppn, SimTime};
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -233,14 +236,82 @@ pub struct Tpftl {
     stats: TpftlStats,
 }
 
+/// `[ftl.tpftl]`: TPFTL (Zhou et al., EuroSys 2015) as the LearnedFTL paper compares against it
+/// (Sec. 2.2): a two-level cache of translation-page nodes holding compact entries, clean-first
+/// replacement in the coldest node, request-level and selective prefetching.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TpftlSettings {
+    /// DRAM for the two-level cache, in bytes: every cached node costs `node_bytes`, every
+    /// cached entry `entry_bytes` (64 KiB as DFTL's default).
+    pub cmt_bytes: ByteSize,
+    /// DRAM bytes one translation-page node costs (its translation page number and entry count).
+    pub node_bytes: u32,
+    /// DRAM bytes one entry costs inside a node: the LPN's offset in its translation page
+    /// (2 bytes) and the PPN (4), the compression TPFTL gets from its two levels.
+    pub entry_bytes: u32,
+    /// Request-level prefetch: a miss loads the rest of the request's range in the same
+    /// translation page with the same translation read.
+    pub request_prefetch: bool,
+    /// Selective prefetch: a miss also loads as many following entries as the missed LPN has
+    /// cached predecessors, while it is switched on.
+    pub selective_prefetch: bool,
+    /// Selective prefetch switches off once this many more nodes were created than evicted
+    /// (the cache fills with new pages: little spatial locality), and on again once this many
+    /// more were evicted than created.
+    pub selective_threshold: u32,
+}
+
+impl Default for TpftlSettings {
+    fn default() -> Self {
+        TpftlSettings {
+            cmt_bytes: ByteSize(64 * 1024),
+            node_bytes: 8,
+            entry_bytes: 6,
+            request_prefetch: true,
+            selective_prefetch: true,
+            selective_threshold: 3,
+        }
+    }
+}
+
+impl PolicySettings for TpftlSettings {
+    fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut problems = Vec::new();
+        if self.entry_bytes < 1 {
+            problems.push(("entry_bytes", "must be at least 1".into()));
+        }
+        if self.cmt_bytes.0 < self.smallest_cache() {
+            problems.push((
+                "cmt_bytes",
+                format!("must hold at least one node with one entry ({} bytes)", self.smallest_cache()),
+            ));
+        }
+        if self.selective_threshold < 1 {
+            problems.push(("selective_threshold", "must be at least 1".into()));
+        }
+        problems
+    }
+}
+
+impl TpftlSettings {
+    /// The smallest cache that works: one node with one entry (LearnedFTL's cache too).
+    pub fn smallest_cache(&self) -> u64 {
+        (self.node_bytes + self.entry_bytes) as u64
+    }
+}
+
+/// Where the settings are written (`[ftl.tpftl]`); LearnedFTL's cache reads them too.
+pub const SETTINGS: Settings = Settings::of::<TpftlSettings>("ftl.tpftl");
+
 pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
-    Ok(Box::new(Tpftl::from_config(ctx, ctx.cfg.ftl.tpftl.cmt_bytes.0 + ctx.equal_dram_bytes())))
+    let t: TpftlSettings = SETTINGS.decode(&ctx.cfg.policy_tables)?;
+    Ok(Box::new(Tpftl::from_config(ctx, &t, t.cmt_bytes.0 + ctx.equal_dram_bytes())))
 }
 
 impl Tpftl {
-    /// A TPFTL cache of `cmt_bytes` with the rest of `[ftl.tpftl]` from the config.
-    pub fn from_config(ctx: &BuildCtx, cmt_bytes: u64) -> Tpftl {
-        let t = &ctx.cfg.ftl.tpftl;
+    /// A TPFTL cache of `cmt_bytes` with the rest of `[ftl.tpftl]` (`t`).
+    pub fn from_config(ctx: &BuildCtx, t: &TpftlSettings, cmt_bytes: u64) -> Tpftl {
         let params = TpftlParams {
             cmt_bytes,
             node_bytes: t.node_bytes as u64,

@@ -16,6 +16,8 @@
 //! * Migration as in `static`: below `slc.trigger_free_blocks` free blocks (5), the SLC
 //!   victims with the fewest valid pages move to the native region.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::ValidatedConfig;
@@ -25,6 +27,34 @@ use crate::ftl::region::{
     slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, SlcSpace, ThresholdRouting, WriteInfo,
     SLC,
 };
+use crate::registry::{PolicySettings, Settings};
+
+/// `[slc.dwa]`: SLC size by space utilisation, looked up in a table (Table 2 "setting 1", from
+/// a commercial drive: the Intel 660p).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct DwaSettings {
+    /// Utilisation bounds, strictly ascending in (0, 1) (Table 2: 20 % to 70 %) ...
+    pub utilization_edges: Vec<f64>,
+    /// ... and the share of the device's blocks in SLC mode below the first bound, between
+    /// each pair and above the last: one more than the bounds (setting 1: 56, 50, 40, 30, 25,
+    /// 20, 10 %).
+    pub block_fractions: Vec<f64>,
+}
+
+impl Default for DwaSettings {
+    fn default() -> Self {
+        DwaSettings {
+            utilization_edges: vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
+            block_fractions: vec![0.56, 0.50, 0.40, 0.30, 0.25, 0.20, 0.10],
+        }
+    }
+}
+
+impl PolicySettings for DwaSettings {}
+
+/// Where the settings are written (`[slc.dwa]`); checked where the policy is built.
+pub const SETTINGS: Settings = Settings::of::<DwaSettings>("slc.dwa");
 
 #[derive(Clone)]
 pub struct Dwa {
@@ -43,7 +73,7 @@ pub struct Dwa {
 
 impl Dwa {
     pub fn new(cfg: &ValidatedConfig) -> Result<Self> {
-        let d = &cfg.slc.dwa;
+        let d: DwaSettings = SETTINGS.decode(&cfg.policy_tables)?;
         let edges_ok = d.utilization_edges.windows(2).all(|w| w[0] < w[1])
             && d.utilization_edges.iter().all(|&e| e > 0.0 && e < 1.0);
         if !edges_ok {
@@ -123,7 +153,8 @@ impl RegionPolicy for Dwa {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{load, ValidatedConfig};
+    use crate::catalog::load;
+    use crate::config::ValidatedConfig;
 
     fn config(overrides: &[&str]) -> ValidatedConfig {
         let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();

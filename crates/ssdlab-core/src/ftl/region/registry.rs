@@ -55,20 +55,20 @@ pub const REGISTRY: &[Entry<BuildRegions, RegionCaps>] = &[
         summary: "SLC size by space utilisation (Table 2 setting 1), fixed threshold",
         build: |c| Ok(Box::new(Dwa::new(c)?)),
         caps: RegionCaps { region: SlcRegion::Sized, learns: false },
-        settings: None,
+        settings: Some(super::dwa::SETTINGS),
     },
     Entry {
         id: "ust",
         summary: "every write to SLC first; per-logical-block SLC budget; hot data kept in SLC",
         build: |c| Ok(Box::new(Ust::new(c)?)),
         caps: RegionCaps { region: SlcRegion::Sized, learns: false },
-        settings: None,
+        settings: Some(super::ust::SETTINGS),
     },
     Entry {
         id: "rl",
         summary: "Q-learning of SLC size and threshold (Yoo & Shin 2020)",
         build: |c| Ok(Box::new(RlSlc::new(c)?)),
         caps: RegionCaps { region: SlcRegion::Sized, learns: true },
-        settings: None,
+        settings: Some(super::rl_slc::SETTINGS),
     },
 ];

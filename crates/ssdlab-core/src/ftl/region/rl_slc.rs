@@ -45,16 +45,108 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rand_pcg::Pcg64Mcg;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::{SlcRewardBaseline, ValidatedConfig};
+use crate::config::ValidatedConfig;
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::{
     slc_region, RegionAction, RegionLayout, RegionPolicy, RegionStats, RegionView, SlcSeries, SlcSpace,
     ThresholdRouting, WriteInfo, NATIVE, SLC,
 };
+use crate::registry::{PolicySettings, Settings};
 use crate::rl::{ActionSelection, EpsilonSchedule, LearningConfig, LearningReport, MixedRadix, QTable, TabularAgent};
+use crate::units::ByteSize;
+
+/// `[slc.rl]`: the RL-SLC agent (Sec. 3). Its Q-table has the paper's shape, 1,296 states x 9
+/// actions; the ranges below say what the bins and actions mean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct RlSlcSettings {
+    /// One decision per this many SLC blocks' worth of host writes (Sec. 3.1: 8).
+    pub step_slc_blocks: u32,
+    /// SLC blocks an action adds to or takes from the region (ours: 32, 128 MiB of SLC on
+    /// the paper's drive; the paper does not say).
+    pub size_step_blocks: u32,
+    /// The hot/cold threshold levels an action moves between, strictly ascending (ours: 4 KiB
+    /// to 512 KiB, doubling; Fig. 6 reaches 512 KB).
+    pub threshold_levels_bytes: Vec<ByteSize>,
+    /// Utilisation bounds of the state's 4 utilisation bins, strictly ascending (ours).
+    pub utilization_edges: Vec<f64>,
+    /// The state's SLC write demand is high when at least this share of a step's host pages
+    /// went to the SLC region (ours).
+    pub demand_high_fraction: f64,
+    /// The state's update frequency in SLC is high when a step's host writes overwrote at
+    /// least this many SLC pages per page they wrote to the SLC region (ours).
+    pub update_high_fraction: f64,
+    /// Step size of Eq. 1, in (0, 1] (not given; RLGC's 0.3).
+    pub alpha: f64,
+    /// Discount factor of Eq. 1, in [0, 1] (not given; RLGC's 0.8).
+    pub gamma: f64,
+    /// Exploration probability (Sec. 2.3: 0.07).
+    pub epsilon: f64,
+    /// Algorithm 2's rewards: when the step's weighted write cost is at most its running
+    /// average ...
+    pub reward_positive: f64,
+    /// ... and when it is above.
+    pub reward_negative: f64,
+    /// What a step's cost is compared with (Algorithm 2: the average of the earlier steps).
+    pub reward_baseline: SlcRewardBaseline,
+    /// `reward_baseline = "exponential"`: weight of the newest step, in (0, 1] (ours).
+    pub reward_baseline_smoothing: f64,
+    /// Learn during the run (false: act on the loaded table without updating it).
+    pub learn: bool,
+    /// Start from this pre-trained Q-table (a file `save_qtable` wrote; Sec. 4.2), not zeros.
+    pub load_qtable: Option<String>,
+    /// Write the Q-table here at the end of the run.
+    pub save_qtable: Option<String>,
+    /// The random-action control: each step's size and threshold change drawn uniformly from
+    /// the 9 actions, with the same steps, states and rewards. Refused for another `slc.policy`.
+    pub random_control: bool,
+}
+
+/// The cost a step of the RL SLC cache is rewarded against (Algorithm 2 lines 4-9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SlcRewardBaseline {
+    /// The mean of every earlier step, as the paper words it.
+    #[default]
+    AllSteps,
+    /// An exponential moving average of the earlier steps (`reward_baseline_smoothing`), so the
+    /// baseline follows the workload's phases (ours: a variant measured for seed spread).
+    Exponential,
+}
+
+impl Default for RlSlcSettings {
+    fn default() -> Self {
+        RlSlcSettings {
+            step_slc_blocks: 8,
+            size_step_blocks: 32,
+            threshold_levels_bytes: (12..20).map(|s| ByteSize(1 << s)).collect(),
+            utilization_edges: vec![0.25, 0.5, 0.75],
+            demand_high_fraction: 0.5,
+            update_high_fraction: 0.5,
+            alpha: 0.3,
+            gamma: 0.8,
+            epsilon: 0.07,
+            reward_positive: 1.0,
+            reward_negative: -1.0,
+            reward_baseline: SlcRewardBaseline::default(),
+            reward_baseline_smoothing: 0.1,
+            learn: true,
+            load_qtable: None,
+            save_qtable: None,
+            random_control: false,
+        }
+    }
+}
+
+impl PolicySettings for RlSlcSettings {}
+
+/// Where the settings are written (`[slc.rl]`); checked where the policy is built.
+pub const SETTINGS: Settings = Settings::of::<RlSlcSettings>("slc.rl");
 
 /// Table 3's bins.
 pub const SIZE_BINS: usize = 9;
@@ -234,7 +326,8 @@ pub struct RlSlc {
 
 impl RlSlc {
     pub fn new(cfg: &ValidatedConfig) -> Result<Self> {
-        let r = &cfg.slc.rl;
+        let r: RlSlcSettings = SETTINGS.decode(&cfg.policy_tables)?;
+        let r = &r;
         if r.step_slc_blocks == 0 {
             return Err(Error::config("slc.rl.step_slc_blocks", "must be at least 1"));
         }

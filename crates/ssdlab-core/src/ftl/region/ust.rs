@@ -22,6 +22,8 @@
 //!   grows (converting free native blocks) before it collects; it shrinks after.
 //! * Victims: `gc.victim` (greedy: the fewest valid pages), as migration's.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::ValidatedConfig;
@@ -30,7 +32,29 @@ use crate::ftl::blocks::RegionId;
 use crate::ftl::region::{
     slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, SlcSpace, WriteInfo, NATIVE, SLC,
 };
+use crate::registry::{PolicySettings, Settings};
 use crate::units::Lpn;
+
+/// `[slc.ust]`: utilisation-aware self-tuning (Yang et al., TVLSI 2016, as the RL-SLC paper
+/// describes it in Sec. 4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct UstSettings {
+    /// MAX_SLC: SLC blocks' worth of host pages a logical block (a native block's worth of
+    /// LPNs) may write into the SLC region between two SLC garbage collections (Sec. 4: 6).
+    pub max_blocks_per_logical_block: u32,
+}
+
+impl Default for UstSettings {
+    fn default() -> Self {
+        UstSettings { max_blocks_per_logical_block: 6 }
+    }
+}
+
+impl PolicySettings for UstSettings {}
+
+/// Where the settings are written (`[slc.ust]`); checked where the policy is built.
+pub const SETTINGS: Settings = Settings::of::<UstSettings>("slc.ust");
 
 #[derive(Clone)]
 pub struct Ust {
@@ -60,7 +84,7 @@ pub struct Ust {
 
 impl Ust {
     pub fn new(cfg: &ValidatedConfig) -> Result<Self> {
-        let max_slc = cfg.slc.ust.max_blocks_per_logical_block;
+        let max_slc = SETTINGS.decode::<UstSettings>(&cfg.policy_tables)?.max_blocks_per_logical_block;
         if max_slc == 0 {
             return Err(Error::config("slc.ust.max_blocks_per_logical_block", "must be at least 1"));
         }
@@ -192,7 +216,8 @@ impl RegionPolicy for Ust {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{load, ValidatedConfig};
+    use crate::catalog::load;
+    use crate::config::ValidatedConfig;
 
     fn ust() -> Ust {
         let o = ["slc.policy=\"ust\"".to_string(), "device.pages_per_block=64".to_string()];

@@ -52,9 +52,10 @@ use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::config::{GcConfig, RewardRequest, RlgcConfig, ZeroInterval};
+use crate::config::GcConfig;
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::gc::scheduler::partial::IntensiveMode;
+use crate::ftl::gc::scheduler::rlgc::{RewardRequest, RlgcSettings, ZeroInterval};
 use crate::ftl::gc::{GcAction, GcObservation, GcScheduler};
 use crate::rl::{AgentDiagnostics, LearningReport, PercentileConfig, PercentileThresholds, RewardTracker, StepReward};
 use crate::workload::IoOp;
@@ -152,8 +153,7 @@ pub struct Trigger {
 
 impl Trigger {
     /// Base RLGC, or the aggressive variant (early triggering and read-initiated triggering).
-    pub fn new(gc: &GcConfig, aggressive: bool) -> Trigger {
-        let r = &gc.rlgc;
+    pub fn new(gc: &GcConfig, r: &RlgcSettings, aggressive: bool) -> Trigger {
         Trigger {
             trigger_free_blocks: gc.trigger_free_blocks,
             aggressive: aggressive.then_some(Aggressive {
@@ -207,7 +207,7 @@ pub struct RewardSignal {
 }
 
 impl RewardSignal {
-    pub fn new(r: &RlgcConfig) -> Result<Self> {
+    pub fn new(r: &RlgcSettings) -> Result<Self> {
         let pc = PercentileConfig {
             percentiles: r.reward_percentiles.clone(),
             window: r.reward_window,
@@ -288,8 +288,8 @@ pub struct Driver<D: Decider> {
 }
 
 impl<D: Decider> Driver<D> {
-    pub fn new(id: &'static str, decider: D, gc: &GcConfig, trigger: Trigger, rng: Pcg64Mcg) -> Result<Self> {
-        if gc.rlgc.reward_sample_every == 0 {
+    pub fn new(id: &'static str, decider: D, r: &RlgcSettings, trigger: Trigger, rng: Pcg64Mcg) -> Result<Self> {
+        if r.reward_sample_every == 0 {
             return Err(Error::Config {
                 path: None,
                 problems: vec![ConfigProblem {
@@ -304,19 +304,19 @@ impl<D: Decider> Driver<D> {
             decider,
             rng,
             trigger,
-            intensive: IntensiveMode::new(&gc.rlgc.intensive()),
-            reward: RewardSignal::new(&gc.rlgc)?,
+            intensive: IntensiveMode::new(&r.intensive()),
+            reward: RewardSignal::new(r)?,
             history: History::default(),
             last_copies_total: 0,
             last_erases_total: 0,
             last_pages: 0,
             pending: BTreeMap::new(),
             last: None,
-            reward_request: gc.rlgc.reward_request,
+            reward_request: r.reward_request,
             awaiting: BTreeMap::new(),
             rewarded: Vec::new(),
             counters: Counters { action_histogram: vec![0; n_actions], ..Counters::default() },
-            rewards: RewardTracker::new(gc.rlgc.reward_sample_every),
+            rewards: RewardTracker::new(r.reward_sample_every),
         })
     }
 
@@ -549,10 +549,10 @@ mod tests {
     }
 
     fn driver_reading(copies: u32, aggressive: bool, zero_interval: ZeroInterval) -> Driver<Fixed> {
-        let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
-        gc.rlgc.zero_interval = zero_interval;
+        let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+        let r = RlgcSettings { zero_interval, ..Default::default() };
         let fixed = Fixed { copies, next_state: 0, learned: Vec::new() };
-        Driver::new("test", fixed, &gc, Trigger::new(&gc, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
+        Driver::new("test", fixed, &r, Trigger::new(&gc, &r, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
     }
 
     fn partial(copies: u32, min_invalid_fraction: f64) -> GcAction {
@@ -605,10 +605,10 @@ mod tests {
     #[test]
     fn next_request_rewards_a_decision_with_the_response_of_the_request_after_it() {
         let make = |reward_request| {
-            let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
-            gc.rlgc.reward_request = reward_request;
+            let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+            let r = RlgcSettings { reward_request, ..Default::default() };
             let fixed = Fixed { copies: 2, next_state: 0, learned: Vec::new() };
-            Driver::new("test", fixed, &gc, Trigger::new(&gc, false), Pcg64Mcg::seed_from_u64(1)).unwrap()
+            Driver::new("test", fixed, &r, Trigger::new(&gc, &r, false), Pcg64Mcg::seed_from_u64(1)).unwrap()
         };
         // Write 1 (decided), read 2 (base RLGC: no decision), write 3 (decided); the reward of
         // decision 1 is write 3's response (`next_decision`) or read 2's (`next_request`).

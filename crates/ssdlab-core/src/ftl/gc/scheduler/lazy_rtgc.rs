@@ -29,13 +29,66 @@
 //! * The FTL's emergency reclaim (a blocking whole-victim GC when a write finds no room) is the
 //!   safety net if all this is not enough; it is counted in `gc.emergency_reclaims`.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::GcBackground;
 use crate::config::GcConfig;
-use crate::ftl::gc::scheduler::partial::IntensiveMode;
+use crate::error::ConfigProblem;
+use crate::ftl::gc::scheduler::partial::{Checks, IntensiveConfig, IntensiveMode, DEFAULT_INTENSIVE_COPIES};
 use crate::ftl::gc::{GcAction, GcObservation, GcScheduler, IdleObservation};
+use crate::registry::{PolicySettings, Settings};
 use crate::workload::IoOp;
+
+/// `[gc.lazy_rtgc]`: Lazy-RTGC's partial GC (Zhang et al., TODAES 2015, as RLGC's baseline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct LazyRtgcSettings {
+    /// Valid-page copies per partial task (alpha). Unset: floor(tBERS / (tR + tPROG)) of the
+    /// device, the most copies that fit in one block-erase time.
+    pub copies_per_step: Option<u32>,
+    /// Copies per step in intensive mode (RLGC Sec. 5.2: "5 or 7"; ours 7).
+    pub intensive_copies: u32,
+    /// Enter intensive mode with this many host-usable free blocks left ("one free block": 1).
+    pub intensive_enter_free_blocks: u32,
+    /// Leave intensive mode above this many host-usable free blocks (Lazy-RTGC: "greater than
+    /// one": 1).
+    pub intensive_stop_free_blocks: u32,
+}
+
+impl LazyRtgcSettings {
+    pub fn intensive(&self) -> IntensiveConfig {
+        IntensiveConfig {
+            copies: self.intensive_copies,
+            enter_free_blocks: self.intensive_enter_free_blocks,
+            stop_free_blocks: self.intensive_stop_free_blocks,
+        }
+    }
+}
+
+impl Default for LazyRtgcSettings {
+    fn default() -> Self {
+        LazyRtgcSettings {
+            copies_per_step: None,
+            intensive_copies: DEFAULT_INTENSIVE_COPIES,
+            intensive_enter_free_blocks: 1,
+            intensive_stop_free_blocks: 1,
+        }
+    }
+}
+
+impl PolicySettings for LazyRtgcSettings {
+    fn problems_at(&self, table: &str) -> Vec<ConfigProblem> {
+        let mut c = Checks::new(table);
+        c.copies("copies_per_step", self.copies_per_step);
+        c.intensive(&self.intensive());
+        c.problems
+    }
+}
+
+/// Where the settings are written (`[gc.lazy_rtgc]`).
+pub const SETTINGS: Settings = Settings::of::<LazyRtgcSettings>("gc.lazy_rtgc");
 
 #[derive(Clone)]
 pub struct LazyRtgcScheduler {
@@ -49,11 +102,11 @@ pub struct LazyRtgcScheduler {
 
 impl LazyRtgcScheduler {
     /// `alpha` is the device's `copies_per_erase`, used unless the config sets the step.
-    pub fn new(cfg: &GcConfig, alpha: u32) -> Self {
+    pub fn new(cfg: &GcConfig, settings: &LazyRtgcSettings, alpha: u32) -> Self {
         LazyRtgcScheduler {
             trigger_free_blocks: cfg.trigger_free_blocks,
-            copies_per_step: cfg.lazy_rtgc.copies_per_step.unwrap_or(alpha),
-            intensive: IntensiveMode::new(&cfg.lazy_rtgc.intensive()),
+            copies_per_step: settings.copies_per_step.unwrap_or(alpha),
+            intensive: IntensiveMode::new(&settings.intensive()),
             writes: 0,
             steps: 0,
             idle_reclaim: cfg.background == GcBackground::Idle,
@@ -120,7 +173,7 @@ mod tests {
 
     fn scheduler() -> LazyRtgcScheduler {
         let cfg = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
-        LazyRtgcScheduler::new(&cfg, 6)
+        LazyRtgcScheduler::new(&cfg, &LazyRtgcSettings::default(), 6)
     }
 
     fn partial(copies: u32) -> GcAction {

@@ -21,10 +21,11 @@ mod rlgc_qtc;
 pub use framework::{Decider, Decision, Driver, History};
 pub use greedy::GreedyScheduler;
 pub use lazy_rtgc::LazyRtgcScheduler;
-pub use partial::{copies_per_erase, copy_ns};
-pub use predictor::PredictorScheduler;
-pub use rlgc::RlgcScheduler;
-pub use rlgc_qtc::RlgcQtcScheduler;
+pub use lazy_rtgc::LazyRtgcSettings;
+pub use partial::{copies_per_erase, copy_ns, IntensiveConfig};
+pub use predictor::{PredictorKind, PredictorScheduler, PredictorSettings};
+pub use rlgc::{RewardRequest, RlgcPolicyKind, RlgcScheduler, RlgcSettings, ZeroInterval};
+pub use rlgc_qtc::{QtcSettings, RlgcQtcScheduler};
 
 use rand_pcg::Pcg64Mcg;
 
@@ -34,7 +35,16 @@ use crate::config::GcConfig;
 use crate::error::Result;
 use crate::ftl::gc::GcScheduler;
 use crate::nand::TimingConfig;
-use crate::registry::Entry;
+use crate::registry::{Entry, PolicyTables};
+
+/// The settings tables of the RLGC family and Lazy-RTGC (`[gc.rlgc]` is read by `rlgc`,
+/// `rlgc_aggressive`, `rlgc_qtc` and `predictor`).
+pub mod settings {
+    pub use super::lazy_rtgc::SETTINGS as LAZY_RTGC;
+    pub use super::predictor::SETTINGS as PREDICTOR;
+    pub use super::rlgc::SETTINGS as RLGC;
+    pub use super::rlgc_qtc::SETTINGS as RLGC_QTC;
+}
 
 /// What a scheduler is built from: the GC settings, the device timing (Lazy-RTGC's alpha, the
 /// predictor's copy time), the run's policy random stream (the RL schedulers) and the policies'
@@ -54,18 +64,21 @@ pub struct SchedulerCaps {
     /// Reclaims whole victims before the write that needs room, never in partial steps: the
     /// only kind per-plane GC (`gc.scope = "plane"`) and line collection support.
     pub blocking: bool,
-    /// Whether these settings use RLGC's aggressive triggering (Sec. 5.3): T_GC^A must then
-    /// exceed T_GC and stay below the free blocks the drive can reach.
-    pub aggressive: fn(&GcConfig) -> bool,
+    /// T_GC^A if the run's settings (its policies' tables) use RLGC's aggressive triggering
+    /// (Sec. 5.3): it must then exceed T_GC and stay below the free blocks the drive can reach.
+    pub aggressive: Aggressive,
     /// Has idle-time work (`GcScheduler::on_idle`): `gc.background = "idle"` is refused
     /// otherwise, rather than idle GC silently doing nothing.
     pub idle_work: bool,
-    /// Chooses with a learning agent, so a random-action control (`gc.rlgc.random_control`)
-    /// can stand in for its choices.
+    /// Chooses with a learning agent, so a random-action control (the `random_control` key of
+    /// a table of this registry, `gc.rlgc.random_control`) can stand in for its choices.
     pub learns: bool,
 }
 
-const NEVER: fn(&GcConfig) -> bool = |_| false;
+/// `SchedulerCaps::aggressive`: the run's T_GC^A, if its settings trigger aggressively.
+pub type Aggressive = fn(&PolicyTables) -> Option<u32>;
+
+const NEVER: Aggressive = |_| None;
 
 /// `gc.scheduler`: every GC scheduler, one line each.
 pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
@@ -79,42 +92,56 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
     Entry {
         id: "lazy_rtgc",
         summary: "Lazy-RTGC: partial tasks of alpha copies after writes, intensive mode",
-        build: |c| Ok(Box::new(LazyRtgcScheduler::new(c.gc, copies_per_erase(c.timing)))),
+        build: |c| {
+            let settings = lazy_rtgc::SETTINGS.decode(c.tables)?;
+            Ok(Box::new(LazyRtgcScheduler::new(c.gc, &settings, copies_per_erase(c.timing))))
+        },
         caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: true, learns: false },
-        settings: None,
+        settings: Some(lazy_rtgc::SETTINGS),
     },
     Entry {
         id: "rlgc",
         summary: "RLGC: a Q-table picks the copies after each write (Kang et al. 2017)",
-        build: |c| Ok(Box::new(rlgc::build(c.gc, false, c.rng)?)),
+        build: |c| Ok(Box::new(rlgc::build(c.gc, &rlgc::SETTINGS.decode(c.tables)?, false, c.rng)?)),
         caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: false, learns: true },
-        settings: None,
+        settings: Some(rlgc::SETTINGS),
     },
     Entry {
         id: "rlgc_aggressive",
         summary: "RLGC with early and read-initiated triggering (Sec. 5.3)",
-        build: |c| Ok(Box::new(rlgc::build(c.gc, true, c.rng)?)),
-        caps: SchedulerCaps { blocking: false, aggressive: |_| true, idle_work: false, learns: true },
-        settings: None,
+        build: |c| Ok(Box::new(rlgc::build(c.gc, &rlgc::SETTINGS.decode(c.tables)?, true, c.rng)?)),
+        caps: SchedulerCaps { blocking: false, aggressive: rlgc::aggressive_trigger, idle_work: false, learns: true },
+        settings: Some(rlgc::SETTINGS),
     },
     Entry {
         id: "rlgc_qtc",
         summary: "RLGC over 17 features with a Q-table cache (Kang & Yoo 2018)",
-        build: |c| Ok(Box::new(rlgc_qtc::build(c.gc, c.rng)?)),
-        caps: SchedulerCaps { blocking: false, aggressive: |g| g.qtc.aggressive, idle_work: false, learns: true },
-        settings: None,
+        build: |c| {
+            let (r, q) = (rlgc::SETTINGS.decode(c.tables)?, rlgc_qtc::SETTINGS.decode(c.tables)?);
+            Ok(Box::new(rlgc_qtc::build(c.gc, &r, &q, c.rng)?))
+        },
+        caps: SchedulerCaps {
+            blocking: false,
+            aggressive: rlgc_qtc::aggressive_trigger,
+            idle_work: false,
+            learns: true,
+        },
+        settings: Some(rlgc_qtc::SETTINGS),
     },
     Entry {
         id: "predictor",
         summary: "RLGC's framework with an interval predictor (Tables 11-12)",
-        build: |c| Ok(Box::new(predictor::build(c.gc, copy_ns(c.timing), c.rng)?)),
+        build: |c| {
+            let (r, p) = (rlgc::SETTINGS.decode(c.tables)?, predictor::SETTINGS.decode(c.tables)?);
+            Ok(Box::new(predictor::build(c.gc, &r, &p, copy_ns(c.timing), c.rng)?))
+        },
         caps: SchedulerCaps {
             blocking: false,
-            aggressive: |g| g.predictor.aggressive,
+            aggressive: predictor::aggressive_trigger,
             idle_work: false,
             learns: false,
         },
-        settings: None,
+        settings: Some(predictor::SETTINGS),
     },
 ];
 

@@ -18,8 +18,76 @@
 
 use serde::Serialize;
 
-use crate::config::IntensiveConfig;
+use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::TimingConfig;
+
+/// Intensive GC (Lazy-RTGC, adopted by RLGC Sec. 5.2): when the host is down to its last free
+/// blocks, a fixed number of copies follows every write, whatever the policy says. Counted in
+/// free blocks the host may still open (each plane's GC reserve excluded), see
+/// `GcObservation::host_free_blocks`. Built from the `intensive_*` keys of a policy's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntensiveConfig {
+    /// Copies per step in intensive mode.
+    pub copies: u32,
+    /// Enter intensive mode when host-usable free blocks are at most this.
+    pub enter_free_blocks: u32,
+    /// Leave it when host-usable free blocks exceed this.
+    pub stop_free_blocks: u32,
+}
+
+/// RLGC Sec. 5.2: intensive GC does "5 or 7" copies; ours: 7 (see lazy_rtgc.rs).
+pub const DEFAULT_INTENSIVE_COPIES: u32 = 7;
+
+/// Most copies a partial step may ask for (the RL schedulers' Q-tables have one column per
+/// action).
+pub const MAX_ACTION_COPIES: u32 = 1024;
+
+/// The checks the partial-GC schedulers' tables share, keys in full: a step's copies, intensive
+/// mode's settings.
+pub(super) struct Checks<'a> {
+    pub table: &'a str,
+    pub problems: Vec<ConfigProblem>,
+}
+
+impl<'a> Checks<'a> {
+    pub fn new(table: &'a str) -> Self {
+        Checks { table, problems: Vec::new() }
+    }
+
+    /// A problem at `key` (within the table) unless `ok`.
+    pub fn check(&mut self, ok: bool, key: &str, reason: impl FnOnce() -> String) {
+        if !ok {
+            self.problems.push(ConfigProblem { key: format!("{}.{key}", self.table), reason: reason() });
+        }
+    }
+
+    /// A number of copies per step, if set: between 1 and `MAX_ACTION_COPIES`.
+    pub fn copies(&mut self, key: &str, copies: Option<u32>) {
+        if let Some(v) = copies {
+            self.check((1..=MAX_ACTION_COPIES).contains(&v), key, || {
+                format!("must be between 1 and {MAX_ACTION_COPIES}, got {v}")
+            });
+        }
+    }
+
+    /// The `intensive_*` keys.
+    pub fn intensive(&mut self, i: &IntensiveConfig) {
+        let table = self.table.to_string();
+        self.check(i.copies >= 1, "intensive_copies", || "must be at least 1".into());
+        self.check(i.stop_free_blocks >= i.enter_free_blocks, "intensive_stop_free_blocks", || {
+            format!("must be at least {table}.intensive_enter_free_blocks ({})", i.enter_free_blocks)
+        });
+    }
+
+    /// The problems of a check written as a `Result` (the `rl` module's validators).
+    pub fn absorb(&mut self, result: Result<()>) {
+        match result {
+            Ok(()) => {}
+            Err(Error::Config { problems, .. }) => self.problems.extend(problems),
+            Err(e) => self.problems.push(ConfigProblem { key: self.table.to_string(), reason: e.to_string() }),
+        }
+    }
+}
 
 /// Lazy-RTGC's alpha: the most valid-page copies (tR + tPROG each) that fit in one erase time.
 pub fn copies_per_erase(timing: &TimingConfig) -> u32 {
@@ -115,7 +183,7 @@ mod tests {
     use crate::config::presets;
 
     fn timing_of(preset: &str) -> TimingConfig {
-        let cfg = crate::config::load(Some(preset), &[], &[]).unwrap();
+        let cfg = crate::catalog::load(Some(preset), &[], &[]).unwrap();
         cfg.device.timing
     }
 

@@ -25,11 +25,78 @@
 use std::collections::VecDeque;
 
 use rand_pcg::Pcg64Mcg;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::{GcConfig, PredictorKind};
-use crate::error::Result;
+use crate::config::GcConfig;
+use crate::error::{ConfigProblem, Result};
 use crate::ftl::gc::scheduler::framework::{Decider, Decision, Driver, History, Trigger};
+use crate::ftl::gc::scheduler::partial::Checks;
+use crate::ftl::gc::scheduler::rlgc::{self, RlgcSettings};
+use crate::registry::{PolicySettings, PolicyTables, Settings};
+
+/// How the predictor scheduler predicts the next inter-request interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PredictorKind {
+    /// Mean of the last `window` intervals.
+    #[default]
+    MovingAverage,
+    /// s <- smoothing x interval + (1 - smoothing) x s.
+    ExponentialSmoothing,
+}
+
+/// `[gc.predictor]`: interval-prediction GC (the RLGC paper's Tables 11-12 comparison). Copies
+/// after a request = how many copies (tR + tPROG each) fit in the predicted next interval,
+/// capped by `max_copies`. Triggering and intensive mode as `[gc.rlgc]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PredictorSettings {
+    /// How the next interval is predicted (Tables 11-12 compare both).
+    pub method: PredictorKind,
+    /// Moving-average window (Tables 11-12: 10 or 100).
+    pub window: usize,
+    /// Exponential-smoothing factor (Tables 11-12: 0.1 or 0.3).
+    pub smoothing: f64,
+    /// Largest step. Unset: as `gc.rlgc.max_copies`.
+    pub max_copies: Option<u32>,
+    /// Use the aggressive variant's triggering (Tables 11-12 compare against "Aggr").
+    pub aggressive: bool,
+}
+
+impl Default for PredictorSettings {
+    fn default() -> Self {
+        PredictorSettings {
+            method: PredictorKind::default(),
+            window: 10,
+            smoothing: 0.3,
+            max_copies: None,
+            aggressive: true,
+        }
+    }
+}
+
+impl PolicySettings for PredictorSettings {
+    fn problems_at(&self, table: &str) -> Vec<ConfigProblem> {
+        let mut c = Checks::new(table);
+        c.check(self.window >= 1, "window", || "must be at least 1".into());
+        let smoothing = self.smoothing;
+        c.check(smoothing > 0.0 && smoothing <= 1.0, "smoothing", || format!("must be in (0, 1], got {smoothing}"));
+        c.copies("max_copies", self.max_copies);
+        c.problems
+    }
+}
+
+/// Where the settings are written (`[gc.predictor]`).
+pub const SETTINGS: Settings = Settings::of::<PredictorSettings>("gc.predictor");
+
+/// T_GC^A if the run's `[gc.predictor]` asks for the aggressive triggering
+/// (`SchedulerCaps::aggressive`).
+pub fn aggressive_trigger(tables: &PolicyTables) -> Option<u32> {
+    let aggressive = SETTINGS.values::<PredictorSettings>(tables).aggressive;
+    aggressive.then(|| rlgc::aggressive_trigger(tables)).flatten()
+}
 
 /// Next-interval predictor.
 #[derive(Debug, Clone)]
@@ -124,8 +191,7 @@ pub struct PredictorDecider {
 }
 
 impl PredictorDecider {
-    pub fn new(gc: &GcConfig, copy_ns: u64, max_copies: u32) -> Self {
-        let p = &gc.predictor;
+    pub fn new(p: &PredictorSettings, copy_ns: u64, max_copies: u32) -> Self {
         PredictorDecider {
             predictor: IntervalPredictor::new(p.method, p.window, p.smoothing),
             copy_ns: copy_ns.max(1),
@@ -168,11 +234,18 @@ impl Decider for PredictorDecider {
 
 pub type PredictorScheduler = Driver<PredictorDecider>;
 
-/// `copy_ns` is the device's tR + tPROG.
-pub fn build(gc: &GcConfig, copy_ns: u64, rng: Pcg64Mcg) -> Result<PredictorScheduler> {
-    let max_copies = gc.predictor.max_copies.unwrap_or(gc.rlgc.max_copies);
-    let decider = PredictorDecider::new(gc, copy_ns, max_copies);
-    Driver::new("predictor", decider, gc, Trigger::new(gc, gc.predictor.aggressive), rng)
+/// `copy_ns` is the device's tR + tPROG; `[gc.rlgc]` gives the triggering, the default cap and
+/// intensive GC.
+pub fn build(
+    gc: &GcConfig,
+    r: &RlgcSettings,
+    p: &PredictorSettings,
+    copy_ns: u64,
+    rng: Pcg64Mcg,
+) -> Result<PredictorScheduler> {
+    let max_copies = p.max_copies.unwrap_or(r.max_copies);
+    let decider = PredictorDecider::new(p, copy_ns, max_copies);
+    Driver::new("predictor", decider, r, Trigger::new(gc, r, p.aggressive), rng)
 }
 
 #[cfg(test)]
@@ -206,11 +279,9 @@ mod tests {
 
     #[test]
     fn copies_fit_the_predicted_interval() {
-        let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
-        gc.predictor.window = 2;
-        gc.predictor.aggressive = false;
-        gc.predictor.max_copies = Some(6);
-        let mut s = build(&gc, 649_000, Pcg64Mcg::seed_from_u64(0)).unwrap();
+        let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
+        let p = PredictorSettings { window: 2, aggressive: false, max_copies: Some(6), ..Default::default() };
+        let mut s = build(&gc, &RlgcSettings::default(), &p, 649_000, Pcg64Mcg::seed_from_u64(0)).unwrap();
         let mut step = |seq, interval_ns| {
             let mut o = obs(seq, IoOp::Write, 5, 3);
             o.interval_ns = interval_ns;

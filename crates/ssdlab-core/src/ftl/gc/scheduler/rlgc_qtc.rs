@@ -2,7 +2,7 @@
 //! for reinforcement learning-assisted garbage collection to reduce long tail latency in SSD",
 //! DAC 2018, as presented in Yoo's 2019 talk (slides "What if more states are used?" and
 //! "Proposed Idea: Q-table Cache (QTC)"; implementation notes A5). Scheduler id `rlgc_qtc`,
-//! settings in `[gc.qtc]`; reward, SARSA-form update, epsilon schedule and intensive GC as RLGC
+//! settings in `[gc.rlgc_qtc]`; reward, SARSA-form update, epsilon schedule and intensive GC as RLGC
 //! (`[gc.rlgc]`, `framework.rs`).
 //!
 //! State: the slide's 17 features with its bin counts (our bin edges; the slide gives counts only):
@@ -48,23 +48,73 @@
 //! "previous action" counts the copies asked after each previous request (0 when none, the
 //! intensive step in intensive mode);
 //! "valid page copy / block erase performed" is read from the FTL's GC counters between two
-//! arrivals, so it includes any GC (also emergency reclaims). `[gc.qtc] aggressive = true` adds
+//! arrivals, so it includes any GC (also emergency reclaims). `[gc.rlgc_qtc] aggressive = true` adds
 //! the aggressive triggering of Sec. 5.3 (not in the talk).
 
 use std::collections::BTreeSet;
 
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::{GcConfig, QtcGcConfig};
-use crate::error::Result;
+use crate::config::GcConfig;
+use crate::error::{ConfigProblem, Result};
 use crate::ftl::gc::scheduler::framework::{Decider, Decision, Driver, History, Trigger, ACTION_HISTORY};
-use crate::ftl::gc::scheduler::rlgc::{epsilon_schedule, selection};
+use crate::ftl::gc::scheduler::partial::Checks;
+use crate::ftl::gc::scheduler::rlgc::{self, epsilon_schedule, selection, RlgcSettings};
+use crate::registry::{PolicySettings, PolicyTables, Settings};
 use crate::rl::{
     state_key, ActionSelection, AgentDiagnostics, Binning, EpsilonSchedule, QTableCache, QtcChoice, QtcConfig,
 };
 use crate::workload::IoOp;
+
+/// `[gc.rlgc_qtc]`: the Q-table cache variant (Kang & Yoo, DAC'18; Yoo's 2019 slides). Learning,
+/// reward and intensive settings come from `[gc.rlgc]`. Formerly `[gc.qtc]`: the table now carries
+/// its scheduler's id, as every policy table does; the old name still loads, with a warning.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct QtcSettings {
+    /// Entries per action's LRU cache (the slides: 100).
+    pub capacity_per_action: usize,
+    /// Largest action (the slides: 0/1/2-page copy, so 2).
+    pub max_copies: u32,
+    /// Copies in a state no cache holds (the slides: "0-page copy is adopted").
+    pub unseen_copies: u32,
+    /// Use the aggressive variant's triggering (Sec. 5.3) too.
+    pub aggressive: bool,
+}
+
+impl Default for QtcSettings {
+    fn default() -> Self {
+        QtcSettings { capacity_per_action: 100, max_copies: 2, unseen_copies: 0, aggressive: false }
+    }
+}
+
+impl PolicySettings for QtcSettings {
+    fn problems_at(&self, table: &str) -> Vec<ConfigProblem> {
+        let mut c = Checks::new(table);
+        let capacity = self.capacity_per_action;
+        c.check((1..=(1usize << 31)).contains(&capacity), "capacity_per_action", || {
+            format!("must be between 1 and 2^31, got {capacity}")
+        });
+        c.copies("max_copies", Some(self.max_copies));
+        c.check(self.unseen_copies <= self.max_copies, "unseen_copies", || {
+            format!("must not exceed {table}.max_copies ({})", self.max_copies)
+        });
+        c.problems
+    }
+}
+
+/// Where the settings are written (`[gc.rlgc_qtc]`).
+pub const SETTINGS: Settings = Settings::of::<QtcSettings>("gc.rlgc_qtc").formerly("gc.qtc");
+
+/// T_GC^A if the run's `[gc.rlgc_qtc]` asks for the aggressive triggering (`SchedulerCaps::aggressive`).
+pub fn aggressive_trigger(tables: &PolicyTables) -> Option<u32> {
+    let aggressive = SETTINGS.values::<QtcSettings>(tables).aggressive;
+    aggressive.then(|| rlgc::aggressive_trigger(tables)).flatten()
+}
 
 /// Number of state features (the slide's table).
 pub const N_FEATURES: usize = 17;
@@ -149,8 +199,7 @@ pub struct QtcDecider {
 }
 
 impl QtcDecider {
-    pub fn new(gc: &GcConfig) -> Result<Self> {
-        let q: &QtcGcConfig = &gc.qtc;
+    pub fn new(gc: &GcConfig, r: &RlgcSettings, q: &QtcSettings) -> Result<Self> {
         let n_actions = q.max_copies as usize + 1;
         let cache = QTableCache::new(
             n_actions,
@@ -159,17 +208,17 @@ impl QtcDecider {
         Ok(QtcDecider {
             cache,
             bins: QtcBins::new(q.max_copies, gc.trigger_free_blocks)?,
-            epsilon: epsilon_schedule(&gc.rlgc),
-            selection: selection(&gc.rlgc),
-            alpha: gc.rlgc.alpha,
-            gamma: gc.rlgc.gamma,
+            epsilon: epsilon_schedule(r),
+            selection: selection(r),
+            alpha: r.alpha,
+            gamma: r.gamma,
             max_copies: q.max_copies,
             decisions: 0,
             exploration_decisions: 0,
             explorations: 0,
             unseen: 0,
             chosen: vec![0; n_actions],
-            random_control: gc.rlgc.random_control,
+            random_control: r.random_control,
         })
     }
 
@@ -256,9 +305,10 @@ impl Decider for QtcDecider {
 
 pub type RlgcQtcScheduler = Driver<QtcDecider>;
 
-pub fn build(gc: &GcConfig, rng: Pcg64Mcg) -> Result<RlgcQtcScheduler> {
-    let decider = QtcDecider::new(gc)?;
-    Driver::new("rlgc_qtc", decider, gc, Trigger::new(gc, gc.qtc.aggressive), rng)
+/// `[gc.rlgc_qtc]` for the cache, `[gc.rlgc]` for the learning, reward and intensive settings.
+pub fn build(gc: &GcConfig, r: &RlgcSettings, q: &QtcSettings, rng: Pcg64Mcg) -> Result<RlgcQtcScheduler> {
+    let decider = QtcDecider::new(gc, r, q)?;
+    Driver::new("rlgc_qtc", decider, r, Trigger::new(gc, r, q.aggressive), rng)
 }
 
 #[cfg(test)]
@@ -269,10 +319,23 @@ mod tests {
     use crate::rl::MixedRadix;
     use rand::SeedableRng;
 
-    fn config(capacity: usize) -> GcConfig {
-        let mut gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
-        gc.qtc.capacity_per_action = capacity;
-        gc
+    /// The GC table and the two settings tables QTC reads.
+    struct Setup {
+        gc: GcConfig,
+        rlgc: RlgcSettings,
+        qtc: QtcSettings,
+    }
+
+    fn config(capacity: usize) -> Setup {
+        Setup {
+            gc: GcConfig { trigger_free_blocks: 10, ..GcConfig::default() },
+            rlgc: RlgcSettings::default(),
+            qtc: QtcSettings { capacity_per_action: capacity, ..QtcSettings::default() },
+        }
+    }
+
+    fn build_from(s: &Setup, rng: Pcg64Mcg) -> Result<RlgcQtcScheduler> {
+        build(&s.gc, &s.rlgc, &s.qtc, rng)
     }
 
     #[test]
@@ -321,7 +384,7 @@ mod tests {
     fn unseen_state_takes_zero_copies_and_lru_evicts() {
         let mut gc = config(2);
         gc.rlgc.epsilon_initial = 1.0; // known states always explore
-        let mut s = build(&gc, Pcg64Mcg::seed_from_u64(1)).unwrap();
+        let mut s = build_from(&gc, Pcg64Mcg::seed_from_u64(1)).unwrap();
         // Distinct intervals give distinct states; each is unseen when decided.
         let intervals = [150_000, 300_000, 600_000, 1_200_000];
         for (i, &iv) in intervals.iter().enumerate() {
@@ -345,7 +408,7 @@ mod tests {
         let (initial, after, switch) =
             (gc.rlgc.epsilon_initial, gc.rlgc.epsilon_after, gc.rlgc.epsilon_switch_after_decisions);
         assert!(initial != after && switch > 0);
-        let mut d = QtcDecider::new(&gc).unwrap();
+        let mut d = QtcDecider::new(&gc.gc, &gc.rlgc, &gc.qtc).unwrap();
         let mut rng = Pcg64Mcg::seed_from_u64(6);
         let unseen = History { interval_ns: 150_000, ..History::default() };
         let known = History { interval_ns: 300_000, ..History::default() };
@@ -386,7 +449,7 @@ mod tests {
     fn known_state_explores_and_is_remembered() {
         let mut gc = config(100);
         gc.rlgc.epsilon_initial = 1.0;
-        let mut s = build(&gc, Pcg64Mcg::seed_from_u64(2)).unwrap();
+        let mut s = build_from(&gc, Pcg64Mcg::seed_from_u64(2)).unwrap();
         // The same interval every time: once updated, a repeating state is known and explores
         // (away from its argmax).
         let mut nonzero = 0;
@@ -421,7 +484,7 @@ mod tests {
             let mut gc = config(1000);
             gc.qtc.unseen_copies = unseen;
             gc.rlgc.random_control = control;
-            let mut s = build(&gc, Pcg64Mcg::seed_from_u64(9)).unwrap();
+            let mut s = build_from(&gc, Pcg64Mcg::seed_from_u64(9)).unwrap();
             let (mut copies, mut total_ns) = (0, 0u64);
             let n = 200_000u64;
             for seq in 1..=n {

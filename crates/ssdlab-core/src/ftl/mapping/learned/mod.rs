@@ -38,19 +38,95 @@
 
 pub mod dplr;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::{LearnedConfig, TranslationProgramTime};
-use crate::error::{Error, Result};
-use crate::ftl::mapping::tpftl::Tpftl;
+use crate::error::{ConfigProblem, Error, Result};
+use crate::ftl::mapping::tpftl::{self, Tpftl, TpftlSettings};
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::nand::vppn::VirtualPages;
+use crate::registry::{PolicySettings, PolicyTables, Settings};
+use crate::units::ByteSize;
 use crate::units::{Lpn, Ppn, SimTime};
 use dplr::Dplr;
 
+/// `[ftl.learned]`: LearnedFTL (Wang et al., HPCA 2024): TPFTL's two-level cache (`[ftl.tpftl]`
+/// for everything but its size) in front of a model layer in the GTD: per translation page a
+/// piecewise linear model over (LPN, virtual PPN) and a bitmap of the LPNs it predicts exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct LearnedSettings {
+    /// DRAM for LearnedFTL's cached mapping table, in bytes (its models come on top).
+    pub cmt_bytes: ByteSize,
+    /// Most linear segments per model (Sec. 3.2: N, 8 by default).
+    pub max_segments: u32,
+    /// DRAM bytes one model takes; 0 derives it as Sec. 4.1 does: an 8-byte start PPN, 3 bytes
+    /// per segment and one bit per entry of the translation page (96 for 8 segments and 512
+    /// entries).
+    pub model_bytes: u32,
+    /// Whether LearnedFTL's translation-page programs take time: `charged` (the default, as for
+    /// DFTL and TPFTL) or `none`, the accounting of the authors' FEMU code (`ld-tpftl.c`, whose
+    /// `translation_write_page` leaves the program's `ssd_advance_status` call commented out,
+    /// while their `dftl.c` and `tpftl.c` charge it). With `none` the page is still placed and
+    /// written (translation writes, programs, WAF and wear count it) but books no chip: nothing
+    /// waits for it, neither the request that evicted the entry nor any later operation on that
+    /// chip. The read of the page's stored copy is still charged. Translation pages moved by GC
+    /// are GC copies and keep their time either way.
+    pub translation_program_time: TranslationProgramTime,
+}
+
+/// `ftl.learned.translation_program_time`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TranslationProgramTime {
+    /// A translation-page program books its chip for tPROG, like any program.
+    #[default]
+    Charged,
+    /// Written and counted, but in no time (the LearnedFTL artifact's accounting).
+    None,
+}
+
+impl Default for LearnedSettings {
+    fn default() -> Self {
+        LearnedSettings {
+            cmt_bytes: ByteSize(64 * 1024),
+            max_segments: 8,
+            model_bytes: 0,
+            translation_program_time: TranslationProgramTime::Charged,
+        }
+    }
+}
+
+impl PolicySettings for LearnedSettings {
+    fn problems(&self) -> Vec<(&'static str, String)> {
+        if (1..=64).contains(&self.max_segments) {
+            Vec::new()
+        } else {
+            vec![("max_segments", "must be between 1 and 64".into())]
+        }
+    }
+}
+
+/// Where the settings are written (`[ftl.learned]`); the cache's node and entry sizes come from
+/// `[ftl.tpftl]`, so the cache's size is checked against them.
+pub const SETTINGS: Settings = Settings::of::<LearnedSettings>("ftl.learned").cross_checked(cache_holds_a_node);
+
+/// `cmt_bytes` must hold one node of `[ftl.tpftl]` with one entry.
+fn cache_holds_a_node(tables: &PolicyTables) -> Vec<ConfigProblem> {
+    let (l, t): (LearnedSettings, TpftlSettings) = (SETTINGS.values(tables), tpftl::SETTINGS.values(tables));
+    if l.cmt_bytes.0 >= t.smallest_cache() {
+        return Vec::new();
+    }
+    vec![ConfigProblem {
+        key: "ftl.learned.cmt_bytes".into(),
+        reason: format!("must hold at least one node with one entry ({} bytes)", t.smallest_cache()),
+    }]
+}
+
 /// DRAM of one model as Sec. 4.1 counts it: an 8-byte start PPN, a 3-byte <k, b, off> per
 /// segment and one bit per entry of the translation page; or the configured figure.
-pub fn model_bytes(cfg: &LearnedConfig, entries_per_page: u32) -> u64 {
+pub fn model_bytes(cfg: &LearnedSettings, entries_per_page: u32) -> u64 {
     if cfg.model_bytes > 0 {
         cfg.model_bytes as u64
     } else {
@@ -112,8 +188,9 @@ pub struct Learned {
 }
 
 pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
-    let l = &ctx.cfg.ftl.learned;
-    let mut tp = Tpftl::from_config(ctx, l.cmt_bytes.0);
+    let l: LearnedSettings = SETTINGS.decode(&ctx.cfg.policy_tables)?;
+    let t: TpftlSettings = tpftl::SETTINGS.decode(&ctx.cfg.policy_tables)?;
+    let mut tp = Tpftl::from_config(ctx, &t, l.cmt_bytes.0);
     tp.directory_mut().set_timed_programs(l.translation_program_time == TranslationProgramTime::Charged);
     let tpages = tp.directory().pages() as usize;
     Ok(Box::new(Learned {
