@@ -1,5 +1,6 @@
 """A run's report: the figures the core measured (a dict built in Rust), with DataFrame views and
-plotting helpers. pandas and pyarrow are imported where used, so importing this module is cheap."""
+plotting helpers, and the per-run figures every results table holds (`run_figures`). pandas and
+pyarrow are imported where used, so importing this module is cheap."""
 
 from __future__ import annotations
 
@@ -226,6 +227,38 @@ class Report:
         if self._requests is None:
             raise ValueError("this run kept no per-request log: run with request_log=True or a path")
         self._requests.to_parquet(path, index=False)
+
+
+def run_figures(report: Report) -> dict[str, Any]:
+    """The per-run figures of runs.csv (latencies in us; NaN where an operation never ran)."""
+    s = report.summary()
+    lat = report.latency
+    by_source = report["device"]["counters"]["by_source"]
+    return {
+        "requests": s["requests"],
+        "reads": report["workload"]["reads"],
+        "writes": report["workload"]["writes"],
+        "write_mean_us": float(lat.loc["write", "mean"]),
+        "write_p99_us": s["write_p99_us"],
+        "write_p99_9_us": float(lat.loc["write", "p99_9"]),
+        "write_p99_99_us": s["write_p99_99_us"],
+        "write_max_us": float(lat.loc["write", "max"]),
+        "read_mean_us": float(lat.loc["read", "mean"]),
+        "read_p99_us": s["read_p99_us"],
+        "read_p99_9_us": float(lat.loc["read", "p99_9"]),
+        "read_p99_99_us": s["read_p99_99_us"],
+        "waf": s["waf"],
+        "erases": s["erases"],
+        "gc_victims": s["gc_victims"],
+        "gc_pages_copied": report["gc"]["pages_copied"],
+        "gc_emergency_reclaims": report["gc"]["emergency_reclaims"],
+        # The transaction scheduler (`[transaction_scheduler]`): GC operations that waited in a background
+        # queue, and programs or erases suspended for reads.
+        "gc_queued": by_source["gc"]["queued"],
+        "suspensions": sum(c["suspensions"] for c in by_source.values()),
+        "mean_unit_utilization": report["device"]["mean_unit_utilization"],
+        "simulated_span_s": report["workload"]["span_ns"] / 1e9,
+    }
 
 
 def _histograms_from_saved(saved: dict[str, list[list[int]]]) -> dict[str, list[tuple[int, int]]]:

@@ -14,14 +14,12 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ssdlab.config import resolve
 from ssdlab.errors import ConfigError
 from ssdlab.experiments.common import Job, Runner, run_jobs
-
-if TYPE_CHECKING:
-    from ssdlab.report import Report
+from ssdlab.report import run_figures
 
 #: The figures of the comparison table, in runs.csv units (us for latencies).
 TABLE_METRICS = ("write_p99_us", "write_p99_99_us", "waf", "erases")
@@ -183,38 +181,6 @@ def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant
                 )
             )
     return all_variants, jobs
-
-
-def run_figures(report: Report) -> dict[str, Any]:
-    """The per-run figures of runs.csv (latencies in us; NaN where an operation never ran)."""
-    s = report.summary()
-    lat = report.latency
-    by_source = report["device"]["counters"]["by_source"]
-    return {
-        "requests": s["requests"],
-        "reads": report["workload"]["reads"],
-        "writes": report["workload"]["writes"],
-        "write_mean_us": float(lat.loc["write", "mean"]),
-        "write_p99_us": s["write_p99_us"],
-        "write_p99_9_us": float(lat.loc["write", "p99_9"]),
-        "write_p99_99_us": s["write_p99_99_us"],
-        "write_max_us": float(lat.loc["write", "max"]),
-        "read_mean_us": float(lat.loc["read", "mean"]),
-        "read_p99_us": s["read_p99_us"],
-        "read_p99_9_us": float(lat.loc["read", "p99_9"]),
-        "read_p99_99_us": s["read_p99_99_us"],
-        "waf": s["waf"],
-        "erases": s["erases"],
-        "gc_victims": s["gc_victims"],
-        "gc_pages_copied": report["gc"]["pages_copied"],
-        "gc_emergency_reclaims": report["gc"]["emergency_reclaims"],
-        # The transaction scheduler (`[transaction_scheduler]`): GC operations that waited in a background
-        # queue, and programs or erases suspended for reads.
-        "gc_queued": by_source["gc"]["queued"],
-        "suspensions": sum(c["suspensions"] for c in by_source.values()),
-        "mean_unit_utilization": report["device"]["mean_unit_utilization"],
-        "simulated_span_s": report["workload"]["span_ns"] / 1e9,
-    }
 
 
 def _worker(job: Job) -> dict[str, Any]:

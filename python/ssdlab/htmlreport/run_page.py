@@ -45,7 +45,7 @@ def build(source: RunInput) -> Page:
 
 def headline(report: Report) -> dict[str, str]:
     """The run's policies and figures (those `ssdlab compare` records in runs.csv), readable."""
-    from ssdlab.experiments.compare import run_figures
+    from ssdlab.report import run_figures
 
     policies = report["policies"]
     out = {

@@ -207,7 +207,7 @@ def _axes(results: pd.DataFrame, reports: dict[str, Report]) -> list[str]:
     `run_figures` on a cell's report; a sweep whose every cell failed has no report, and its
     figure columns (if written at all) hold nothing, so there the axes are the columns with a
     value."""
-    from ssdlab.experiments.compare import run_figures
+    from ssdlab.report import run_figures
 
     others = [c for c in results.columns if c not in SWEEP_COLUMNS]
     if reports:

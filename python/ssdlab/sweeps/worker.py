@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ssdlab.experiments.compare import run_figures
+from ssdlab.report import run_figures
 from ssdlab.sweeps.job import Job
 from ssdlab.sweeps.outcome import FILES_KEY
 
