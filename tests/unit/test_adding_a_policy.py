@@ -175,8 +175,9 @@ def test_the_page_adds_policies_that_the_catalog_verifies(tmp_path):
     assert run.returncode == 0, output[-4000:]
     assert re.search(r"test result: ok\. 2 passed", output), output[-2000:]
     # The unchanged catalog tests ran every new policy with verify on, and checked every
-    # declared settings table (claimed, in the schema, an unknown key refused), the examples'
-    # among them (their registry entries declare them: `settings_table`).
+    # declared settings table (claimed, in the schema, echoed, an unknown key refused), each
+    # example's by name.
     for e in found:
         assert f"[{e.key} = {e.id}] verified" in output, output[-2000:]
+        assert f"[{settings_table(e)}] settings claimed, documented, echoed and checked" in output, output[-2000:]
     assert "catalog_verify_every_policy_settings_table_is_claimed_documented_and_checked ... ok" in output

@@ -48,8 +48,8 @@ enum Allocation {
 fn ftl(g: Geometry, logical_pages: u32, victim: Box<dyn VictimPolicy>, allocation: Allocation) -> (Ftl, Device) {
     let device = crate::device::test_device(&g, 0);
     let (placement, scope): (Box<dyn Placement>, GcScope) = match allocation {
-        Allocation::Dynamic => (Box::new(placement::DynamicPlacement::new(&g)), GcScope::Region),
-        Allocation::Static => (Box::new(placement::StaticPlacement::new(&g)), GcScope::Plane),
+        Allocation::Dynamic => (Box::new(placement::dynamic::DynamicPlacement::new(&g)), GcScope::Region),
+        Allocation::Static => (Box::new(placement::static_cwdp::StaticPlacement::new(&g)), GcScope::Plane),
     };
     let region = RegionSpec {
         name: "native".into(),
@@ -73,7 +73,7 @@ fn ftl(g: Geometry, logical_pages: u32, victim: Box<dyn VictimPolicy>, allocatio
         },
         host: HostPath::new(None, BufferSettings::default(), UnwrittenReads::Free, logical_pages),
         reclaimer: Reclaimer::new(victim, Box::new(NoGc), scope, blocks::DomainId(0), (1, 2), false),
-        regions: RegionManager::new(Box::new(region::NoRegions), logical_pages as u64, 0.0),
+        regions: RegionManager::new(Box::new(region::none::NoRegions), logical_pages as u64, 0.0),
         last_arrival: None,
         busy_until: 0,
     };

@@ -161,7 +161,7 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
         let d = &cfg.device;
         let geometry = d.geometry();
         let per_page = cfg.ftl.entries_per_translation_page(d.page_bytes) as u64;
-        let entries = placement::group_entries(cfg.ftl.group.entries, &geometry, per_page as u32) as u64;
+        let entries = placement::group::group_entries(cfg.ftl.group.entries, &geometry, per_page as u32) as u64;
         let groups = capacity.used_pages.div_ceil((entries * per_page).max(1));
         check(
             groups + 3 <= d.blocks_per_plane as u64,

@@ -93,7 +93,8 @@ impl EvictionPolicy for DistanceEviction {
 mod tests {
     use super::*;
     use crate::ftl::cache::frequency_count::tests::ctx_config;
-    use crate::ftl::cache::{LruEviction, PageWrite, WriteBuffer};
+    use crate::ftl::cache::lru::LruEviction;
+    use crate::ftl::cache::{PageWrite, WriteBuffer};
 
     #[test]
     fn pages_far_apart_first_then_the_nearest_to_the_tail() {

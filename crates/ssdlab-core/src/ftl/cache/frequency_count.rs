@@ -127,7 +127,7 @@ pub(super) mod tests {
         }
         assert_eq!([1, 2, 3, 4].map(|l| f.class(Lpn(l))), [0, 1, 2, 3]);
         // Buffer tail first: 4 (cold), 3, 2, 1 (hot), 5: the unit is ordered by heat, LSB first.
-        let mut b = WriteBuffer::new(16, 1.0, 1.0, Box::new(crate::ftl::cache::LruEviction));
+        let mut b = WriteBuffer::new(16, 1.0, 1.0, Box::new(crate::ftl::cache::lru::LruEviction));
         for l in [4, 3, 2, 1, 5] {
             b.insert(Lpn(l), true, PageWrite { request_pages: 1, partial: false }, 1);
         }

@@ -21,24 +21,15 @@
 //! The buffer keeps the LRU order (most recent at the head, touched by writes and read hits);
 //! policies choose from its tail through `BufferView`.
 
-mod distance;
-mod frequency;
-mod frequency_count;
-mod group;
-mod history;
-mod lru;
-mod page_type_eviction;
+pub(crate) mod distance;
+pub(crate) mod frequency;
+pub(crate) mod frequency_count;
+pub(crate) mod group;
+pub(crate) mod history;
+pub(crate) mod lru;
+pub(crate) mod page_type_eviction;
 pub mod registry;
-mod rl_fsp;
-
-pub use distance::DistanceEviction;
-pub use frequency::FrequencyEviction;
-pub use frequency_count::FrequencyCountEviction;
-pub use group::group_by_type;
-pub use history::ReadHistory;
-pub use lru::LruEviction;
-pub use page_type_eviction::{FspBootstrap, PageTypeEvictionSettings, SETTINGS as PAGE_TYPE_EVICTION};
-pub use rl_fsp::{FspState, RlFspEviction};
+pub(crate) mod rl_fsp;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -228,6 +219,18 @@ pub struct CacheStats {
     /// Timed write-backs (`cache.flush_interval_ns`) and the dirty pages they programmed.
     pub timer_flushes: u64,
     pub timer_flush_pages: u64,
+}
+
+/// Stands in for the eviction policy while the policy looks at the buffer
+/// (`WriteBuffer::next_unit`); nothing is asked of it.
+#[derive(Clone)]
+struct Vacant;
+
+impl EvictionPolicy for Vacant {
+    fn id(&self) -> &'static str {
+        "vacant"
+    }
+    fn next_unit(&mut self, _view: &BufferView, _unit_pages: u32, _out: &mut Vec<Lpn>) {}
 }
 
 /// The DRAM write buffer. Owned by the FTL; the eviction policy is a field so the FTL can
@@ -457,7 +460,7 @@ impl WriteBuffer {
         if self.dirty == 0 {
             return;
         }
-        let mut policy = std::mem::replace(&mut self.policy, Box::new(LruEviction));
+        let mut policy = std::mem::replace(&mut self.policy, Box::new(Vacant));
         policy.next_unit(&self.view(), unit_pages, out);
         self.policy = policy;
     }
@@ -480,7 +483,7 @@ mod tests {
     }
 
     fn buffer(capacity: u32) -> WriteBuffer {
-        WriteBuffer::new(capacity, 0.75, 0.5, Box::new(LruEviction))
+        WriteBuffer::new(capacity, 0.75, 0.5, Box::new(lru::LruEviction))
     }
 
     #[test]

@@ -388,7 +388,8 @@ impl RlFspEviction {
 mod tests {
     use super::*;
     use crate::ftl::cache::frequency_count::tests::ctx_config;
-    use crate::ftl::cache::{LruEviction, PageWrite, WriteBuffer};
+    use crate::ftl::cache::lru::LruEviction;
+    use crate::ftl::cache::{PageWrite, WriteBuffer};
 
     fn policy(fsp: &str) -> RlFspEviction {
         let cfg = ctx_config(&format!(

@@ -19,18 +19,12 @@
 //! region (`layout`), and then chooses the stream of every page of data bound there
 //! (`stream_for`): host writes, GC's relocations and migrations into the native region alike.
 
-mod dynamic;
-mod group;
-mod line;
+pub(crate) mod dynamic;
+pub(crate) mod group;
+pub(crate) mod line;
 pub mod registry;
-mod static_cwdp;
-mod wordline;
-
-pub use dynamic::DynamicPlacement;
-pub use group::{group_entries, GroupPlacement};
-pub use line::LinePlacement;
-pub use static_cwdp::{cwdp_plane, StaticPlacement};
-pub use wordline::WordlinePlacement;
+pub(crate) mod static_cwdp;
+pub(crate) mod wordline;
 
 use crate::device::Device;
 use crate::ftl::blocks::{BlockManager, StreamId};

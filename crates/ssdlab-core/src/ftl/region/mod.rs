@@ -28,20 +28,13 @@
 //! `series.rs` holds what every SLC policy samples over the run (SLC blocks and threshold per
 //! `slc.sample_every_bytes` of host writes).
 
-mod dwa;
-mod none;
+pub(crate) mod dwa;
+pub(crate) mod none;
 pub mod registry;
-mod rl_slc;
-mod series;
-mod static_slc;
-mod ust;
-
-pub use dwa::Dwa;
-pub use none::NoRegions;
-pub use rl_slc::RlSlc;
-pub use series::SlcSeries;
-pub use static_slc::StaticSlc;
-pub use ust::Ust;
+pub(crate) mod rl_slc;
+pub(crate) mod series;
+pub(crate) mod static_slc;
+pub(crate) mod ust;
 
 use serde_json::Value;
 

@@ -52,9 +52,10 @@ use serde_json::json;
 use crate::config::ValidatedConfig;
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::blocks::RegionId;
+use crate::ftl::region::series::SlcSeries;
 use crate::ftl::region::{
-    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionStats, RegionView, SlcSeries, SlcSpace,
-    ThresholdRouting, WriteInfo, NATIVE, SLC,
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionStats, RegionView, SlcSpace, ThresholdRouting,
+    WriteInfo, NATIVE, SLC,
 };
 use crate::registry::{PolicySettings, Settings};
 use crate::rl::{ActionSelection, EpsilonSchedule, LearningConfig, LearningReport, MixedRadix, QTable, TabularAgent};

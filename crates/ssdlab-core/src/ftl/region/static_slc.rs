@@ -14,9 +14,9 @@ use serde_json::json;
 
 use crate::config::ValidatedConfig;
 use crate::ftl::blocks::RegionId;
+use crate::ftl::region::series::SlcSeries;
 use crate::ftl::region::{
-    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, SlcSpace, ThresholdRouting, WriteInfo,
-    SLC,
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSpace, ThresholdRouting, WriteInfo, SLC,
 };
 
 #[derive(Clone)]

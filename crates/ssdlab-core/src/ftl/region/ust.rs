@@ -29,8 +29,9 @@ use serde_json::json;
 use crate::config::ValidatedConfig;
 use crate::error::{Error, Result};
 use crate::ftl::blocks::RegionId;
+use crate::ftl::region::series::SlcSeries;
 use crate::ftl::region::{
-    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSeries, SlcSpace, WriteInfo, NATIVE, SLC,
+    slc_region, RegionAction, RegionLayout, RegionPolicy, RegionView, SlcSpace, WriteInfo, NATIVE, SLC,
 };
 use crate::registry::{PolicySettings, Settings};
 use crate::units::Lpn;

@@ -55,7 +55,7 @@ use serde_json::json;
 use crate::config::GcConfig;
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::gc::scheduler::partial::IntensiveMode;
-use crate::ftl::gc::scheduler::rlgc::{RewardRequest, RlgcSettings, ZeroInterval};
+use crate::ftl::gc::scheduler::rlgc_settings::{RewardRequest, RlgcSettings, ZeroInterval};
 use crate::ftl::gc::{GcAction, GcObservation, GcScheduler};
 use crate::rl::{AgentDiagnostics, LearningReport, PercentileConfig, PercentileThresholds, RewardTracker, StepReward};
 use crate::workload::IoOp;

@@ -17,6 +17,7 @@ mod partial;
 mod predictor;
 mod rlgc;
 mod rlgc_qtc;
+mod rlgc_settings;
 
 pub use framework::{Decider, Decision, Driver, History};
 pub use greedy::GreedyScheduler;
@@ -24,8 +25,9 @@ pub use lazy_rtgc::LazyRtgcScheduler;
 pub use lazy_rtgc::LazyRtgcSettings;
 pub use partial::{copies_per_erase, copy_ns, IntensiveConfig};
 pub use predictor::{PredictorKind, PredictorScheduler, PredictorSettings};
-pub use rlgc::{RewardRequest, RlgcPolicyKind, RlgcScheduler, RlgcSettings, ZeroInterval};
+pub use rlgc::RlgcScheduler;
 pub use rlgc_qtc::{QtcSettings, RlgcQtcScheduler};
+pub use rlgc_settings::{RewardRequest, RlgcPolicyKind, RlgcSettings, ZeroInterval};
 
 use rand_pcg::Pcg64Mcg;
 
@@ -42,8 +44,8 @@ use crate::registry::{Entry, PolicyTables};
 pub mod settings {
     pub use super::lazy_rtgc::SETTINGS as LAZY_RTGC;
     pub use super::predictor::SETTINGS as PREDICTOR;
-    pub use super::rlgc::SETTINGS as RLGC;
     pub use super::rlgc_qtc::SETTINGS as RLGC_QTC;
+    pub use super::rlgc_settings::SETTINGS as RLGC;
 }
 
 /// What a scheduler is built from: the GC settings, the device timing (Lazy-RTGC's alpha, the
@@ -102,22 +104,27 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
     Entry {
         id: "rlgc",
         summary: "RLGC: a Q-table picks the copies after each write (Kang et al. 2017)",
-        build: |c| Ok(Box::new(rlgc::build(c.gc, &rlgc::SETTINGS.decode(c.tables)?, false, c.rng)?)),
+        build: |c| Ok(Box::new(rlgc::build(c.gc, &rlgc_settings::SETTINGS.decode(c.tables)?, false, c.rng)?)),
         caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: false, learns: true },
-        settings: Some(rlgc::SETTINGS),
+        settings: Some(rlgc_settings::SETTINGS),
     },
     Entry {
         id: "rlgc_aggressive",
         summary: "RLGC with early and read-initiated triggering (Sec. 5.3)",
-        build: |c| Ok(Box::new(rlgc::build(c.gc, &rlgc::SETTINGS.decode(c.tables)?, true, c.rng)?)),
-        caps: SchedulerCaps { blocking: false, aggressive: rlgc::aggressive_trigger, idle_work: false, learns: true },
-        settings: Some(rlgc::SETTINGS),
+        build: |c| Ok(Box::new(rlgc::build(c.gc, &rlgc_settings::SETTINGS.decode(c.tables)?, true, c.rng)?)),
+        caps: SchedulerCaps {
+            blocking: false,
+            aggressive: rlgc_settings::aggressive_trigger,
+            idle_work: false,
+            learns: true,
+        },
+        settings: Some(rlgc_settings::SETTINGS),
     },
     Entry {
         id: "rlgc_qtc",
         summary: "RLGC over 17 features with a Q-table cache (Kang & Yoo 2018)",
         build: |c| {
-            let (r, q) = (rlgc::SETTINGS.decode(c.tables)?, rlgc_qtc::SETTINGS.decode(c.tables)?);
+            let (r, q) = (rlgc_settings::SETTINGS.decode(c.tables)?, rlgc_qtc::SETTINGS.decode(c.tables)?);
             Ok(Box::new(rlgc_qtc::build(c.gc, &r, &q, c.rng)?))
         },
         caps: SchedulerCaps {
@@ -132,7 +139,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
         id: "predictor",
         summary: "RLGC's framework with an interval predictor (Tables 11-12)",
         build: |c| {
-            let (r, p) = (rlgc::SETTINGS.decode(c.tables)?, predictor::SETTINGS.decode(c.tables)?);
+            let (r, p) = (rlgc_settings::SETTINGS.decode(c.tables)?, predictor::SETTINGS.decode(c.tables)?);
             Ok(Box::new(predictor::build(c.gc, &r, &p, copy_ns(c.timing), c.rng)?))
         },
         caps: SchedulerCaps {

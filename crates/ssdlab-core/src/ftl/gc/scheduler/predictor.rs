@@ -33,7 +33,7 @@ use crate::config::GcConfig;
 use crate::error::{ConfigProblem, Result};
 use crate::ftl::gc::scheduler::framework::{Decider, Decision, Driver, History, Trigger};
 use crate::ftl::gc::scheduler::partial::Checks;
-use crate::ftl::gc::scheduler::rlgc::{self, RlgcSettings};
+use crate::ftl::gc::scheduler::rlgc_settings::{self as rlgc, RlgcSettings};
 use crate::registry::{PolicySettings, PolicyTables, Settings};
 
 /// How the predictor scheduler predicts the next inter-request interval.

@@ -63,7 +63,7 @@ use crate::config::GcConfig;
 use crate::error::{ConfigProblem, Result};
 use crate::ftl::gc::scheduler::framework::{Decider, Decision, Driver, History, Trigger, ACTION_HISTORY};
 use crate::ftl::gc::scheduler::partial::Checks;
-use crate::ftl::gc::scheduler::rlgc::{self, epsilon_schedule, selection, RlgcSettings};
+use crate::ftl::gc::scheduler::rlgc_settings::{self as rlgc, epsilon_schedule, selection, RlgcSettings};
 use crate::registry::{PolicySettings, PolicyTables, Settings};
 use crate::rl::{
     state_key, ActionSelection, AgentDiagnostics, Binning, EpsilonSchedule, QTableCache, QtcChoice, QtcConfig,
