@@ -75,7 +75,7 @@ def examples(page: str) -> list[Example]:
         module = [
             b
             for b in by_role["module"]
-            if PurePosixPath(b[0]).parent == folder and re.fullmatch(rf"(pub )?mod {stem};\n", b[1])
+            if PurePosixPath(b[0]).parent == folder and re.fullmatch(rf"(pub(\(crate\))? )?mod {stem};\n", b[1])
         ]
         entry = [
             b
@@ -95,7 +95,7 @@ def examples(page: str) -> list[Example]:
 
 def add_module(source: str, line: str) -> str:
     """`line` among the file's module declarations, in the order `cargo fmt` keeps them."""
-    declared = list(re.finditer(r"^(?:pub )?mod (\w+);\n", source, re.M))
+    declared = list(re.finditer(r"^(?:pub(?:\(crate\))? )?mod (\w+);\n", source, re.M))
     name = re.search(r"mod (\w+);", line).group(1)
     after = [m for m in declared if m.group(1) > name]
     at = after[0].start() if after else declared[-1].end()
