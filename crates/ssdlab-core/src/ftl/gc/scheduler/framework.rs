@@ -443,6 +443,20 @@ impl<D: Decider> Driver<D> {
         self.push_action(d.copies);
     }
 
+    /// Leave the decider's decision `d` for request `seq` (capped at `cap`) waiting for an
+    /// outside agent's action (`DecisionPoint::act`), with what the agent observes.
+    fn leave_waiting(&mut self, seq: u64, d: Decision, cap: u32) {
+        let (observation, max) = (self.observation(), self.decider.max_copies());
+        if let Some(e) = &mut self.external {
+            e.decision.observation = observation;
+            e.decision.mask = (0..=max).map(|a| a <= cap).collect();
+            e.decision.reward = std::mem::take(&mut e.reward);
+            e.decision.reward_parts = vec![e.decision.reward];
+            e.decision.builtin_action = d.copies.min(cap);
+            e.waiting = Some((seq, d, cap));
+        }
+    }
+
     /// What an outside agent observes now (`FEATURES`).
     fn observation(&self) -> Vec<f64> {
         let us = |ns: u64| (ns as f64 / 1e3).min(MAX_INTERVAL_US);
@@ -496,15 +510,7 @@ impl<D: Decider> GcScheduler for Driver<D> {
         if self.external.is_some() {
             // An outside agent decides: the decision waits for `act` (the simulation stops
             // before the next event), with the decider's own as the built-in proposal.
-            let observation = self.observation();
-            let max = self.decider.max_copies();
-            let e = self.external.as_mut().expect("checked");
-            e.decision.observation = observation;
-            e.decision.mask = (0..=max).map(|a| a <= cap).collect();
-            e.decision.reward = std::mem::take(&mut e.reward);
-            e.decision.reward_parts = vec![e.decision.reward];
-            e.decision.builtin_action = d.copies.min(cap);
-            e.waiting = Some((obs.request_seq, d, cap));
+            self.leave_waiting(obs.request_seq, d, cap);
             return GcAction::Nothing;
         }
         self.take_decision(obs.request_seq, d, cap);
