@@ -18,7 +18,7 @@ setup: $(BIN)/maturin
 
 # Builds the native core (release) and installs ssdlab with its runtime and dev dependencies.
 build: setup
-	$(BIN)/maturin develop --release --extras dev,ray -q
+	$(BIN)/maturin develop --release --extras dev,ray,gym -q
 
 # The main job: the GC schedulers of the RLGC paper side by side on a real MSR Cambridge trace
 # excerpt that ships with the package (no download), 3 seeds each: a comparison table, runs.csv,

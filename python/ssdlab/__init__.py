@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ssdlab._core import __version__
 from ssdlab.config import preset_toml, presets, resolve, workload_patterns
 from ssdlab.errors import (
+    ActionError,
     ConfigDeprecationWarning,
     ConfigError,
     DeviceFullError,
@@ -53,6 +54,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ActionError",
     "ConfigDeprecationWarning",
     "ConfigError",
     "DeviceFullError",

@@ -88,6 +88,28 @@ class Simulation:
         configuration than this one's (but for `[workload]`) or once this run has begun."""
         self._native.start_from(drive)
 
+    def attach(self, kind: str) -> dict:
+        """Drive the decisions of `kind` (a seam's config key, e.g. "gc.scheduler") from Python,
+        from the measured run's start: each decision then waits for `act`. Returns the decision
+        space: `actions` (discrete, 0..actions), `features` (name, low, high, doc of each observed
+        value), `reward_parts`. ConfigError if the chosen policy has no such decision point. The
+        Gymnasium environments (`ssdlab.gym`) are built on this."""
+        return self._native.attach(kind)
+
+    def advance(self) -> tuple[list[float], list[bool], float, int] | None:
+        """Run to the next decision of an attached kind: (observation, action mask, reward since
+        the previous decision, the built-in agent's action), or None once the run has finished."""
+        decision = self._native.advance()
+        self._finished = decision is None
+        return decision
+
+    def act(self, action: int) -> tuple[list[float], list[bool], float, int] | None:
+        """Take `action` for the waiting decision (ActionError if out of range or masked), then
+        `advance`."""
+        decision = self._native.act(action)
+        self._finished = decision is None
+        return decision
+
     def run(self, progress: ProgressCallback | None = None) -> Report:
         """Run to the end, calling `progress(done, total)` between native steps."""
         while not self.step(STEP_EVENTS):

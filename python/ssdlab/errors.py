@@ -10,6 +10,8 @@ here; each carries attributes, not only text: `.message`, `.path` (the file conc
 - `SsdlabIOError` (also an `OSError`): a file could not be read or written.
 - `DeviceFullError`: the simulated device cannot reclaim space.
 - `InternalError`: a broken invariant inside ssdlab (a bug: please report it).
+- `ActionError` (also a `ValueError`): an outside agent's action refused (out of range,
+  masked, or with no decision waiting).
 
 Python code raises them as it would any exception: `ConfigError(message, path=None,
 line=None, problems=None)`.
@@ -20,6 +22,7 @@ configuration used with the config it validated, and the Python layer warns with
 from __future__ import annotations
 
 from ssdlab._core import (
+    ActionError,
     ConfigError,
     DeviceFullError,
     InternalError,
@@ -55,6 +58,7 @@ class ConfigDeprecationWarning(FutureWarning):
 
 
 __all__ = [
+    "ActionError",
     "ConfigDeprecationWarning",
     "ConfigError",
     "DeviceFullError",

@@ -75,7 +75,8 @@ def examples(page: str) -> list[Example]:
         module = [
             b
             for b in by_role["module"]
-            if PurePosixPath(b[0]).parent == folder and re.fullmatch(rf"(pub(\(crate\))? )?mod {stem};\n", b[1])
+            if PurePosixPath(b[0]).parent == folder
+            and re.fullmatch(rf"(pub(\(crate\))? )?mod {stem};\n", b[1])
         ]
         entry = [
             b
@@ -179,5 +180,7 @@ def test_the_page_adds_policies_that_the_catalog_verifies(tmp_path):
     # example's by name.
     for e in found:
         assert f"[{e.key} = {e.id}] verified" in output, output[-2000:]
-        assert f"[{settings_table(e)}] settings claimed, documented, echoed and checked" in output, output[-2000:]
+        assert f"[{settings_table(e)}] settings claimed, documented, echoed and checked" in output, output[
+            -2000:
+        ]
     assert "catalog_verify_every_policy_settings_table_is_claimed_documented_and_checked ... ok" in output

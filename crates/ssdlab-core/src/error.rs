@@ -29,6 +29,11 @@ pub enum Error {
     #[error("device full: {reason}")]
     DeviceFull { reason: String },
 
+    /// An outside agent's action refused (`crate::decision`): out of range, masked, or with
+    /// nothing waiting for one.
+    #[error(transparent)]
+    Action(#[from] crate::decision::ActionError),
+
     /// A broken internal invariant: a bug in ssdlab, never the user's input.
     #[error("internal invariant violated: {reason}")]
     Invariant { reason: String },

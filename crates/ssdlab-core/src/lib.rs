@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod config;
+pub mod decision;
 pub mod device;
 pub mod error;
 pub mod ftl;

@@ -22,6 +22,7 @@ struct Classes {
     io: Py<PyType>,
     device_full: Py<PyType>,
     internal: Py<PyType>,
+    action: Py<PyType>,
 }
 
 static CLASSES: GILOnceCell<Classes> = GILOnceCell::new();
@@ -114,7 +115,14 @@ pub fn register<'py>(m: &Bound<'py, PyModule>) -> PyResult<()> {
     )?;
     let internal =
         class(py, "InternalError", with(None)?, "A broken invariant inside ssdlab (a bug: please report it).", None)?;
-    for made in [&base, &config, &trace, &io, &device_full, &internal] {
+    let action = class(
+        py,
+        "ActionError",
+        with(value())?,
+        "An outside agent's action refused: out of range, masked, or with no decision waiting.",
+        None,
+    )?;
+    for made in [&base, &config, &trace, &io, &device_full, &internal, &action] {
         m.add(made.name()?, made)?;
     }
     let _ = CLASSES.set(
@@ -125,6 +133,7 @@ pub fn register<'py>(m: &Bound<'py, PyModule>) -> PyResult<()> {
             io: io.unbind(),
             device_full: device_full.unbind(),
             internal: internal.unbind(),
+            action: action.unbind(),
         },
     );
     Ok(())
@@ -149,6 +158,7 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::Io { path, .. } => (&classes.io, Some(path.display().to_string()), None, vec![]),
         Error::DeviceFull { .. } => (&classes.device_full, None, None, vec![]),
         Error::Invariant { .. } => (&classes.internal, None, None, vec![]),
+        Error::Action(_) => (&classes.action, None, None, vec![]),
     };
     match class.bind(py).call1((message, path, line, problems)) {
         Ok(instance) => PyErr::from_value(instance),

@@ -9,6 +9,14 @@ use ssdlab_core::load_config;
 use ssdlab_core::ValidatedConfig;
 
 use crate::errors::IntoPy;
+use ssdlab_core::decision::{Decision, DecisionKind};
+
+/// A decision as Python receives it: (observation, mask, reward, builtin_action).
+type Step = (Vec<f64>, Vec<bool>, f64, u32);
+
+fn step(d: Decision) -> Step {
+    (d.observation, d.mask, d.reward, d.builtin_action)
+}
 
 fn layers(raw: Vec<(Option<String>, String)>) -> Vec<Layer> {
     raw.into_iter().map(|(origin, text)| Layer { origin: origin.map(PathBuf::from), text }).collect()
@@ -163,6 +171,47 @@ impl Simulation {
     /// "all" (anything else raises ConfigError).
     fn latency_histogram(&self, py: Python<'_>, which: &str) -> PyResult<Vec<(u64, u64)>> {
         self.sim().latency_histogram(which).py_err(py)
+    }
+
+    /// Drive the decisions of `kind` (a seam's config key: "gc.scheduler") from Python, from
+    /// the measured run's start. Returns the decision space as a dict: `kind`, `actions`,
+    /// `features` (name, low, high, doc), `reward_parts`. ConfigError if the chosen policy has
+    /// no such decision point, the kind is unknown, or the run has started.
+    fn attach(&mut self, py: Python<'_>, kind: &str) -> PyResult<PyObject> {
+        let kind = DecisionKind::parse(kind).ok_or_else(|| {
+            let known: Vec<&str> = DecisionKind::ALL.iter().map(|k| k.key()).collect();
+            crate::errors::to_py(
+                py,
+                ssdlab_core::Error::config(
+                    "decision",
+                    format!("no decision kind '{kind}'; known: {}", known.join(", ")),
+                ),
+            )
+        })?;
+        let space = self.inner.get_mut().unwrap_or_else(|p| p.into_inner()).attach(kind).py_err(py)?;
+        pythonize::pythonize(py, &space)
+            .map(|bound| bound.unbind())
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("space conversion: {e}")))
+    }
+
+    /// Run (without the GIL) to the next decision of an attached kind: (observation, mask,
+    /// reward, builtin_action), or None once the run has finished.
+    fn advance(&mut self, py: Python<'_>) -> PyResult<Option<Step>> {
+        let inner = &mut self.inner;
+        let next = py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).advance());
+        Ok(next.py_err(py)?.map(step))
+    }
+
+    /// Take `action` for the waiting decision (ActionError if it is out of range or masked),
+    /// then `advance`: one call per decision.
+    fn act(&mut self, py: Python<'_>, action: u32) -> PyResult<Option<Step>> {
+        let inner = &mut self.inner;
+        let next = py.allow_threads(|| {
+            let sim = inner.get_mut().unwrap_or_else(|p| p.into_inner());
+            sim.act(action)?;
+            sim.advance()
+        });
+        Ok(next.py_err(py)?.map(step))
     }
 
     /// The Parquet file of the per-request log (`report.request_log`), or None.

@@ -29,6 +29,7 @@ mod stats;
 mod store;
 pub mod verify;
 
+use crate::decision::{DecisionKind, DecisionPoint, DecisionSpace};
 use crate::device::Device;
 use crate::error::Result;
 use crate::units::{Lpn, Ppn, SimTime};
@@ -250,6 +251,30 @@ impl Ftl {
     }
 
     /// Test hook: point `lpn` at `ppn` behind the FTL's back (the verify tests' lost page).
+    /// What an outside agent of `kind` observes and may do, or why the chosen policy has no
+    /// such decision point (naming the policies of that seam that have one).
+    pub fn decision_space(&mut self, kind: DecisionKind) -> Result<DecisionSpace> {
+        let (id, with) = match kind {
+            DecisionKind::GcScheduler => {
+                (self.reclaimer.scheduler.id(), crate::registry::ids_where(gc::scheduler::REGISTRY, |c| c.decides))
+            }
+        };
+        match self.decision_point(kind) {
+            Some(point) => Ok(point.space()),
+            None => Err(crate::error::Error::config(
+                kind.key(),
+                format!("`{id}` has no decision point an outside agent can drive (those that have one: {with})"),
+            )),
+        }
+    }
+
+    /// The decision point of the policy at seam `kind` (`crate::decision`), if it has one.
+    pub fn decision_point(&mut self, kind: DecisionKind) -> Option<&mut dyn DecisionPoint> {
+        match kind {
+            DecisionKind::GcScheduler => self.reclaimer.scheduler.decision_point(),
+        }
+    }
+
     #[doc(hidden)]
     pub fn corrupt_mapping(&mut self, lpn: Lpn, ppn: Ppn) {
         self.store.mapping.corrupt(lpn, ppn);

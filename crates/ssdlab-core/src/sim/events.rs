@@ -125,8 +125,9 @@ impl Simulation {
             }
             self.start_phase()?;
             self.started = true;
+            self.attach_agents();
         }
-        if self.advance(max_events)? {
+        if self.run_events(max_events)? {
             self.finish()?;
             return Ok(true);
         }
@@ -135,24 +136,44 @@ impl Simulation {
 
     /// The first requests of the workload: the closed loop's queue depth issued at once, or
     /// the open loop's first arrival. Independent jobs take the slots in turn, `iodepth` each.
+    /// The closed loop's slots are issued by `issue_start_slots`, first thing in the event loop.
     pub(super) fn start_phase(&mut self) -> Result<()> {
-        if let Some(depth) = self.closed_depth {
-            let jobs = self.jobs.unwrap_or(1).max(1);
-            for slot in 0..depth {
-                match self.fetch(slot % jobs)? {
-                    Some(r) => self.issue(r, self.now)?,
-                    None => break,
-                }
-            }
-        } else {
-            self.pending = self.fetch(0)?;
+        match self.closed_depth {
+            Some(depth) => self.start_slots = (0, depth),
+            None => self.pending = self.fetch(0)?,
         }
         Ok(())
     }
 
+    /// Issue the start phase's closed-loop slots not yet issued, at `now`. Returns true if it
+    /// stopped at a decision waiting for an outside agent (the rest follow after `act`).
+    fn issue_start_slots(&mut self) -> Result<bool> {
+        let jobs = self.jobs.unwrap_or(1).max(1);
+        while self.start_slots.0 < self.start_slots.1 {
+            let slot = self.start_slots.0;
+            self.start_slots.0 += 1;
+            match self.fetch(slot % jobs)? {
+                Some(r) => self.issue(r, self.now)?,
+                None => {
+                    self.start_slots.0 = self.start_slots.1;
+                    break;
+                }
+            }
+            if self.decision_waiting() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Process up to `max_events` events. Returns true once no arrival is pending and no
     /// request outstanding (the workload has run out).
-    pub(super) fn advance(&mut self, max_events: u64) -> Result<bool> {
+    /// With an outside agent attached it stops early (false) after the request whose arrival
+    /// left a decision waiting (`decisions.rs`).
+    pub(super) fn run_events(&mut self, max_events: u64) -> Result<bool> {
+        if self.issue_start_slots()? {
+            return Ok(false);
+        }
         for _ in 0..max_events {
             let next_completion = self.queue.peek().map(|Reverse(c)| c.time);
             let arrival_first = match (self.pending, next_completion) {
@@ -184,6 +205,9 @@ impl Simulation {
                 let at = req.arrival_ns.max(self.now);
                 self.issue(req, at)?;
                 self.pending = self.fetch(0)?;
+                if self.decision_waiting() {
+                    return Ok(false);
+                }
             } else {
                 let Some(Reverse(c)) = self.queue.pop() else { unreachable!("peeked a completion") };
                 self.complete(c)?;
@@ -196,6 +220,9 @@ impl Simulation {
                     // The freed slot is the completed request's job's (one stream: job 0).
                     if let Some(r) = self.fetch(c.job)? {
                         self.issue(r, c.time)?;
+                        if self.decision_waiting() {
+                            return Ok(false);
+                        }
                     }
                 }
             }

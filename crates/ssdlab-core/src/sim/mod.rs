@@ -8,6 +8,7 @@
 //! by seq among completions. `Simulation` owns everything it
 //! uses (no globals), so many can run in one process.
 
+mod decisions;
 mod events;
 mod report;
 mod warmup;
@@ -16,6 +17,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::config::ValidatedConfig;
+use crate::decision::DecisionKind;
 use crate::device::{Device, Source};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, PageRequest, RequestInfo};
@@ -100,6 +102,10 @@ pub struct Simulation {
     /// When the end-of-run buffer flush finished.
     flush_end: SimTime,
     final_scan_passed: bool,
+    /// The start phase's closed-loop slots: issued so far, and in all (`start_phase`).
+    start_slots: (u32, u32),
+    /// Decision kinds an outside agent drives (`attach`); empty for a run on its own.
+    attached: Vec<DecisionKind>,
 }
 
 /// An empty series sampled as `[report]` says (free blocks, buffer occupancy).
@@ -207,6 +213,8 @@ impl Simulation {
             flushed: false,
             flush_end: 0,
             final_scan_passed: false,
+            start_slots: (0, 0),
+            attached: Vec::new(),
             cfg,
         })
     }

@@ -153,7 +153,7 @@ impl Simulation {
         let stop_after_ns = self.stop_after_ns.replace(duration_ns);
         let log = self.log.take();
         let result = self.start_phase().and_then(|_| {
-            while !self.advance(1 << 20)? {}
+            while !self.run_events(1 << 20)? {}
             self.device.drain();
             self.ftl.on_end_of_trace(self.now, &mut self.device)
         });

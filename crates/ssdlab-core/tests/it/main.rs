@@ -2,6 +2,7 @@
 
 mod catalog_verify;
 mod common;
+mod decisions;
 mod determinism;
 mod fio_jobs;
 mod fsp;

@@ -188,6 +188,11 @@ pub trait GcScheduler: Send + dyn_clone::DynClone {
     fn learning(&self) -> Option<crate::rl::LearningReport> {
         None
     }
+    /// Its decision point, for an outside agent (`crate::decision`; declared in the registry
+    /// entry as `SchedulerCaps::decides`). `None`: the scheduler has none.
+    fn decision_point(&mut self) -> Option<&mut dyn crate::decision::DecisionPoint> {
+        None
+    }
 }
 
 /// GC figures common to every scheduler.

@@ -53,6 +53,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::GcConfig;
+use crate::decision::{self, ActionError, DecisionKind, DecisionPoint, DecisionSpace, Feature};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::gc::scheduler::partial::IntensiveMode;
 use crate::ftl::gc::scheduler::rlgc_settings::{RewardRequest, RlgcSettings, ZeroInterval};
@@ -285,6 +286,47 @@ pub struct Driver<D: Decider> {
     rewarded: Vec<(Decision, f64)>,
     counters: Counters,
     rewards: RewardTracker,
+    /// An outside agent's decisions (`DecisionPoint`): None while the decider decides.
+    external: Option<External>,
+}
+
+/// The features an outside agent observes: RLGC's state (Table 3: the previous and current
+/// inter-request intervals, the previous action) as raw values, and the free blocks (ours: the
+/// trigger's input, which the paper's state leaves out).
+const FEATURES: [Feature; 4] = [
+    Feature {
+        name: "interval_us",
+        low: 0.0,
+        high: MAX_INTERVAL_US,
+        doc: "interval before this request, us (capped; the first request's, unknown, at the cap)",
+    },
+    Feature {
+        name: "previous_interval_us",
+        low: 0.0,
+        high: MAX_INTERVAL_US,
+        doc: "interval before the previous request, us (capped likewise)",
+    },
+    Feature {
+        name: "previous_action",
+        low: 0.0,
+        high: u32::MAX as f64,
+        doc: "copies asked after the previous request",
+    },
+    Feature { name: "free_blocks", low: 0.0, high: u32::MAX as f64, doc: "free blocks of the native region" },
+];
+
+/// Intervals beyond 1 s are observed as 1 s (Table 3's last edge is 100 ms).
+const MAX_INTERVAL_US: f64 = 1e6;
+
+/// An outside agent's side of the driver.
+#[derive(Clone)]
+struct External {
+    /// The decision waiting for `act`: the request it follows, the decider's own decision (its
+    /// state, which the decider learns on) and the cap.
+    waiting: Option<(u64, Decision, u32)>,
+    decision: decision::Decision,
+    /// Rewards since the previous decision.
+    reward: f64,
 }
 
 impl<D: Decider> Driver<D> {
@@ -317,6 +359,7 @@ impl<D: Decider> Driver<D> {
             rewarded: Vec::new(),
             counters: Counters { action_histogram: vec![0; n_actions], ..Counters::default() },
             rewards: RewardTracker::new(r.reward_sample_every),
+            external: None,
         })
     }
 
@@ -383,6 +426,42 @@ impl<D: Decider> Driver<D> {
     fn note_reward(&mut self, r: f64) {
         self.counters.learning_updates += 1;
         self.rewards.reward(r);
+        if let Some(e) = &mut self.external {
+            e.reward += r;
+        }
+    }
+
+    /// The decision `d` (the decider's, capped at `cap`) for request `seq`, taken: counted,
+    /// kept for the request's completion, and in the history.
+    fn take_decision(&mut self, seq: u64, mut d: Decision, cap: u32) {
+        if d.copies > cap {
+            d.copies = cap;
+            self.counters.capped += 1;
+        }
+        self.note_decision(d.copies);
+        self.pending.insert(seq, d);
+        self.push_action(d.copies);
+    }
+
+    /// Leave the decider's decision `d` for request `seq` (capped at `cap`) waiting for an
+    /// outside agent's action (`DecisionPoint::act`), with what the agent observes.
+    fn leave_waiting(&mut self, seq: u64, d: Decision, cap: u32) {
+        let (observation, max) = (self.observation(), self.decider.max_copies());
+        if let Some(e) = &mut self.external {
+            e.decision.observation = observation;
+            e.decision.mask = (0..=max).map(|a| a <= cap).collect();
+            e.decision.reward = std::mem::take(&mut e.reward);
+            e.decision.reward_parts = vec![e.decision.reward];
+            e.decision.builtin_action = d.copies.min(cap);
+            e.waiting = Some((seq, d, cap));
+        }
+    }
+
+    /// What an outside agent observes now (`FEATURES`).
+    fn observation(&self) -> Vec<f64> {
+        let us = |ns: u64| (ns as f64 / 1e3).min(MAX_INTERVAL_US);
+        let h = &self.history;
+        vec![us(h.interval_ns), us(h.prev_interval_ns), h.actions[0] as f64, h.free_blocks as f64]
     }
 
     fn note_decision(&mut self, copies: u32) {
@@ -396,6 +475,10 @@ impl<D: Decider> Driver<D> {
 impl<D: Decider> GcScheduler for Driver<D> {
     fn id(&self) -> &'static str {
         self.id
+    }
+
+    fn decision_point(&mut self) -> Option<&mut dyn DecisionPoint> {
+        Some(self)
     }
 
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction {
@@ -422,15 +505,15 @@ impl<D: Decider> GcScheduler for Driver<D> {
             self.push_action(0);
             return GcAction::Nothing;
         }
-        let mut d = self.decider.decide(&self.history, &mut self.rng);
+        let d = self.decider.decide(&self.history, &mut self.rng);
         debug_assert!(d.copies <= self.decider.max_copies());
-        if d.copies > cap {
-            d.copies = cap;
-            self.counters.capped += 1;
+        if self.external.is_some() {
+            // An outside agent decides: the decision waits for `act` (the simulation stops
+            // before the next event), with the decider's own as the built-in proposal.
+            self.leave_waiting(obs.request_seq, d, cap);
+            return GcAction::Nothing;
         }
-        self.note_decision(d.copies);
-        self.pending.insert(obs.request_seq, d);
-        self.push_action(d.copies);
+        self.take_decision(obs.request_seq, d, cap);
         GcAction::Nothing
     }
 
@@ -511,6 +594,68 @@ impl<D: Decider> GcScheduler for Driver<D> {
         let c = &self.counters;
         let control = self.decider.random_control();
         Some(LearningReport::new(self.id, control, c.decisions, c.action_histogram.clone(), &self.rewards, agent))
+    }
+}
+
+/// RLGC's decision (Alg. 1 line 2: the copies after a request) for an outside agent. The
+/// history is updated at the request's arrival before the decision waits, as for the decider,
+/// and `act` takes it exactly where the decider's would have been taken (the previous action in
+/// the next state, the step at completion), so an agent that replays the decider's proposals
+/// reproduces its run.
+impl<D: Decider> DecisionPoint for Driver<D> {
+    fn space(&self) -> DecisionSpace {
+        let mut features = FEATURES.to_vec();
+        // The previous action may be the intensive step (Sec. 5.2), larger than any action.
+        features[2].high = self.decider.max_copies().max(self.intensive.copies()) as f64;
+        DecisionSpace {
+            kind: DecisionKind::GcScheduler,
+            actions: self.decider.max_copies() + 1,
+            features,
+            reward_parts: vec![(
+                "response",
+                "each response ranked against the percentile thresholds of its operation type (Fig. 6: 1, 0.5, 0, \
+                 -0.5), credited to the decision before it (Alg. 1 line 9)",
+            )],
+        }
+    }
+
+    fn attach(&mut self) {
+        if self.external.is_none() {
+            self.external = Some(External {
+                waiting: None,
+                decision: decision::Decision {
+                    kind: DecisionKind::GcScheduler,
+                    observation: Vec::new(),
+                    mask: Vec::new(),
+                    reward: 0.0,
+                    reward_parts: Vec::new(),
+                    builtin_action: 0,
+                },
+                reward: 0.0,
+            });
+        }
+    }
+
+    fn pending(&self) -> Option<&decision::Decision> {
+        self.external.as_ref().filter(|e| e.waiting.is_some()).map(|e| &e.decision)
+    }
+
+    fn act(&mut self, action: u32) -> std::result::Result<(), ActionError> {
+        let e = self.external.as_mut().ok_or(ActionError::NothingPending)?;
+        if e.waiting.is_none() {
+            return Err(ActionError::NothingPending);
+        }
+        e.decision.check(action)?;
+        let (seq, mut d, cap) = e.waiting.take().expect("checked");
+        // The decider's own choice counts for the cap; the action taken is the agent's (the
+        // decider learns on it, as it learns on a capped one).
+        let capped = d.copies > cap;
+        d.copies = action;
+        if capped {
+            self.counters.capped += 1;
+        }
+        self.take_decision(seq, d, cap);
+        Ok(())
     }
 }
 

@@ -75,6 +75,9 @@ pub struct SchedulerCaps {
     /// Chooses with a learning agent, so a random-action control (the `random_control` key of
     /// a table of this registry, `gc.rlgc.random_control`) can stand in for its choices.
     pub learns: bool,
+    /// Has a decision point an outside agent can drive (`GcScheduler::decision_point`,
+    /// `crate::decision`): `Simulation::attach` refuses the others with the ids that have one.
+    pub decides: bool,
 }
 
 /// `SchedulerCaps::aggressive`: the run's T_GC^A, if its settings trigger aggressively.
@@ -88,7 +91,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
         id: "greedy",
         summary: "blocking GC of whole victims before a write (RLGC's page-level baseline)",
         build: |c| Ok(Box::new(GreedyScheduler::new(c.gc))),
-        caps: SchedulerCaps { blocking: true, aggressive: NEVER, idle_work: true, learns: false },
+        caps: SchedulerCaps { blocking: true, aggressive: NEVER, idle_work: true, learns: false, decides: false },
         settings: None,
     },
     Entry {
@@ -98,14 +101,14 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
             let settings = lazy_rtgc::SETTINGS.decode(c.tables)?;
             Ok(Box::new(LazyRtgcScheduler::new(c.gc, &settings, copies_per_erase(c.timing))))
         },
-        caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: true, learns: false },
+        caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: true, learns: false, decides: false },
         settings: Some(lazy_rtgc::SETTINGS),
     },
     Entry {
         id: "rlgc",
         summary: "RLGC: a Q-table picks the copies after each write (Kang et al. 2017)",
         build: |c| Ok(Box::new(rlgc::build(c.gc, &rlgc_settings::SETTINGS.decode(c.tables)?, false, c.rng)?)),
-        caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: false, learns: true },
+        caps: SchedulerCaps { blocking: false, aggressive: NEVER, idle_work: false, learns: true, decides: true },
         settings: Some(rlgc_settings::SETTINGS),
     },
     Entry {
@@ -117,6 +120,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
             aggressive: rlgc_settings::aggressive_trigger,
             idle_work: false,
             learns: true,
+            decides: true,
         },
         settings: Some(rlgc_settings::SETTINGS),
     },
@@ -132,6 +136,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
             aggressive: rlgc_qtc::aggressive_trigger,
             idle_work: false,
             learns: true,
+            decides: true,
         },
         settings: Some(rlgc_qtc::SETTINGS),
     },
@@ -147,6 +152,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, SchedulerCaps>] = &[
             aggressive: predictor::aggressive_trigger,
             idle_work: false,
             learns: false,
+            decides: true,
         },
         settings: Some(predictor::SETTINGS),
     },

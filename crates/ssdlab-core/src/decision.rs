@@ -1,0 +1,149 @@
+//! Layer: below ftl (beside `registry`). Decision points an outside agent can drive: a learned
+//! policy exposes its decision (what it observes, which actions are allowed, the reward its
+//! paper defines) through `DecisionPoint`, and the simulation stops there and waits for an
+//! action (`Simulation::advance`, `Simulation::act`) instead of asking the policy's own agent.
+//!
+//! A decision kind names the seam whose policy decides (its config key), never a policy: the
+//! engine asks the chosen policy whether it has a decision point (`GcScheduler::decision_point`)
+//! and the registry entry declares it (`SchedulerCaps::decides`). A kind with no agent attached
+//! keeps the built-in agent, so one device can have an outside agent on one decision while its
+//! other policies run as configured.
+//!
+//! The built-in agent still runs beside an outside one: it proposes the action it would have
+//! taken (`Decision::builtin_action`, so that an outside agent can be compared with, or replay,
+//! the built-in one) and it learns from the action taken, as it learns from a capped action.
+
+use serde::Serialize;
+
+/// The seams that have decision points, by their config key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum DecisionKind {
+    /// `gc.scheduler`: the GC scheduler's copies after a request (RLGC's decision).
+    GcScheduler,
+}
+
+impl DecisionKind {
+    pub const ALL: [DecisionKind; 1] = [DecisionKind::GcScheduler];
+
+    /// The config key of the seam whose policy decides.
+    pub fn key(self) -> &'static str {
+        match self {
+            DecisionKind::GcScheduler => "gc.scheduler",
+        }
+    }
+
+    /// The kind of a config key (`gc.scheduler`), if it has decision points.
+    pub fn parse(key: &str) -> Option<DecisionKind> {
+        DecisionKind::ALL.into_iter().find(|k| k.key() == key)
+    }
+}
+
+/// One observed feature: its name, range and meaning.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feature {
+    pub name: &'static str,
+    pub low: f64,
+    pub high: f64,
+    pub doc: &'static str,
+}
+
+/// What an outside agent is told once, when it attaches: the observation's features and the
+/// number of (discrete) actions, `0..actions`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DecisionSpace {
+    pub kind: DecisionKind,
+    pub actions: u32,
+    pub features: Vec<Feature>,
+    /// The reward's components, in `Decision::reward_parts` order, and what they are.
+    pub reward_parts: Vec<(&'static str, &'static str)>,
+}
+
+/// One decision waiting for its action.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    pub kind: DecisionKind,
+    /// One value per `DecisionSpace::features`, within their ranges.
+    pub observation: Vec<f64>,
+    /// Which actions are allowed now (`true` at index a: action a is).
+    pub mask: Vec<bool>,
+    /// The reward earned since the previous decision, as the policy's paper defines it (0 at
+    /// the first decision).
+    pub reward: f64,
+    /// The reward's components (`DecisionSpace::reward_parts`), summed since the previous
+    /// decision.
+    pub reward_parts: Vec<f64>,
+    /// The action the policy's own agent would take now.
+    pub builtin_action: u32,
+}
+
+/// Why an action was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    #[error("no decision is waiting for an action (advance first)")]
+    NothingPending,
+    #[error("action {action} is out of range: {kind} takes 0..{actions}")]
+    OutOfRange { kind: &'static str, action: u32, actions: u32 },
+    #[error("action {action} is masked now: {kind} allows {allowed}")]
+    Masked { kind: &'static str, action: u32, allowed: String },
+}
+
+impl Decision {
+    /// Check `action` against the range and the mask.
+    pub fn check(&self, action: u32) -> Result<(), ActionError> {
+        let actions = self.mask.len() as u32;
+        if action >= actions {
+            return Err(ActionError::OutOfRange { kind: self.kind.key(), action, actions });
+        }
+        if !self.mask[action as usize] {
+            let allowed: Vec<String> =
+                self.mask.iter().enumerate().filter(|(_, &ok)| ok).map(|(a, _)| a.to_string()).collect();
+            return Err(ActionError::Masked { kind: self.kind.key(), action, allowed: allowed.join(", ") });
+        }
+        Ok(())
+    }
+}
+
+/// A policy's decision point. The policy keeps deciding with its own agent until `attach`; then
+/// at each decision it leaves the decision pending (`pending`) and the simulation stops until
+/// `act` gives the action.
+pub trait DecisionPoint {
+    fn space(&self) -> DecisionSpace;
+    /// From now on, decisions wait for `act`.
+    fn attach(&mut self);
+    /// The decision waiting for its action, if any.
+    fn pending(&self) -> Option<&Decision>;
+    /// Take `action` for the pending decision.
+    fn act(&mut self, action: u32) -> Result<(), ActionError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decision(mask: &[bool]) -> Decision {
+        Decision {
+            kind: DecisionKind::GcScheduler,
+            observation: vec![],
+            mask: mask.to_vec(),
+            reward: 0.0,
+            reward_parts: vec![],
+            builtin_action: 0,
+        }
+    }
+
+    #[test]
+    fn actions_are_checked_against_range_and_mask() {
+        let d = decision(&[true, true, false]);
+        assert_eq!(d.check(1), Ok(()));
+        assert_eq!(d.check(2).unwrap_err().to_string(), "action 2 is masked now: gc.scheduler allows 0, 1");
+        assert_eq!(d.check(3).unwrap_err().to_string(), "action 3 is out of range: gc.scheduler takes 0..3");
+    }
+
+    #[test]
+    fn kinds_are_their_seams_keys() {
+        for k in DecisionKind::ALL {
+            assert_eq!(DecisionKind::parse(k.key()), Some(k));
+        }
+        assert_eq!(DecisionKind::parse("gc.victim"), None);
+    }
+}

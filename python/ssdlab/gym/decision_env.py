@@ -1,0 +1,162 @@
+"""Layer: Python, gym. One Gymnasium environment per decision kind, all the same shape: a
+simulation built from a preset, a trace or workload and `--set`-style overrides, run to each
+decision of its kind (`Simulation.attach` / `advance` / `act`); an episode is one run (the
+trace's end, or `requests` requests).
+
+- observation: the decision point's features (`Box`, float32; names, ranges and meanings in
+  `info["features"]` at reset and in the `features` attribute);
+- action: `Discrete(n)`; the actions allowed now are `info["action_mask"]` (a masked or
+  out-of-range action raises `ActionError`, naming the environment and the action: never
+  clamped);
+- reward: the policy's paper's, earned since the previous decision (components in
+  `info["reward_parts"]`); `info["builtin_action"]` is what the built-in agent would do.
+
+`reset(seed=s)` builds the run with `seed = s`, from which every random stream of the simulation
+derives (workload, policies, eviction); without a seed, the environment's own generator draws
+one. Stepping a finished episode raises `gymnasium.error.ResetNeeded`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ssdlab.api import Simulation
+from ssdlab.errors import ActionError, ConfigError
+
+#: The largest seed drawn when `reset` is given none (the config's seed is a u64).
+_SEED_BOUND = 2**31
+
+
+class DecisionEnv(gym.Env):
+    """A decision point of `KIND` as a Gymnasium environment (see the module)."""
+
+    KIND: ClassVar[str] = ""
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+
+    def __init__(
+        self,
+        preset: str | None = "tiny",
+        trace: str | Path | None = None,
+        workload: str | Path | None = None,
+        overrides: Sequence[str] = (),
+        requests: int | None = None,
+        config_files: Iterable[str | Path] = (),
+        trace_format: str | None = None,
+    ) -> None:
+        """`workload` is a built-in pattern, a workload file or a workload spec; `requests` cuts
+        the episode to that many requests (default: the whole trace or workload). A config
+        whose policy has no `KIND` decision point is refused here, with the reason."""
+        self._build = {
+            "preset": preset,
+            "trace": trace,
+            "workload": workload,
+            "config_files": tuple(config_files),
+            "trace_format": trace_format,
+        }
+        self._overrides = list(overrides)
+        if requests is not None:
+            if requests < 1:
+                raise ConfigError(f"{self._name()}: requests must be at least 1, got {requests}")
+            self._overrides.append(f"workload.count={requests}")
+        # The space comes from the policy itself: build once, attach, keep what it says.
+        space = self._simulation(None).attach(self.KIND)
+        self.features: list[dict[str, Any]] = space["features"]
+        self.reward_parts: list[str] = [name for name, _ in space["reward_parts"]]
+        low = np.array([f["low"] for f in self.features], dtype=np.float32)
+        high = np.array([f["high"] for f in self.features], dtype=np.float32)
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.action_space = spaces.Discrete(space["actions"])
+        self._sim: Simulation | None = None
+        self._obs = np.zeros(len(self.features), dtype=np.float32)
+        self._mask = np.ones(space["actions"], dtype=bool)
+        self._done = True
+
+    def _name(self) -> str:
+        spec = getattr(self, "spec", None)
+        return spec.id if spec is not None else type(self).__name__
+
+    def _simulation(self, seed: int | None) -> Simulation:
+        overrides = self._overrides if seed is None else [*self._overrides, f"seed={seed}"]
+        return Simulation(overrides=overrides, **self._build)
+
+    def _info(self, builtin: int, parts: Sequence[float]) -> dict[str, Any]:
+        return {
+            "action_mask": self._mask.copy(),
+            "builtin_action": builtin,
+            "reward_parts": dict(zip(self.reward_parts, parts, strict=True)),
+        }
+
+    def _take(self, decision: tuple[list[float], list[bool], float, int]) -> tuple[float, int]:
+        observation, mask, reward, builtin = decision
+        self._obs = np.asarray(observation, dtype=np.float32)
+        self._mask = np.asarray(mask, dtype=bool)
+        return reward, builtin
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        run_seed = seed if seed is not None else int(self.np_random.integers(_SEED_BOUND))
+        self._sim = self._simulation(run_seed)
+        self._sim.attach(self.KIND)
+        decision = self._sim.advance()
+        if decision is None:
+            raise ConfigError(
+                f"{self._name()}: the run ended before its first {self.KIND} decision (GC never triggered: a longer "
+                "trace, more requests, or a fuller drive, e.g. warmup.fill = true)"
+            )
+        self._done = False
+        _, builtin = self._take(decision)
+        info = self._info(builtin, [0.0] * len(self.reward_parts))
+        info["features"] = self.features
+        return self._obs.copy(), info
+
+    def step(self, action):
+        if self._done or self._sim is None:
+            raise gym.error.ResetNeeded(f"{self._name()}: the episode has ended; call reset() before step()")
+        try:
+            a = int(action)
+        except (TypeError, ValueError) as e:
+            raise ActionError(f"{self._name()}: action {action!r} is not an integer") from e
+        try:
+            decision = self._sim.act(a)
+        except ActionError as e:
+            raise ActionError(f"{self._name()}: {e}") from None
+        if decision is None:
+            # The run ended: rewards after the last decision belong to no decision.
+            self._done = True
+            return self._obs.copy(), 0.0, True, False, self._info(-1, [0.0] * len(self.reward_parts))
+        reward, builtin = self._take(decision)
+        return self._obs.copy(), float(reward), False, False, self._info(builtin, [reward])
+
+    def report(self):
+        """The finished episode's report (`ssdlab.Report`): every figure of the run."""
+        if self._sim is None:
+            raise gym.error.ResetNeeded(f"{self._name()}: no episode has run")
+        return self._sim.report()
+
+
+class GcSchedulingEnv(DecisionEnv):
+    """`ssdlab/GcScheduling-v0`: RLGC's decision (Kang et al., ACM TECS 2017, Alg. 1): after a
+    request that triggers GC (free blocks at or below `gc.trigger_free_blocks`, an idle gap
+    before it), how many valid pages to copy (action a: a copies; 0 does nothing; the
+    aggressive variant masks actions above its cap between T_GC and T_GC^A).
+
+    Observation (Table 3's state, raw, plus the free blocks): the inter-request interval before
+    this request and before the previous one (us, capped at 1 s), the copies asked after the
+    previous request, the free blocks. Reward (Fig. 6): each response ranked against the
+    percentile thresholds of its operation type, 1 / 0.5 / 0 / -0.5, credited to the decision
+    before it. The scheduler must be one of RLGC's framework (`rlgc`, `rlgc_aggressive`,
+    `rlgc_qtc`, `predictor`); the environment sets `gc.scheduler = "rlgc"` unless the overrides
+    choose one (`gc.scheduler=...`)."""
+
+    KIND: ClassVar[str] = "gc.scheduler"
+
+    def __init__(self, preset: str | None = "tiny", overrides: Sequence[str] = (), **kwargs: Any) -> None:
+        overrides = list(overrides)
+        if not any(o.split("=", 1)[0].strip() == "gc.scheduler" for o in overrides):
+            overrides.insert(0, "gc.scheduler=rlgc")
+        super().__init__(preset=preset, overrides=overrides, **kwargs)
