@@ -5,7 +5,8 @@ trace's end, or `requests` requests).
 
 - observation: the decision point's features (`Box`, float32; names, ranges and meanings in
   `info["features"]` at reset and in the `features` attribute);
-- action: `Discrete(n)`; the actions allowed now are `info["action_mask"]` (a masked or
+- action: `Discrete(n)`; the actions allowed now are `info["action_mask"]` (int8, 1 = allowed,
+  as `Discrete.sample(mask=...)` takes it; a masked or
   out-of-range action raises `ActionError`, naming the environment and the action: never
   clamped);
 - reward: the policy's paper's, earned since the previous decision (components in
@@ -73,7 +74,7 @@ class DecisionEnv(gym.Env):
         self.action_space = spaces.Discrete(space["actions"])
         self._sim: Simulation | None = None
         self._obs = np.zeros(len(self.features), dtype=np.float32)
-        self._mask = np.ones(space["actions"], dtype=bool)
+        self._mask = np.ones(space["actions"], dtype=np.int8)
         self._done = True
 
     def _name(self) -> str:
@@ -94,7 +95,7 @@ class DecisionEnv(gym.Env):
     def _take(self, decision: tuple[list[float], list[bool], float, int]) -> tuple[float, int]:
         observation, mask, reward, builtin = decision
         self._obs = np.asarray(observation, dtype=np.float32)
-        self._mask = np.asarray(mask, dtype=bool)
+        self._mask = np.asarray(mask, dtype=np.int8)
         return reward, builtin
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
