@@ -15,6 +15,25 @@ from ssdlab.report import HISTOGRAMS, Report
 #: A drive after its warm-up, made by `Simulation.warm_drive` (opaque: it stays in Rust).
 WarmDrive = _core.WarmDrive
 
+#: N simulations stepped together across threads, the GIL released (`ssdlab.gym.vector`).
+VecSimulation = _core.VecSimulation
+
+#: A configuration as the core takes it: (preset, layers as (origin, TOML), overrides).
+RawConfig = tuple[str | None, list[tuple[str | None, str]], list[str]]
+
+
+def raw_config(
+    preset: str | None = "tiny",
+    workload: str | Path | None = None,
+    trace: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    config_files: Iterable[str | Path] = (),
+    trace_format: str | None = None,
+) -> RawConfig:
+    """The arguments of `Simulation` as the core takes them (unvalidated: the core checks)."""
+    return preset, build_layers(workload, trace, trace_format, config_files), list(overrides)
+
+
 #: Events processed per native call: large enough that Python overhead vanishes, small enough
 #: for a responsive progress display.
 STEP_EVENTS = 200_000
@@ -44,8 +63,7 @@ class Simulation:
         """`request_log`: a path streams one Parquet row per host request there
         (`report.request_log`); True keeps the log in a temporary file that `report()` loads into
         `Report.requests` and deletes."""
-        layers = build_layers(workload, trace, trace_format, config_files)
-        overrides = list(overrides)
+        _, layers, overrides = raw_config(preset, workload, trace, overrides, config_files, trace_format)
         self._temp_log: Path | None = None
         if request_log is True:
             fd, name = tempfile.mkstemp(prefix="ssdlab-requests-", suffix=".parquet")

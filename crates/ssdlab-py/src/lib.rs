@@ -6,6 +6,7 @@ mod config;
 mod errors;
 mod sim;
 mod trace;
+mod vector;
 
 use pyo3::prelude::*;
 
@@ -15,6 +16,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<sim::Simulation>()?;
     m.add_class::<sim::WarmDrive>()?;
+    m.add_class::<vector::VecSimulation>()?;
     m.add_function(wrap_pyfunction!(sim::presets, m)?)?;
     m.add_function(wrap_pyfunction!(sim::preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sim::workload_patterns, m)?)?;

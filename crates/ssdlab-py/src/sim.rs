@@ -22,6 +22,14 @@ fn layers(raw: Vec<(Option<String>, String)>) -> Vec<Layer> {
     raw.into_iter().map(|(origin, text)| Layer { origin: origin.map(PathBuf::from), text }).collect()
 }
 
+/// A configuration as Python passes it: (preset, layers as (origin, TOML), overrides).
+pub type RawConfig = (Option<String>, Vec<(Option<String>, String)>, Vec<String>);
+
+/// `RawConfig` -> validated config (ConfigError with every problem).
+pub fn config_of(py: Python<'_>, (preset, raw_layers, overrides): RawConfig) -> PyResult<ValidatedConfig> {
+    validated(py, preset.as_deref(), raw_layers, overrides)
+}
+
 fn validated(
     py: Python<'_>,
     preset: Option<&str>,

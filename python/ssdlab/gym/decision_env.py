@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ssdlab.api import Simulation
+from ssdlab.api import RawConfig, Simulation, raw_config
 from ssdlab.errors import ActionError, ConfigError
 
 #: The largest seed drawn when `reset` is given none (the config's seed is a u64).
@@ -85,6 +85,16 @@ class DecisionEnv(gym.Env):
         overrides = self._overrides if seed is None else [*self._overrides, f"seed={seed}"]
         return Simulation(overrides=overrides, **self._build)
 
+    def raw_config(self, seed: int) -> RawConfig:
+        """The configuration of the episode `reset(seed=seed)` runs, as the core takes it (the
+        native vector environment builds its runs from it)."""
+        return raw_config(overrides=[*self._overrides, f"seed={seed}"], **self._build)
+
+    def run_seed(self, seed: int | None) -> int:
+        """The run seed of `reset(seed=seed)`: `seed` itself, else drawn from the environment's
+        generator (seeded by the last `reset` given one)."""
+        return seed if seed is not None else int(self.np_random.integers(_SEED_BOUND))
+
     def _info(self, builtin: int, parts: Sequence[float]) -> dict[str, Any]:
         return {
             "action_mask": self._mask.copy(),
@@ -100,8 +110,7 @@ class DecisionEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        run_seed = seed if seed is not None else int(self.np_random.integers(_SEED_BOUND))
-        self._sim = self._simulation(run_seed)
+        self._sim = self._simulation(self.run_seed(seed))
         self._sim.attach(self.KIND)
         decision = self._sim.advance()
         if decision is None:

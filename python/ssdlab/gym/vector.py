@@ -1,0 +1,189 @@
+"""Layer: Python, gym. The native vector environment: N simulations of one decision kind stepped
+together in Rust across threads (rayon), the GIL released, observations, masks, rewards and
+terminations written into numpy buffers this object owns; a Gymnasium `VectorEnv`
+(`metadata["autoreset_mode"]` is NEXT_STEP, Gymnasium's default: an environment that ended is
+reset at the next `step`, its action ignored). Per-environment configs are allowed (different
+traces or presets per environment).
+
+Seeding follows `SyncVectorEnv` over the single environment: `reset(seed=s)` runs environment i
+with seed s + i, and each later episode's seed comes from environment i's own generator, so the
+same seed gives the same trajectories as `SyncVectorEnv` (tests/unit/test_gym_vector.py).
+
+`Sb3VecEnv` adapts it to stable-baselines3's `VecEnv` contract (same-step reset, the final
+observation in `info["terminal_observation"]`) without importing stable-baselines3."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ssdlab.api import VecSimulation
+from ssdlab.errors import ActionError, ConfigError
+from ssdlab.gym.decision_env import DecisionEnv
+
+
+class NativeVectorEnv(VectorEnv):
+    """`num_envs` environments `env_id` (`ssdlab/GcScheduling-v0`), built from `kwargs` (the
+    single environment's arguments), each updated by `configs[i]` if given."""
+
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        env_id: str = "ssdlab/GcScheduling-v0",
+        num_envs: int = 8,
+        configs: Sequence[dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if num_envs < 1:
+            raise ConfigError(f"{env_id}: num_envs must be at least 1, got {num_envs}")
+        if configs is not None and len(configs) != num_envs:
+            raise ConfigError(f"{env_id}: {len(configs)} configs for {num_envs} environments")
+        self.env_id = env_id
+        self.num_envs = num_envs
+        #: One environment per slot, never stepped: its spaces, its config and its generator.
+        self.templates: list[DecisionEnv] = [
+            gym.make(env_id, **{**kwargs, **(configs[i] if configs else {})}).unwrapped
+            for i in range(num_envs)
+        ]
+        first = self.templates[0]
+        for i, t in enumerate(self.templates[1:], 1):
+            if t.observation_space != first.observation_space or t.action_space != first.action_space:
+                raise ConfigError(f"{env_id}: environment {i}'s spaces differ from environment 0's")
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(first.observation_space, num_envs)
+        self.action_space = batch_space(first.action_space, num_envs)
+        features, actions = first.observation_space.shape[0], int(first.action_space.n)
+        self._native = VecSimulation(first.KIND, num_envs, features)
+        self._obs = np.zeros((num_envs, features), dtype=np.float32)
+        self._mask = np.ones((num_envs, actions), dtype=np.int8)
+        self._reward = np.zeros(num_envs, dtype=np.float64)
+        self._builtin = np.zeros(num_envs, dtype=np.int64)
+        self._done = np.zeros(num_envs, dtype=np.uint8)
+        self._restart = np.ones(num_envs, dtype=bool)
+        self._started = False
+
+    def _run(self, actions: np.ndarray, seeds: Sequence[int | None] | None) -> None:
+        restarts = []
+        for i, t in enumerate(self.templates):
+            if not self._restart[i]:
+                restarts.append(None)
+                continue
+            seed = None if seeds is None else seeds[i]
+            if seed is not None:
+                gym.Env.reset(t, seed=seed)  # seeds the slot's generator, as the env's reset does
+            restarts.append(t.raw_config(t.run_seed(seed)))
+        self._native.step(actions, restarts, self._obs, self._mask, self._reward, self._builtin, self._done)
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+        if seed is None or isinstance(seed, int):
+            seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+        self._restart[:] = True
+        self._run(np.zeros(self.num_envs, dtype=np.int64), seeds)
+        self._raise_if_empty()
+        self._restart[:] = False
+        self._started = True
+        return self._obs.copy(), self._infos()
+
+    def step(self, actions):
+        if not self._started:
+            raise gym.error.ResetNeeded(f"{self.env_id}: call reset() before step()")
+        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        n = self._mask.shape[1]
+        for i, a in enumerate(actions):
+            if self._restart[i]:
+                continue
+            if not 0 <= a < n:
+                raise ActionError(f"{self.env_id} (environment {i}): action {a} is out of range: 0..{n}")
+            if not self._mask[i, a]:
+                allowed = ", ".join(str(k) for k in np.flatnonzero(self._mask[i]))
+                raise ActionError(
+                    f"{self.env_id} (environment {i}): action {a} is masked now: allowed {allowed}"
+                )
+        restarted = self._restart.copy()
+        self._run(actions, None)
+        self._raise_if_empty(restarted)
+        terminated = self._done.astype(bool) & ~restarted
+        self._restart = terminated.copy()
+        reward = np.where(restarted | terminated, 0.0, self._reward)
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        return self._obs.copy(), reward, terminated, truncated, self._infos()
+
+    def restart_ended(self) -> tuple[np.ndarray, np.ndarray]:
+        """Restart the environments whose episode ended at the last step (the others wait, not
+        stepped); the observations and masks after it."""
+        restarting = self._restart.copy()
+        self._run(np.full(self.num_envs, -1, dtype=np.int64), None)
+        self._raise_if_empty(restarting)
+        self._restart[:] = False
+        return self._obs.copy(), self._mask.copy()
+
+    def _raise_if_empty(self, restarted: np.ndarray | None = None) -> None:
+        started = self._restart if restarted is None else restarted
+        empty = np.flatnonzero(started & self._done.astype(bool))
+        if len(empty):
+            raise ConfigError(
+                f"{self.env_id}: environment {empty[0]}'s run ended before its first decision (GC never triggered)"
+            )
+
+    def _infos(self) -> dict[str, Any]:
+        ones = np.ones(self.num_envs, dtype=bool)
+        return {
+            "action_mask": self._mask.copy(),
+            "_action_mask": ones,
+            "builtin_action": self._builtin.copy(),
+            "_builtin_action": ones,
+        }
+
+    def report(self, i: int):
+        """Environment `i`'s report (its current episode; final once it ended), as a dict."""
+        return self._native.report(i)
+
+
+class Sb3VecEnv:
+    """stable-baselines3's `VecEnv` contract over `NativeVectorEnv`: `reset()` returns the
+    observations; `step_async` / `step_wait` (or `step`) return (obs, rewards, dones, infos)
+    with an ended environment reset in the same step and its final observation in
+    `infos[i]["terminal_observation"]`. Duck-typed: stable-baselines3 is not a dependency."""
+
+    def __init__(self, venv: NativeVectorEnv) -> None:
+        self.venv = venv
+        self.num_envs = venv.num_envs
+        self.observation_space = venv.single_observation_space
+        self.action_space = venv.single_action_space
+        self._actions: np.ndarray | None = None
+
+    def reset(self) -> np.ndarray:
+        obs, _ = self.venv.reset()
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self):
+        obs, reward, terminated, truncated, info = self.venv.step(self._actions)
+        dones = terminated | truncated
+        infos: list[dict[str, Any]] = [{"action_mask": info["action_mask"][i]} for i in range(self.num_envs)]
+        if dones.any():
+            # Same-step reset: the ended environments restart now, the others wait.
+            final = obs.copy()
+            obs, masks = self.venv.restart_ended()
+            for i in np.flatnonzero(dones):
+                infos[i]["terminal_observation"] = final[i]
+                infos[i]["action_mask"] = masks[i]
+        return obs, reward.astype(np.float32), dones, infos
+
+    def step(self, actions: np.ndarray):
+        self.step_async(actions)
+        return self.step_wait()
+
+    def close(self) -> None:
+        self.venv.close()
