@@ -22,6 +22,8 @@ pub struct VecSimulation {
     // A Mutex makes the class Sync (PyO3 requires it); `&mut self` methods reach it lock-free.
     sims: std::sync::Mutex<Vec<Option<Simulation>>>,
     features: usize,
+    /// The environments' own pool (`threads` workers).
+    pool: rayon::ThreadPool,
 }
 
 /// Build a simulation for `kind` from its config, attach, and run to its first decision.
@@ -35,12 +37,29 @@ fn start(kind: DecisionKind, cfg: ssdlab_core::ValidatedConfig) -> Result<(Simul
 #[pymethods]
 impl VecSimulation {
     /// `n` empty slots for decisions of `kind` with `features` observed values each; `step`
-    /// fills them (a slot given a config is built there).
+    /// fills them (a slot given a config is built there). Stepped on a pool of `threads`
+    /// workers; by default one per core but one, which the Python thread keeps: a decision is a
+    /// few microseconds of work, and waking a thread that the agent's own thread competes with
+    /// for its core costs more than it saves (docs/lab.md has the measurements).
     #[new]
-    fn new(py: Python<'_>, kind: &str, n: usize, features: usize) -> PyResult<Self> {
+    #[pyo3(signature = (kind, n, features, threads=None))]
+    fn new(py: Python<'_>, kind: &str, n: usize, features: usize, threads: Option<usize>) -> PyResult<Self> {
         let kind = DecisionKind::parse(kind)
             .ok_or_else(|| to_py(py, Error::config("decision", format!("no decision kind '{kind}'"))))?;
-        Ok(VecSimulation { kind, sims: std::sync::Mutex::new((0..n).map(|_| None).collect()), features })
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let threads = threads.unwrap_or(cores.saturating_sub(1)).max(1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("ssdlab-vec-{i}"))
+            .build()
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("thread pool: {e}")))?;
+        Ok(VecSimulation { kind, sims: std::sync::Mutex::new((0..n).map(|_| None).collect()), features, pool })
+    }
+
+    /// The pool's workers.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.pool.current_num_threads()
     }
 
     /// One step of every environment, in parallel without the GIL: environment i takes
@@ -75,27 +94,35 @@ impl VecSimulation {
         let configs: Vec<Option<ssdlab_core::ValidatedConfig>> =
             restarts.into_iter().map(|r| r.map(|raw| config_of(py, raw)).transpose()).collect::<PyResult<_>>()?;
         let kind = self.kind;
+        // One task per thread: an environment's decision is a few microseconds of work, less
+        // than waking a thread for it.
+        let pool = &self.pool;
+        let per_task = n.div_ceil(pool.current_num_threads()).max(1);
         let outcomes: Vec<Outcome> = py.allow_threads(|| {
-            sims.par_iter_mut()
-                .zip(configs.into_par_iter())
-                .zip(actions.par_iter())
-                .map(|((slot, cfg), &action)| match cfg {
-                    Some(cfg) => {
-                        let (sim, first) = start(kind, cfg)?;
-                        *slot = Some(sim);
-                        Ok(Some(first))
-                    }
-                    None if action < 0 => Ok(None),
-                    None => {
-                        let sim =
-                            slot.as_mut().ok_or_else(|| Error::config("decision", "an environment never started"))?;
-                        // `ssdlab.gym.vector` checks actions against the masks first.
-                        let action = u32::try_from(action).unwrap_or(u32::MAX);
-                        sim.act(action)?;
-                        sim.advance().map(Some)
-                    }
-                })
-                .collect()
+            pool.install(|| {
+                sims.par_iter_mut()
+                    .zip(configs.into_par_iter())
+                    .zip(actions.par_iter())
+                    .with_min_len(per_task)
+                    .map(|((slot, cfg), &action)| match cfg {
+                        Some(cfg) => {
+                            let (sim, first) = start(kind, cfg)?;
+                            *slot = Some(sim);
+                            Ok(Some(first))
+                        }
+                        None if action < 0 => Ok(None),
+                        None => {
+                            let sim = slot
+                                .as_mut()
+                                .ok_or_else(|| Error::config("decision", "an environment never started"))?;
+                            // `ssdlab.gym.vector` checks actions against the masks first.
+                            let action = u32::try_from(action).unwrap_or(u32::MAX);
+                            sim.act(action)?;
+                            sim.advance().map(Some)
+                        }
+                    })
+                    .collect()
+            })
         });
         let f = self.features;
         let mut obs_rows = obs.to_vec(py)?;

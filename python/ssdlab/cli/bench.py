@@ -92,8 +92,21 @@ PRESETS = {"fsp_lru": "li-qlc-fsp", "fsp_rl": "li-qlc-fsp"}
 @click.option(
     "--scenario", "-s", multiple=True, type=click.Choice(sorted(SCENARIOS)), help="Only these scenarios."
 )
-def bench(requests: int, scenario: tuple[str, ...]) -> None:
-    """Measure simulated host requests per wall second (warm-up excluded) and peak memory."""
+@click.option(
+    "--env",
+    "env",
+    is_flag=True,
+    help="Instead: GC decisions per second of the Gymnasium environment with a random agent (one env, "
+    "SyncVectorEnv, AsyncVectorEnv and the native vector env; needs the gym extra).",
+)
+@click.option("--envs", default=8, show_default=True, help="With --env: environments per vector env.")
+@click.option("--decisions", default=200_000, show_default=True, help="With --env: decisions per row.")
+def bench(requests: int, scenario: tuple[str, ...], env: bool, envs: int, decisions: int) -> None:
+    """Measure simulated host requests per wall second (warm-up excluded) and peak memory; with
+    --env, the decisions per second of the Gymnasium environments."""
+    if env:
+        _env_bench(decisions, envs)
+        return
     from ssdlab.api import Simulation
 
     table = new_table(f"ssdlab bench on {platform.processor() or platform.machine()} ({platform.system()})")
@@ -127,3 +140,28 @@ def bench(requests: int, scenario: tuple[str, ...]) -> None:
         )
     console.print(table)
     console.print("peak RSS: whole process incl. Python; WAF: - for a scenario without writes")
+
+
+def _env_bench(decisions: int, envs: int) -> None:
+    from ssdlab.gym.bench import env_bench
+
+    rows = env_bench(decisions=decisions, envs=envs)
+    table = new_table(
+        f"ssdlab bench --env on {platform.processor() or platform.machine()} ({platform.system()})"
+    )
+    for col in ("stepping", "envs", "decisions", "wall s", "decisions/s", "x one env"):
+        table.add_column(col, justify="left" if col == "stepping" else "right", no_wrap=True)
+    single = rows[0].per_s
+    for row in rows:
+        table.add_row(
+            row.name,
+            str(row.envs),
+            f"{row.decisions:,}",
+            f"{row.wall_s:.2f}",
+            f"{row.per_s:,.0f}",
+            f"{row.per_s / single:.2f}",
+        )
+    console.print(table)
+    console.print(
+        "random agent; GcScheduling-v0 on the light workload of ssdlab.gym.bench (every write a decision)"
+    )

@@ -104,8 +104,8 @@ class DecisionEnv(gym.Env):
 
     def _take(self, decision: tuple[list[float], list[bool], float, int]) -> tuple[float, int]:
         observation, mask, reward, builtin = decision
-        self._obs = np.asarray(observation, dtype=np.float32)
-        self._mask = np.asarray(mask, dtype=np.int8)
+        self._obs = np.array(observation, dtype=np.float32)
+        self._mask = np.array(mask, dtype=np.int8)
         return reward, builtin
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -140,7 +140,13 @@ class DecisionEnv(gym.Env):
             self._done = True
             return self._obs.copy(), 0.0, True, False, self._info(-1, [0.0] * len(self.reward_parts))
         reward, builtin = self._take(decision)
-        return self._obs.copy(), float(reward), False, False, self._info(builtin, [reward])
+        # One reward part today: the info dict is built directly (this runs once per decision).
+        info = {
+            "action_mask": self._mask.copy(),
+            "builtin_action": builtin,
+            "reward_parts": {self.reward_parts[0]: reward},
+        }
+        return self._obs.copy(), float(reward), False, False, info
 
     def report(self):
         """The finished episode's report (`ssdlab.Report`): every figure of the run."""

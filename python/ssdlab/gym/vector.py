@@ -38,8 +38,11 @@ class NativeVectorEnv(VectorEnv):
         env_id: str = "ssdlab/GcScheduling-v0",
         num_envs: int = 8,
         configs: Sequence[dict[str, Any]] | None = None,
+        threads: int | None = None,
         **kwargs: Any,
     ) -> None:
+        """`threads`: the Rust pool's workers (default: one per core but one, which this
+        thread keeps; see `VecSimulation`)."""
         if num_envs < 1:
             raise ConfigError(f"{env_id}: num_envs must be at least 1, got {num_envs}")
         if configs is not None and len(configs) != num_envs:
@@ -60,16 +63,27 @@ class NativeVectorEnv(VectorEnv):
         self.observation_space = batch_space(first.observation_space, num_envs)
         self.action_space = batch_space(first.action_space, num_envs)
         features, actions = first.observation_space.shape[0], int(first.action_space.n)
-        self._native = VecSimulation(first.KIND, num_envs, features)
+        self._native = VecSimulation(first.KIND, num_envs, features, threads)
+        self.threads: int = self._native.threads
         self._obs = np.zeros((num_envs, features), dtype=np.float32)
         self._mask = np.ones((num_envs, actions), dtype=np.int8)
         self._reward = np.zeros(num_envs, dtype=np.float64)
         self._builtin = np.zeros(num_envs, dtype=np.int64)
         self._done = np.zeros(num_envs, dtype=np.uint8)
         self._restart = np.ones(num_envs, dtype=bool)
+        self._no_restarts: list[None] = [None] * num_envs
+        self._rows = np.arange(num_envs)
+        self._true = np.ones(num_envs, dtype=bool)
+        self._true.flags.writeable = False
+        self._false = np.zeros(num_envs, dtype=bool)
         self._started = False
 
     def _run(self, actions: np.ndarray, seeds: Sequence[int | None] | None) -> None:
+        if not self._restart.any():
+            self._native.step(
+                actions, self._no_restarts, self._obs, self._mask, self._reward, self._builtin, self._done
+            )
+            return
         restarts = []
         for i, t in enumerate(self.templates):
             if not self._restart[i]:
@@ -97,25 +111,44 @@ class NativeVectorEnv(VectorEnv):
         if not self._started:
             raise gym.error.ResetNeeded(f"{self.env_id}: call reset() before step()")
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        n = self._mask.shape[1]
-        for i, a in enumerate(actions):
-            if self._restart[i]:
-                continue
-            if not 0 <= a < n:
-                raise ActionError(f"{self.env_id} (environment {i}): action {a} is out of range: 0..{n}")
-            if not self._mask[i, a]:
-                allowed = ", ".join(str(k) for k in np.flatnonzero(self._mask[i]))
-                raise ActionError(
-                    f"{self.env_id} (environment {i}): action {a} is masked now: allowed {allowed}"
-                )
+        self._check(actions)
+        if not self._restart.any():
+            # The common step: no environment restarts (fewer array operations: this runs once
+            # per N decisions).
+            self._native.step(
+                actions, self._no_restarts, self._obs, self._mask, self._reward, self._builtin, self._done
+            )
+            terminated = self._done.view(bool).copy()
+            if terminated.any():
+                self._restart = terminated.copy()
+                reward = np.where(terminated, 0.0, self._reward)
+            else:
+                reward = self._reward.copy()
+            return self._obs.copy(), reward, terminated, self._false.copy(), self._infos()
         restarted = self._restart.copy()
         self._run(actions, None)
         self._raise_if_empty(restarted)
         terminated = self._done.astype(bool) & ~restarted
-        self._restart = terminated.copy()
+        self._restart = terminated
         reward = np.where(restarted | terminated, 0.0, self._reward)
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        return self._obs.copy(), reward, terminated, truncated, self._infos()
+        return self._obs.copy(), reward, terminated, self._false.copy(), self._infos()
+
+    def _check(self, actions: np.ndarray) -> None:
+        """Every stepped environment's action in range and allowed by its mask (vectorised; the
+        loop runs only to name the first bad one)."""
+        n = self._mask.shape[1]
+        if actions.min() >= 0 and actions.max() < n and self._mask[self._rows, actions].all():
+            return
+        inside = (actions >= 0) & (actions < n)
+        allowed = inside & (self._mask[self._rows, np.clip(actions, 0, n - 1)] != 0)
+        if (allowed | self._restart).all():
+            return
+        i = int(np.flatnonzero(~(allowed | self._restart))[0])
+        a = int(actions[i])
+        if not inside[i]:
+            raise ActionError(f"{self.env_id} (environment {i}): action {a} is out of range: 0..{n}")
+        permitted = ", ".join(str(k) for k in np.flatnonzero(self._mask[i]))
+        raise ActionError(f"{self.env_id} (environment {i}): action {a} is masked now: allowed {permitted}")
 
     def restart_ended(self) -> tuple[np.ndarray, np.ndarray]:
         """Restart the environments whose episode ended at the last step (the others wait, not
@@ -135,12 +168,11 @@ class NativeVectorEnv(VectorEnv):
             )
 
     def _infos(self) -> dict[str, Any]:
-        ones = np.ones(self.num_envs, dtype=bool)
         return {
             "action_mask": self._mask.copy(),
-            "_action_mask": ones,
+            "_action_mask": self._true,
             "builtin_action": self._builtin.copy(),
-            "_builtin_action": ones,
+            "_builtin_action": self._true,
         }
 
     def report(self, i: int):
