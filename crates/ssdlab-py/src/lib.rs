@@ -7,6 +7,7 @@ mod errors;
 mod sim;
 mod trace;
 mod vector;
+mod workers;
 
 use pyo3::prelude::*;
 

@@ -1,74 +1,81 @@
-//! `VecSimulation`: N simulations with an outside agent attached, stepped together across
-//! threads (rayon) with the GIL released, their decisions written into numpy buffers the caller
-//! owns. `ssdlab.gym.vector` builds Gymnasium's `VectorEnv` on it.
+//! `VecSimulation`: N simulations with an outside agent attached, stepped together by the
+//! calling thread and worker threads that stay awake between steps (`workers.rs`), with the GIL
+//! released, their decisions written into numpy buffers the caller owns. `ssdlab.gym.vector`
+//! builds Gymnasium's `VectorEnv` on it.
 
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
-use rayon::prelude::*;
 
 use ssdlab_core::decision::{Decision, DecisionKind};
-use ssdlab_core::{Error, Result, Simulation};
+use ssdlab_core::{Error, Result, Simulation, ValidatedConfig};
 
 use crate::errors::to_py;
 use crate::sim::{config_of, RawConfig};
+use crate::workers::Workers;
 
-/// One environment's outcome of a step: None if it was held (not stepped), else its next
-/// decision, or None once its run ended.
-type Outcome = Result<Option<Option<Decision>>>;
+/// What a step asks of one environment.
+enum Input {
+    /// Built anew from a config, run to its first decision.
+    Restart(Box<ValidatedConfig>),
+    /// Take the action, run to the next decision.
+    Act(u32),
+}
+
+/// One environment's outcome of a step: its next decision, or None once its run ended.
+type Outcome = Result<Option<Decision>>;
+
+/// A step's job for one environment.
+fn run(slot: &mut Option<Simulation>, (kind, input): (DecisionKind, Input)) -> Outcome {
+    match input {
+        Input::Restart(cfg) => {
+            let mut sim = Simulation::new(*cfg)?;
+            sim.attach(kind)?;
+            let first = sim.advance()?;
+            *slot = Some(sim);
+            Ok(first)
+        }
+        Input::Act(action) => {
+            let sim = slot.as_mut().ok_or_else(|| Error::config("decision", "an environment never started"))?;
+            sim.act(action)?;
+            sim.advance()
+        }
+    }
+}
 
 #[pyclass(module = "ssdlab._core")]
 pub struct VecSimulation {
     kind: DecisionKind,
-    // A Mutex makes the class Sync (PyO3 requires it); `&mut self` methods reach it lock-free.
-    sims: std::sync::Mutex<Vec<Option<Simulation>>>,
     features: usize,
-    /// The environments' own pool (`threads` workers).
-    pool: rayon::ThreadPool,
-}
-
-/// Build a simulation for `kind` from its config, attach, and run to its first decision.
-fn start(kind: DecisionKind, cfg: ssdlab_core::ValidatedConfig) -> Result<(Simulation, Option<Decision>)> {
-    let mut sim = Simulation::new(cfg)?;
-    sim.attach(kind)?;
-    let first = sim.advance()?;
-    Ok((sim, first))
+    workers: Workers<Simulation, (DecisionKind, Input), Outcome>,
 }
 
 #[pymethods]
 impl VecSimulation {
     /// `n` empty slots for decisions of `kind` with `features` observed values each; `step`
-    /// fills them (a slot given a config is built there). Stepped on a pool of `threads`
-    /// workers; by default one per core but one, which the Python thread keeps: a decision is a
-    /// few microseconds of work, and waking a thread that the agent's own thread competes with
-    /// for its core costs more than it saves (docs/lab.md has the measurements).
+    /// fills them (a slot given a config is built there). Stepped by the calling thread and
+    /// `threads` workers (default: one per core but one, which the calling thread is).
     #[new]
     #[pyo3(signature = (kind, n, features, threads=None))]
     fn new(py: Python<'_>, kind: &str, n: usize, features: usize, threads: Option<usize>) -> PyResult<Self> {
         let kind = DecisionKind::parse(kind)
             .ok_or_else(|| to_py(py, Error::config("decision", format!("no decision kind '{kind}'"))))?;
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        let threads = threads.unwrap_or(cores.saturating_sub(1)).max(1);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("ssdlab-vec-{i}"))
-            .build()
-            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("thread pool: {e}")))?;
-        Ok(VecSimulation { kind, sims: std::sync::Mutex::new((0..n).map(|_| None).collect()), features, pool })
+        let threads = threads.unwrap_or(cores.saturating_sub(1)).min(n.saturating_sub(1));
+        Ok(VecSimulation { kind, features, workers: Workers::new(n, threads, run) })
     }
 
-    /// The pool's workers.
+    /// The worker threads (beside the calling thread).
     #[getter]
     fn threads(&self) -> usize {
-        self.pool.current_num_threads()
+        self.workers.threads()
     }
 
-    /// One step of every environment, in parallel without the GIL: environment i takes
-    /// `actions[i]` and runs to its next decision, or, where `restarts[i]` holds a config, is
-    /// built anew from it and runs to its first decision (its action ignored), or, with a
-    /// negative action and no restart, is held (not stepped; its rows untouched). Writes each
-    /// decision's observation, mask, reward and built-in action into the buffers (rows of
-    /// `obs` and `mask`), and into `done[i]` 1 where the run ended (its row keeps the previous
-    /// values, reward 0).
+    /// One step of every environment, without the GIL: environment i takes `actions[i]` and
+    /// runs to its next decision, or, where `restarts[i]` holds a config, is built anew from it
+    /// and runs to its first decision (its action ignored), or, with a negative action and no
+    /// restart, is held (not stepped; its rows untouched). Writes each decision's observation,
+    /// mask, reward and built-in action into the buffers (rows of `obs` and `mask`), and into
+    /// `done[i]` 1 where the run ended (its row keeps the previous values, reward 0).
     #[allow(clippy::too_many_arguments)]
     fn step(
         &mut self,
@@ -81,8 +88,7 @@ impl VecSimulation {
         builtin: PyBuffer<i64>,
         done: PyBuffer<u8>,
     ) -> PyResult<()> {
-        let sims = self.sims.get_mut().unwrap_or_else(|p| p.into_inner());
-        let n = sims.len();
+        let n = self.workers.len();
         let actions = actions.to_vec(py)?;
         if actions.len() != n || restarts.len() != n {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
@@ -91,39 +97,18 @@ impl VecSimulation {
                 restarts.len()
             )));
         }
-        let configs: Vec<Option<ssdlab_core::ValidatedConfig>> =
-            restarts.into_iter().map(|r| r.map(|raw| config_of(py, raw)).transpose()).collect::<PyResult<_>>()?;
         let kind = self.kind;
-        // One task per thread: an environment's decision is a few microseconds of work, less
-        // than waking a thread for it.
-        let pool = &self.pool;
-        let per_task = n.div_ceil(pool.current_num_threads()).max(1);
-        let outcomes: Vec<Outcome> = py.allow_threads(|| {
-            pool.install(|| {
-                sims.par_iter_mut()
-                    .zip(configs.into_par_iter())
-                    .zip(actions.par_iter())
-                    .with_min_len(per_task)
-                    .map(|((slot, cfg), &action)| match cfg {
-                        Some(cfg) => {
-                            let (sim, first) = start(kind, cfg)?;
-                            *slot = Some(sim);
-                            Ok(Some(first))
-                        }
-                        None if action < 0 => Ok(None),
-                        None => {
-                            let sim = slot
-                                .as_mut()
-                                .ok_or_else(|| Error::config("decision", "an environment never started"))?;
-                            // `ssdlab.gym.vector` checks actions against the masks first.
-                            let action = u32::try_from(action).unwrap_or(u32::MAX);
-                            sim.act(action)?;
-                            sim.advance().map(Some)
-                        }
-                    })
-                    .collect()
-            })
-        });
+        let mut inputs = Vec::with_capacity(n);
+        for (restart, &action) in restarts.into_iter().zip(&actions) {
+            inputs.push(match restart {
+                Some(raw) => Some((kind, Input::Restart(Box::new(config_of(py, raw)?)))),
+                // `ssdlab.gym.vector` checks actions against the masks first.
+                None if action >= 0 => Some((kind, Input::Act(u32::try_from(action).unwrap_or(u32::MAX)))),
+                None => None,
+            });
+        }
+        let workers = &self.workers;
+        let outcomes = py.allow_threads(|| workers.step(inputs));
         let f = self.features;
         let mut obs_rows = obs.to_vec(py)?;
         let mut mask_rows = mask.to_vec(py)?;
@@ -133,7 +118,7 @@ impl VecSimulation {
         let mut builtins = builtin.to_vec(py)?;
         let mut dones = done.to_vec(py)?;
         for (i, outcome) in outcomes.into_iter().enumerate() {
-            match outcome.map_err(|e| to_py(py, e))? {
+            match outcome.transpose().map_err(|e| to_py(py, e))? {
                 None => {}
                 Some(Some(d)) => {
                     for (k, v) in d.observation.iter().enumerate().take(f) {
@@ -163,10 +148,12 @@ impl VecSimulation {
 
     /// Environment `i`'s report (its run so far; final once it ended), as a dict.
     fn report(&self, py: Python<'_>, i: usize) -> PyResult<PyObject> {
-        let sims = self.sims.lock().unwrap_or_else(|p| p.into_inner());
-        let sim = sims
-            .get(i)
-            .and_then(Option::as_ref)
+        if i >= self.workers.len() {
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!("no environment {i}")));
+        }
+        let slot = self.workers.slot(i);
+        let sim = slot
+            .as_ref()
             .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("environment {i} has not started")))?;
         pythonize::pythonize(py, &sim.report())
             .map(|bound| bound.unbind())

@@ -89,7 +89,7 @@ def env_bench(decisions: int = 200_000, envs: int = 8, requests: int = 1_000_000
                 NativeVectorEnv(ENV_ID, envs, threads=threads, **_kwargs(requests)),
                 decisions,
             )
-            # The default (a core left to the agent's thread) and every core.
-            for threads in sorted({max(1, (os.cpu_count() or 1) - 1), os.cpu_count() or 1})
+            # The default (the calling thread and a worker per other core) and one more.
+            for threads in sorted({max(1, (os.cpu_count() or 1) - 1), (os.cpu_count() or 1)})
         ),
     ]

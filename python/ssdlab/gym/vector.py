@@ -1,5 +1,6 @@
 """Layer: Python, gym. The native vector environment: N simulations of one decision kind stepped
-together in Rust across threads (rayon), the GIL released, observations, masks, rewards and
+together in Rust by the calling thread and worker threads that stay awake between steps, the
+GIL released, observations, masks, rewards and
 terminations written into numpy buffers this object owns; a Gymnasium `VectorEnv`
 (`metadata["autoreset_mode"]` is NEXT_STEP, Gymnasium's default: an environment that ended is
 reset at the next `step`, its action ignored). Per-environment configs are allowed (different
@@ -41,8 +42,8 @@ class NativeVectorEnv(VectorEnv):
         threads: int | None = None,
         **kwargs: Any,
     ) -> None:
-        """`threads`: the Rust pool's workers (default: one per core but one, which this
-        thread keeps; see `VecSimulation`)."""
+        """`threads`: worker threads beside the calling one (default: one per core but one;
+        `VecSimulation`, crates/ssdlab-py/src/workers.rs)."""
         if num_envs < 1:
             raise ConfigError(f"{env_id}: num_envs must be at least 1, got {num_envs}")
         if configs is not None and len(configs) != num_envs:
