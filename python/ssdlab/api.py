@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ssdlab import _core
-from ssdlab.config import build_layers, toml_string, warn_deprecated
+from ssdlab.config import raw_config, toml_string, warn_deprecated
 from ssdlab.report import HISTOGRAMS, Report
 
 #: A drive after its warm-up, made by `Simulation.warm_drive` (opaque: it stays in Rust).
@@ -17,21 +17,6 @@ WarmDrive = _core.WarmDrive
 
 #: N simulations stepped together across threads, the GIL released (`ssdlab.gym.vector`).
 VecSimulation = _core.VecSimulation
-
-#: A configuration as the core takes it: (preset, layers as (origin, TOML), overrides).
-RawConfig = tuple[str | None, list[tuple[str | None, str]], list[str]]
-
-
-def raw_config(
-    preset: str | None = "tiny",
-    workload: str | Path | None = None,
-    trace: str | Path | None = None,
-    overrides: Sequence[str] = (),
-    config_files: Iterable[str | Path] = (),
-    trace_format: str | None = None,
-) -> RawConfig:
-    """The arguments of `Simulation` as the core takes them (unvalidated: the core checks)."""
-    return preset, build_layers(workload, trace, trace_format, config_files), list(overrides)
 
 
 #: Events processed per native call: large enough that Python overhead vanishes, small enough

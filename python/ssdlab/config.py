@@ -149,6 +149,22 @@ def build_layers(
     return layers
 
 
+#: A configuration as the core takes it: (preset, layers as (origin, TOML), overrides).
+RawConfig = tuple[str | None, list[tuple[str | None, str]], list[str]]
+
+
+def raw_config(
+    preset: str | None = "tiny",
+    workload: str | Path | None = None,
+    trace: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    config_files: Iterable[str | Path] = (),
+    trace_format: str | None = None,
+) -> RawConfig:
+    """The arguments of `Simulation` as the core takes them (unvalidated: the core checks)."""
+    return preset, build_layers(workload, trace, trace_format, config_files), list(overrides)
+
+
 def resolve(
     preset: str | None = "tiny",
     workload: str | Path | None = None,
@@ -159,8 +175,9 @@ def resolve(
 ) -> str:
     """The fully resolved configuration (every key) as TOML; raises ConfigError listing every
     problem."""
-    layers = build_layers(workload, trace, trace_format, config_files)
-    text, found = _core.resolve_config(preset, layers, list(overrides))
+    text, found = _core.resolve_config(
+        *raw_config(preset, workload, trace, overrides, config_files, trace_format)
+    )
     warn_deprecated(found)
     return text
 

@@ -26,7 +26,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ssdlab.api import RawConfig, Simulation, raw_config
+from ssdlab.api import Simulation
+from ssdlab.config import RawConfig, raw_config
 from ssdlab.errors import ActionError, ConfigError
 
 #: The largest seed drawn when `reset` is given none (the config's seed is a u64).
