@@ -36,11 +36,12 @@ run: build
 lint: build
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests examples
+	$(BIN)/ruff format --check python tests examples
 
 rust-test:
 	cargo test --profile test-release -p ssdlab-core
+	cargo test --profile test-release -p ssdlab-py --lib
 	cargo bench --no-run -p ssdlab-core
 
 # The browser test of `ssdlab report` needs a real headless Chromium: Debian's, with its driver.
