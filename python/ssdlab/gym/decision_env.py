@@ -141,12 +141,7 @@ class DecisionEnv(gym.Env):
             self._done = True
             return self._obs.copy(), 0.0, True, False, self._info(-1, [0.0] * len(self.reward_parts))
         reward, builtin = self._take(decision)
-        # One reward part today: the info dict is built directly (this runs once per decision).
-        info = {
-            "action_mask": self._mask.copy(),
-            "builtin_action": builtin,
-            "reward_parts": {self.reward_parts[0]: reward},
-        }
+        info = self._info(builtin, (reward,))
         return self._obs.copy(), float(reward), False, False, info
 
     def report(self):
