@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use ssdlab_core::config::{load, Layer};
-use ssdlab_core::{Simulation, ValidatedConfig};
+use ssdlab_core::config::Layer;
+use ssdlab_core::Simulation;
 
 fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -135,11 +135,12 @@ fn main() {
 /// its speed. `extra` are `key=value` overrides, e.g. `transaction_scheduler.policy="priority"`.
 fn run(preset: &str, scenario: &str, workload: &str, count: u64, extra: Vec<String>) {
     let overrides: Vec<String> = std::iter::once(format!("workload.count={count}")).chain(extra).collect();
-    let cfg =
-        load(Some(preset), &[Layer::inline(workload)], &overrides).and_then(ValidatedConfig::new).unwrap_or_else(|e| {
-            eprintln!("{e}");
-            std::process::exit(2);
-        });
+    // `load_config`, not `load` + `ValidatedConfig::new`: it also decodes the policies' own
+    // tables (`[gc.rlgc]`), which the plain validation does not know.
+    let cfg = ssdlab_core::load_config(Some(preset), &[Layer::inline(workload)], &overrides).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2);
+    });
     let physical_pages = cfg.geometry().pages();
     let mut sim = Simulation::new(cfg).expect("simulation builds");
     sim.step(1).expect("warm-up"); // warm-up runs on the first step; keep it out of the timing

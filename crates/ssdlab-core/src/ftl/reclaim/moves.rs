@@ -78,6 +78,17 @@ impl Reclaimer {
                     end = end.max(self.reclaim_triggered(store, to, d, self.target_free_blocks, now, device)?);
                 }
             }
+            // With region-wide GC the scheduler decides only at requests, and a migration is
+            // FTL work between them: one that used up the blocks the host may open would next
+            // eat GC's reserve, so the native region reclaims inline first, back to one block
+            // beyond the reserve (the scheduler's own regime, RLGC's intensive GC included,
+            // works above that).
+            if self.region_wide() && to == NATIVE && store.blocks.host_free_blocks() == 0 {
+                self.stats.foreground_invocations += 1;
+                let planes = store.blocks.geometry().planes();
+                let target = planes * store.blocks.gc_reserve(NATIVE) + 1;
+                end = end.max(self.reclaim_triggered(store, NATIVE, self.native_domain, target, now, device)?);
+            }
         }
         Ok(end)
     }
