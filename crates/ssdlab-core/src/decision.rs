@@ -20,15 +20,32 @@ use serde::Serialize;
 pub enum DecisionKind {
     /// `gc.scheduler`: the GC scheduler's copies after a request (RLGC's decision).
     GcScheduler,
+    /// `cache.eviction`: the page type of a buffered page in the next program unit (RL-FSP's
+    /// per-candidate classification).
+    CacheEviction,
+    /// `slc.policy`: the SLC region's size and the hot/cold threshold per step (RL-SLC's).
+    SlcPolicy,
 }
 
 impl DecisionKind {
-    pub const ALL: [DecisionKind; 1] = [DecisionKind::GcScheduler];
+    pub const ALL: [DecisionKind; 3] =
+        [DecisionKind::GcScheduler, DecisionKind::CacheEviction, DecisionKind::SlcPolicy];
 
     /// The config key of the seam whose policy decides.
     pub fn key(self) -> &'static str {
         match self {
             DecisionKind::GcScheduler => "gc.scheduler",
+            DecisionKind::CacheEviction => "cache.eviction",
+            DecisionKind::SlcPolicy => "slc.policy",
+        }
+    }
+
+    /// Whether its decisions are asked at the top of events (`Ftl::before_event`); RLGC's is
+    /// left waiting during a request's arrival instead.
+    pub fn asked_before_events(self) -> bool {
+        match self {
+            DecisionKind::GcScheduler => false,
+            DecisionKind::CacheEviction | DecisionKind::SlcPolicy => true,
         }
     }
 
@@ -106,6 +123,13 @@ impl Decision {
 /// A policy's decision point. The policy keeps deciding with its own agent until `attach`; then
 /// at each decision it leaves the decision pending (`pending`) and the simulation stops until
 /// `act` gives the action.
+///
+/// A decision is left pending where the event loop can stop: during a request's arrival for a
+/// decision whose action is needed only later (RLGC's copies, taken at the request's
+/// completion), or between events for one needed at once (the SLC step before a write, a
+/// page's type before its unit is formed): the engine calls the seam's `before_event` hook
+/// (`Ftl::before_event`) at the top of each event while an agent is attached, stops if a
+/// decision is pending, and comes back to the same event after `act`.
 pub trait DecisionPoint {
     fn space(&self) -> DecisionSpace;
     /// From now on, decisions wait for `act`.

@@ -129,6 +129,9 @@ impl Ftl {
     /// Serve one host request at `now`. Returns its completion time.
     pub fn serve(&mut self, request: &PageRequest, now: SimTime, device: &mut Device) -> Result<SimTime> {
         let PageRequest { seq, op, lpns, .. } = *request;
+        if op == IoOp::Write {
+            self.regions.before_request(&self.store, self.reclaimer.target_free_blocks, now);
+        }
         let interval = self.last_arrival.map(|t| now - t).unwrap_or(u64::MAX);
         self.last_arrival = Some(now);
         let idle_before = now.saturating_sub(self.busy_until);
@@ -254,10 +257,16 @@ impl Ftl {
     /// What an outside agent of `kind` observes and may do, or why the chosen policy has no
     /// such decision point (naming the policies of that seam that have one).
     pub fn decision_space(&mut self, kind: DecisionKind) -> Result<DecisionSpace> {
+        use crate::registry::ids_where;
         let (id, with) = match kind {
             DecisionKind::GcScheduler => {
-                (self.reclaimer.scheduler.id(), crate::registry::ids_where(gc::scheduler::REGISTRY, |c| c.decides))
+                (self.reclaimer.scheduler.id(), ids_where(gc::scheduler::REGISTRY, |c| c.decides))
             }
+            DecisionKind::CacheEviction => (
+                self.host.buffer.as_ref().map_or("none (no write buffer: cache.capacity = 0)", |b| b.policy.id()),
+                ids_where(cache::registry::REGISTRY, |c| c.decides),
+            ),
+            DecisionKind::SlcPolicy => (self.regions.policy.id(), ids_where(region::registry::REGISTRY, |c| c.decides)),
         };
         match self.decision_point(kind) {
             Some(point) => Ok(point.space()),
@@ -272,6 +281,28 @@ impl Ftl {
     pub fn decision_point(&mut self, kind: DecisionKind) -> Option<&mut dyn DecisionPoint> {
         match kind {
             DecisionKind::GcScheduler => self.reclaimer.scheduler.decision_point(),
+            DecisionKind::CacheEviction => self.host.buffer.as_mut().and_then(|b| b.policy.decision_point()),
+            DecisionKind::SlcPolicy => self.regions.policy.decision_point(),
+        }
+    }
+
+    /// The top of an event, with outside agents attached for `kinds`: their policies leave
+    /// pending what must be decided before it (the engine then stops, and calls again after
+    /// the action). `write_arrival`: the event is a host write's arrival at `now`.
+    pub fn before_event(&mut self, kinds: &[DecisionKind], write_arrival: bool, now: SimTime) {
+        for &kind in kinds {
+            match kind {
+                DecisionKind::GcScheduler => {}
+                DecisionKind::CacheEviction => {
+                    if let Some(b) = &mut self.host.buffer {
+                        b.before_event();
+                    }
+                }
+                DecisionKind::SlcPolicy if write_arrival => {
+                    self.regions.before_request(&self.store, self.reclaimer.target_free_blocks, now);
+                }
+                DecisionKind::SlcPolicy => {}
+            }
         }
     }
 

@@ -54,6 +54,12 @@ impl RegionManager {
         }
     }
 
+    /// A host write arrived (before anything is done for it): the policy's per-request step.
+    pub(super) fn before_request(&mut self, store: &Store, native_target_free_blocks: u32, now: SimTime) {
+        let view = self.view(store, native_target_free_blocks, now);
+        self.policy.before_request(&view);
+    }
+
     /// The region policy's space work before a write, executed (the write waits for it): its
     /// actions one after another until it asks for none (at most `MAX_ACTIONS_PER_WRITE`).
     pub(super) fn before_write(

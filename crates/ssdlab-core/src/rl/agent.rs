@@ -156,6 +156,13 @@ impl TabularAgent {
         choice
     }
 
+    /// The action taken was `taken`, not the `proposed` one `act` counted (an outside agent's,
+    /// `crate::decision`): the action histogram counts the one taken.
+    pub fn retake(&mut self, proposed: usize, taken: usize) {
+        self.action_histogram[proposed] -= 1;
+        self.action_histogram[taken] += 1;
+    }
+
     /// SARSA-form update of `Q(s_prev, a_prev)` (RLGC Algorithm 1 line 9); returns the new value.
     pub fn learn_sarsa(&mut self, s_prev: usize, a_prev: usize, r: f64, s: usize, a: usize) -> f64 {
         self.note_reward(r);

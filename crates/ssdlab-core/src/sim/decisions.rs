@@ -1,8 +1,13 @@
 //! Layer: sim. Running to the next decision of an outside agent (`crate::decision`): `attach`
 //! a decision kind before the run, then `advance` to each decision and `act` on it. Kinds with
-//! no agent attached keep their built-in policies. The event loop stops right after the request
-//! whose arrival left a decision waiting, before any other event, so the policy takes the
-//! action exactly where its own agent's would have been taken.
+//! no agent attached keep their built-in policies. The event loop stops in two places, so the
+//! policy takes the action exactly where its own agent's would have been taken:
+//! * at the top of an event, when the attached policies leave a decision pending there
+//!   (`asks_before`: the SLC step before a write, a buffered page's type before anything can
+//!   evict it); after `act` the loop comes back to the same event, which is chosen again from
+//!   the same state, and asks again until nothing is pending;
+//! * right after the request whose arrival left a decision waiting (RLGC's copies, taken at
+//!   its completion), before any other event.
 
 use super::*;
 use crate::decision::{ActionError, Decision, DecisionSpace};
@@ -19,6 +24,9 @@ impl Simulation {
         let space = self.ftl.decision_space(kind)?;
         if !self.attached.contains(&kind) {
             self.attached.push(kind);
+            if kind.asked_before_events() {
+                self.asked_before_events.push(kind);
+            }
         }
         Ok(space)
     }
@@ -71,11 +79,23 @@ impl Simulation {
     /// Whether a decision waits for an outside agent (false at once when none is attached).
     #[inline]
     pub(super) fn decision_waiting(&mut self) -> bool {
-        if self.attached.is_empty() {
-            return false;
-        }
-        let ftl = &mut self.ftl;
-        self.attached.iter().any(|&k| ftl.decision_point(k).is_some_and(|p| p.pending().is_some()))
+        !self.attached.is_empty() && any_pending(&mut self.ftl, &self.attached)
+    }
+
+    /// The top of an event at `at` (`write_arrival`: a host write's arrival): the attached
+    /// kinds asked there leave pending what they need decided before it. True if a decision now
+    /// waits (the loop stops and comes back to the same event after `act`); false at once when
+    /// no such kind is attached (no agent, or only RLGC's).
+    #[inline(always)]
+    pub(super) fn asks_before(&mut self, write_arrival: bool, at: SimTime) -> bool {
+        !self.asked_before_events.is_empty() && self.ask_before(write_arrival, at)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn ask_before(&mut self, write_arrival: bool, at: SimTime) -> bool {
+        self.ftl.before_event(&self.asked_before_events, write_arrival, at);
+        any_pending(&mut self.ftl, &self.asked_before_events)
     }
 
     /// The measured run starts: the attached kinds' policies wait for outside actions from now.
@@ -87,4 +107,9 @@ impl Simulation {
             }
         }
     }
+}
+
+/// Whether a decision of one of `kinds` waits for its action.
+fn any_pending(ftl: &mut Ftl, kinds: &[DecisionKind]) -> bool {
+    kinds.iter().any(|&k| ftl.decision_point(k).is_some_and(|p| p.pending().is_some()))
 }

@@ -128,6 +128,10 @@ impl Simulation {
             self.attach_agents();
         }
         if self.run_events(max_events)? {
+            // The end-of-trace flush is an event too: decisions it needs come first.
+            if !self.flushed && self.asks_before(false, self.now) {
+                return Ok(false);
+            }
             self.finish()?;
             return Ok(true);
         }
@@ -152,18 +156,28 @@ impl Simulation {
         while self.start_slots.0 < self.start_slots.1 {
             let slot = self.start_slots.0;
             self.start_slots.0 += 1;
-            match self.fetch(slot % jobs)? {
-                Some(r) => self.issue(r, self.now)?,
-                None => {
-                    self.start_slots.0 = self.start_slots.1;
-                    break;
-                }
-            }
-            if self.decision_waiting() {
+            let Some(r) = self.fetch(slot % jobs)? else {
+                self.start_slots.0 = self.start_slots.1;
+                break;
+            };
+            if self.issue_now(r)? {
                 return Ok(true);
             }
         }
         Ok(false)
+    }
+
+    /// Issue closed-loop request `r` at `now`, once the decisions asked before it are taken
+    /// (until then it is held, and issued first when the loop comes back). Returns true if it
+    /// stopped at a decision waiting for an outside agent.
+    #[inline(always)]
+    fn issue_now(&mut self, r: HostRequest) -> Result<bool> {
+        if self.asks_before(r.op == IoOp::Write, self.now) {
+            self.held = Some(r);
+            return Ok(true);
+        }
+        self.issue(r, self.now)?;
+        Ok(self.decision_waiting())
     }
 
     /// Process up to `max_events` events. Returns true once no arrival is pending and no
@@ -171,6 +185,13 @@ impl Simulation {
     /// With an outside agent attached it stops early (false) after the request whose arrival
     /// left a decision waiting (`decisions.rs`).
     pub(super) fn run_events(&mut self, max_events: u64) -> Result<bool> {
+        // A closed-loop request held at the last stop is issued first (at the completion that
+        // freed its slot, or in its start slot).
+        if let Some(r) = self.held.take() {
+            if self.issue_now(r)? {
+                return Ok(false);
+            }
+        }
         if self.issue_start_slots()? {
             return Ok(false);
         }
@@ -196,19 +217,33 @@ impl Simulation {
                 && self.idle_wake.zip(self.pending).is_some_and(|(w, req)| w < req.arrival_ns.max(self.now));
             if timer_first {
                 let at = self.ftl.next_timer().expect("timer_first implies a timer").max(self.now);
+                if self.asks_before(false, at) {
+                    return Ok(false);
+                }
                 self.timer_event(at)?;
             } else if idle_first {
                 let at = self.idle_wake.expect("idle_first implies a wake-up");
+                if self.asks_before(false, at) {
+                    return Ok(false);
+                }
                 self.idle_event(at)?;
             } else if arrival_first {
-                let req = self.pending.take().expect("arrival_first implies a pending request");
+                let req = self.pending.expect("arrival_first implies a pending request");
                 let at = req.arrival_ns.max(self.now);
+                if self.asks_before(req.op == IoOp::Write, at) {
+                    return Ok(false);
+                }
+                self.pending = None;
                 self.issue(req, at)?;
                 self.pending = self.fetch(0)?;
                 if self.decision_waiting() {
                     return Ok(false);
                 }
             } else {
+                let at = next_completion.expect("a completion is next");
+                if self.asks_before(false, at) {
+                    return Ok(false);
+                }
                 let Some(Reverse(c)) = self.queue.pop() else { unreachable!("peeked a completion") };
                 self.complete(c)?;
                 if self.queue.is_empty() && self.closed_depth.is_none() {
@@ -217,10 +252,10 @@ impl Simulation {
                     self.idle_wake = Some(c.time + self.cfg.idle.gap_ns);
                 }
                 if self.closed_depth.is_some() {
-                    // The freed slot is the completed request's job's (one stream: job 0).
+                    // The freed slot is the completed request's job's (one stream: job 0),
+                    // issued at once (held while the decisions before it are taken).
                     if let Some(r) = self.fetch(c.job)? {
-                        self.issue(r, c.time)?;
-                        if self.decision_waiting() {
+                        if self.issue_now(r)? {
                             return Ok(false);
                         }
                     }

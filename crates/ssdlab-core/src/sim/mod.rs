@@ -104,8 +104,13 @@ pub struct Simulation {
     final_scan_passed: bool,
     /// The start phase's closed-loop slots: issued so far, and in all (`start_phase`).
     start_slots: (u32, u32),
+    /// A closed-loop request fetched but not yet issued: its issue waits for the decisions an
+    /// outside agent must take before it (`decisions.rs`).
+    held: Option<HostRequest>,
     /// Decision kinds an outside agent drives (`attach`); empty for a run on its own.
     attached: Vec<DecisionKind>,
+    /// Those of them asked at the top of events (`DecisionKind::asked_before_events`).
+    asked_before_events: Vec<DecisionKind>,
 }
 
 /// An empty series sampled as `[report]` says (free blocks, buffer occupancy).
@@ -214,7 +219,9 @@ impl Simulation {
             flush_end: 0,
             final_scan_passed: false,
             start_slots: (0, 0),
+            held: None,
             attached: Vec::new(),
+            asked_before_events: Vec::new(),
             cfg,
         })
     }

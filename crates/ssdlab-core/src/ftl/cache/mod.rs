@@ -136,6 +136,11 @@ impl BufferView<'_> {
     pub fn contains(&self, lpn: Lpn) -> bool {
         self.buffer.index.contains_key(&lpn)
     }
+    /// The buffered page of `lpn`, if any.
+    pub fn page(&self, lpn: Lpn) -> Option<BufferedPage> {
+        let s = &self.buffer.slots[*self.buffer.index.get(&lpn)? as usize];
+        Some(BufferedPage { lpn: s.lpn, dirty: s.dirty, request_pages: s.request_pages, partial: s.partial })
+    }
 }
 
 /// Decides which buffered dirty pages leave the buffer, as program units.
@@ -165,6 +170,14 @@ pub trait EvictionPolicy: Send + dyn_clone::DynClone {
     fn learning(&self) -> Option<crate::rl::LearningReport> {
         None
     }
+    /// Its decision point, for an outside agent (`crate::decision`; declared in the registry
+    /// entry as `EvictionCaps::decides`). `None`: the policy has none.
+    fn decision_point(&mut self) -> Option<&mut dyn crate::decision::DecisionPoint> {
+        None
+    }
+    /// Between two events, while an outside agent is attached: leave pending what the policy
+    /// needs decided before the next one (the engine stops there, and calls again after `act`).
+    fn before_event(&mut self, _view: &BufferView) {}
 }
 
 /// What an eviction policy is built from.
@@ -462,6 +475,13 @@ impl WriteBuffer {
         }
         let mut policy = std::mem::replace(&mut self.policy, Box::new(Vacant));
         policy.next_unit(&self.view(), unit_pages, out);
+        self.policy = policy;
+    }
+
+    /// Between events, with an outside agent attached: the policy's `before_event`.
+    pub fn before_event(&mut self) {
+        let mut policy = std::mem::replace(&mut self.policy, Box::new(Vacant));
+        policy.before_event(&self.view());
         self.policy = policy;
     }
 

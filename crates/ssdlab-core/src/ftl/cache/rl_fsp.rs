@@ -45,6 +45,15 @@
 //!   CMSB, not MSB (gamma 0.8: Q = (-0.96, 0.05, 0.68, 0.23)); the paper's rewards (Sec. III-B:
 //!   an unread page on MSB earns +1) say MSB. `next_decision` keeps the literal reading.
 //! * `cache.page_type_eviction.random_control`: every class drawn uniformly (the random-action control).
+//! * An outside agent (`crate::decision`, kind `cache.eviction`) classifies instead of the
+//!   Q-table. A class is needed in the middle of an eviction, where the run cannot stop, so it
+//!   is asked earlier: at the top of each event (`before_event`), every dirty buffered page
+//!   written or read since the last event (every dirty page at the first) is shown to the agent
+//!   with its state then, one decision per page, and keeps its class until it is written or
+//!   read again (episode ends do not renew it). A page touched and evicted within one event
+//!   keeps its previous class (`classes_stale`); one dirtied and evicted within one event (a
+//!   rewrite regrouped at the tail, then a unit at once) has none, and the Q-table classifies
+//!   it (`classes_fallback`). The table still records and learns from the types programmed.
 
 use std::collections::VecDeque;
 
@@ -53,6 +62,7 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxBuildHasher;
 use serde_json::{json, Value};
 
+use crate::decision::{ActionError, Decision, DecisionKind, DecisionPoint, DecisionSpace, Feature};
 use crate::error::{Error, Result};
 use crate::ftl::cache::group::check_fsp;
 use crate::ftl::cache::group::{typed_unit, MAX_TYPES};
@@ -99,13 +109,60 @@ pub fn fsp_encoding(types: u32) -> Result<MixedRadix> {
     MixedRadix::new(vec![LONG_TERM_BINS, 2, 2, 2, types as usize])
 }
 
-/// The reward of a page given type `page_type`: the page-type part by whether it was read in
-/// the next episode, plus, if read, the latency part of its last read's band.
-pub fn fsp_reward(type_rewards: &[f64], latency: &StepReward, page_type: usize, read: Option<usize>) -> f64 {
+/// The reward of a page given type `page_type`, in two parts (their sum is the reward): the
+/// page-type part by whether it was read in the next episode, and, if read, the latency part of
+/// its last read's band (0 when not read).
+pub fn fsp_reward_parts(type_rewards: &[f64], latency: &StepReward, page_type: usize, read: Option<usize>) -> [f64; 2] {
     match read {
-        Some(band) => type_rewards[page_type] + latency.reward(band),
-        None => -type_rewards[page_type],
+        Some(band) => [type_rewards[page_type], latency.reward(band)],
+        None => [-type_rewards[page_type], 0.0],
     }
+}
+
+/// What an outside agent observes of a page: Sec. III-B's state, one feature per part.
+const FEATURES: [Feature; 5] = [
+    Feature { name: "long_term_reads", low: 0.0, high: 3.0, doc: "long-term read count bin: 0-1, 2-3, 4-5, >5 reads" },
+    Feature { name: "short_term_read", low: 0.0, high: 1.0, doc: "1 if read within the last episode_length decisions" },
+    Feature {
+        name: "large_request",
+        low: 0.0,
+        high: 1.0,
+        doc: "1 if the request that wrote it spans more than one page",
+    },
+    Feature { name: "large_data", low: 0.0, high: 1.0, doc: "1 if that write covered the whole page" },
+    Feature {
+        name: "previous_type",
+        low: 0.0,
+        high: 3.0,
+        doc: "the page type the LPN was last programmed to (0 = LSB, also for new data)",
+    },
+];
+
+/// An outside agent's classes (`DecisionPoint`).
+#[derive(Clone)]
+struct Outside {
+    /// The class and state each buffered page was given; stale once the page was written or
+    /// read since (it is asked again before the next event).
+    given: HashMap<Lpn, Given, FxBuildHasher>,
+    /// Pages written or read since the last event's decisions.
+    touched: VecDeque<Lpn>,
+    /// Look at every dirty page at the first event (the buffer may hold pages already).
+    scan_all: bool,
+    /// The page waiting for its class, with its state.
+    waiting: Option<(Lpn, u16)>,
+    decision: Decision,
+    /// Rewards settled since the last decision: the sum and its two parts.
+    reward_parts: [f64; 2],
+    asked: u64,
+    stale: u64,
+    fallback: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Given {
+    class: u8,
+    state: u16,
+    stale: bool,
 }
 
 #[derive(Clone)]
@@ -144,6 +201,7 @@ pub struct RlFspEviction {
     /// Recorded decisions per page type (the type programmed, after substitution).
     action_histogram: Vec<u64>,
     rewards: RewardTracker,
+    outside: Option<Outside>,
 }
 
 impl RlFspEviction {
@@ -214,6 +272,7 @@ impl RlFspEviction {
             explorations: 0,
             action_histogram: vec![0; types as usize],
             rewards: RewardTracker::new(c.episode_length),
+            outside: None,
         })
     }
 
@@ -237,8 +296,16 @@ impl RlFspEviction {
         }
     }
 
-    /// The agent's class for a candidate (kept for the episode while the page is untouched).
+    /// The agent's class for a candidate (kept for the episode while the page is untouched),
+    /// or the outside agent's.
     fn classify(&mut self, page: &BufferedPage) -> u8 {
+        if let Some(o) = &mut self.outside {
+            if let Some(g) = o.given.get(&page.lpn) {
+                o.stale += u64::from(g.stale);
+                return g.class;
+            }
+            o.fallback += 1;
+        }
         let episode = self.table.episode();
         if let Some(&(class, _, e)) = self.classes.get(&page.lpn) {
             if e == episode {
@@ -246,14 +313,36 @@ impl RlFspEviction {
             }
         }
         let state = self.state(page).index(&self.encoding);
-        let epsilon = self.epsilon.value(self.table.decisions(), episode);
+        let class = self.propose(state);
+        self.classes.insert(page.lpn, (class, state as u16, episode));
+        class
+    }
+
+    /// The Q-table's class for a page in `state`, epsilon-greedy.
+    fn propose(&mut self, state: usize) -> u8 {
+        let epsilon = self.epsilon.value(self.table.decisions(), self.table.episode());
         let row = self.table.active().row(state);
         let choice = choose(row, epsilon, &ActionSelection::fsp(), self.random_control, &mut self.rng);
         self.classified += 1;
         self.explorations += u64::from(choice.explored);
-        let class = choice.action as u8;
-        self.classes.insert(page.lpn, (class, state as u16, episode));
-        class
+        choice.action as u8
+    }
+
+    /// The state a candidate was classified in (the outside agent's decision's, else the
+    /// Q-table's).
+    fn classified_state(&self, lpn: &Lpn) -> u16 {
+        let given = self.outside.as_ref().and_then(|o| o.given.get(lpn)).map(|g| g.state);
+        given.or_else(|| self.classes.get(lpn).map(|c| c.1)).unwrap_or(0)
+    }
+
+    /// A page was written or read: an outside agent's class for it is stale.
+    fn touched(&mut self, lpn: Lpn) {
+        if let Some(o) = &mut self.outside {
+            if let Some(g) = o.given.get_mut(&lpn) {
+                g.stale = true;
+            }
+            o.touched.push_back(lpn);
+        }
     }
 
     /// Record that `lpn`, in `state`, was programmed to `page_type`; first reward the decisions
@@ -262,9 +351,14 @@ impl RlFspEviction {
         for id in self.table.due() {
             let (l, t) = self.pending.pop_front().expect("a due decision is pending");
             let read = self.history.read_since(l.0, id.0 + 1).then(|| self.last_band[l.index()] as usize);
-            let r = fsp_reward(&self.type_rewards, &self.latency_rewards, t as usize, read);
+            let parts = fsp_reward_parts(&self.type_rewards, &self.latency_rewards, t as usize, read);
+            let r = parts[0] + parts[1];
             self.table.reward(id, r).expect("the due decision is unsettled and r is finite");
             self.rewards.reward(r);
+            if let Some(o) = &mut self.outside {
+                o.reward_parts[0] += parts[0];
+                o.reward_parts[1] += parts[1];
+            }
         }
         self.table.record(state, page_type as usize);
         self.action_histogram[page_type as usize] += 1;
@@ -289,10 +383,12 @@ impl EvictionPolicy for RlFspEviction {
     }
     fn on_write(&mut self, lpn: Lpn, _write: crate::ftl::cache::PageWrite) {
         self.classes.remove(&lpn);
+        self.touched(lpn);
     }
     fn on_read(&mut self, lpn: Lpn, _hit: bool) {
         self.history.note_read(lpn.0, self.clock());
         self.classes.remove(&lpn);
+        self.touched(lpn);
     }
     fn on_flash_read(&mut self, lpn: Lpn, page_type: u32) -> Rewrite {
         let slow = page_type >= self.types.div_ceil(2);
@@ -320,6 +416,11 @@ impl EvictionPolicy for RlFspEviction {
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
         if unit_pages < self.types {
             view.oldest_dirty(unit_pages, out);
+            if let Some(o) = &mut self.outside {
+                for lpn in out.iter() {
+                    o.given.remove(lpn);
+                }
+            }
             return;
         }
         let mut candidates = std::mem::take(&mut self.candidates);
@@ -331,13 +432,54 @@ impl EvictionPolicy for RlFspEviction {
             // States first: recording may end the episode, which forgets the classes.
             let mut states = [0u16; MAX_TYPES];
             for (k, lpn) in out.iter().enumerate() {
-                states[k] = self.classes.get(lpn).map_or(0, |c| c.1);
+                states[k] = self.classified_state(lpn);
             }
             for (k, &lpn) in out.iter().enumerate() {
                 self.record(lpn, states[k] as usize, k as u8);
             }
             self.table.end_unit();
         }
+        if let Some(o) = &mut self.outside {
+            for lpn in out.iter() {
+                o.given.remove(lpn);
+            }
+        }
+    }
+    fn decision_point(&mut self) -> Option<&mut dyn DecisionPoint> {
+        Some(self)
+    }
+    fn before_event(&mut self, view: &BufferView) {
+        let Some(mut o) = self.outside.take() else { return };
+        if o.waiting.is_none() {
+            if std::mem::take(&mut o.scan_all) {
+                o.touched.extend(view.from_tail().filter(|p| p.dirty).map(|p| p.lpn));
+            }
+            while let Some(lpn) = o.touched.pop_front() {
+                let Some(page) = view.page(lpn).filter(|p| p.dirty) else { continue };
+                if o.given.get(&lpn).is_some_and(|g| !g.stale) {
+                    continue;
+                }
+                let fsp = self.state(&page);
+                let state = fsp.index(&self.encoding);
+                let d = &mut o.decision;
+                d.observation.clear();
+                d.observation.extend([
+                    fsp.long_term as f64,
+                    f64::from(u8::from(fsp.short_term)),
+                    f64::from(u8::from(fsp.large_request)),
+                    f64::from(u8::from(fsp.large_data)),
+                    fsp.previous_type as f64,
+                ]);
+                let parts = std::mem::take(&mut o.reward_parts);
+                d.reward = parts[0] + parts[1];
+                d.reward_parts = parts.to_vec();
+                d.builtin_action = u32::from(self.propose(state));
+                o.waiting = Some((lpn, state as u16));
+                o.asked += 1;
+                break;
+            }
+        }
+        self.outside = Some(o);
     }
     fn report(&self) -> Value {
         let stats = self.table.stats();
@@ -354,6 +496,11 @@ impl EvictionPolicy for RlFspEviction {
             "episode_mean_rewards": self.episode_rewards,
             // argmax_a Q(s, a) of the active table per state (ties to LSB): the learned policy.
             "greedy_actions": (0..self.table.active().n_states()).map(|s| self.table.active().argmax(s)).collect::<Vec<_>>(),
+            "outside_agent": self.outside.as_ref().map(|o| json!({
+                "classes_asked": o.asked,
+                "classes_stale": o.stale,
+                "classes_fallback": o.fallback,
+            })),
         })
     }
     fn learning(&self) -> Option<LearningReport> {
@@ -374,6 +521,67 @@ impl EvictionPolicy for RlFspEviction {
         );
         report.exploitations = self.classified.saturating_sub(self.explorations);
         Some(report)
+    }
+}
+
+/// RL-FSP's classification (Sec. III-A) for an outside agent: a page's type, asked before the
+/// event that may evict it (see the deviations at the top).
+impl DecisionPoint for RlFspEviction {
+    fn space(&self) -> DecisionSpace {
+        let mut features = FEATURES.to_vec();
+        features[4].high = (self.types - 1) as f64;
+        DecisionSpace {
+            kind: DecisionKind::CacheEviction,
+            actions: self.types,
+            features,
+            reward_parts: vec![
+                (
+                    "page_type",
+                    "per programmed page, one episode later (Sec. III-B): +-1 / +-0.5 / -+0.5 / -+1 for LSB / CLSB / \
+                     CMSB / MSB by whether it was read since, summed over the pages settled since the last decision",
+                ),
+                (
+                    "latency",
+                    "per page read since: 1 / 0.5 / 0 / -1 by the band of its last read's response time per KiB \
+                     against the 70th / 90th / 99th percentiles",
+                ),
+            ],
+        }
+    }
+
+    fn attach(&mut self) {
+        let types = self.types as usize;
+        self.outside.get_or_insert_with(|| Outside {
+            given: HashMap::default(),
+            touched: VecDeque::new(),
+            scan_all: true,
+            waiting: None,
+            decision: Decision {
+                kind: DecisionKind::CacheEviction,
+                observation: Vec::new(),
+                mask: vec![true; types],
+                reward: 0.0,
+                reward_parts: Vec::new(),
+                builtin_action: 0,
+            },
+            reward_parts: [0.0; 2],
+            asked: 0,
+            stale: 0,
+            fallback: 0,
+        });
+    }
+
+    fn pending(&self) -> Option<&Decision> {
+        self.outside.as_ref().filter(|o| o.waiting.is_some()).map(|o| &o.decision)
+    }
+
+    fn act(&mut self, action: u32) -> std::result::Result<(), ActionError> {
+        let o = self.outside.as_mut().ok_or(ActionError::NothingPending)?;
+        let Some((lpn, state)) = o.waiting else { return Err(ActionError::NothingPending) };
+        o.decision.check(action)?;
+        o.waiting = None;
+        o.given.insert(lpn, Given { class: action as u8, state, stale: false });
+        Ok(())
     }
 }
 
@@ -432,6 +640,11 @@ mod tests {
         assert_eq!((seen.first(), seen.last()), (Some(&0), Some(&127)));
         let s = FspState { long_term: 1, short_term: false, large_request: false, large_data: true, previous_type: 2 };
         assert_eq!(s.index(&e), 32 + 4 + 2, "long-term most significant, previous type least");
+    }
+
+    fn fsp_reward(type_rewards: &[f64], latency: &StepReward, page_type: usize, read: Option<usize>) -> f64 {
+        let [type_part, latency_part] = fsp_reward_parts(type_rewards, latency, page_type, read);
+        type_part + latency_part
     }
 
     #[test]

@@ -198,6 +198,11 @@ pub trait RegionPolicy: Send + dyn_clone::DynClone {
     fn layout(&self) -> Vec<RegionLayout>;
     /// The region a host write goes to.
     fn route(&mut self, write: &WriteInfo) -> RegionId;
+    /// Called first when a host write arrives, before anything else is done for it (GC
+    /// included): a policy that decides per step of host writes decides here (and, with an
+    /// outside agent attached, leaves the decision pending: the engine calls this at the top of
+    /// the write's event and stops there).
+    fn before_request(&mut self, _view: &RegionView) {}
     /// Called before a host write is served, then again after each action it asked for.
     fn before_write(&mut self, view: &RegionView) -> RegionAction;
     /// Whether the policy wants `placed` (asked once at build: the write path skips the call
@@ -221,6 +226,11 @@ pub trait RegionPolicy: Send + dyn_clone::DynClone {
     }
     /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn).
     fn learning(&self) -> Option<crate::rl::LearningReport> {
+        None
+    }
+    /// Its decision point, for an outside agent (`crate::decision`; declared in the registry
+    /// entry as `RegionCaps::decides`). `None`: the policy has none.
+    fn decision_point(&mut self) -> Option<&mut dyn crate::decision::DecisionPoint> {
         None
     }
 }

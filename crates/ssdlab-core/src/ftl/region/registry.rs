@@ -32,6 +32,8 @@ pub struct RegionCaps {
     pub region: SlcRegion,
     /// Chooses with a learning agent, so `slc.rl.random_control` can stand in for its choices.
     pub learns: bool,
+    /// Has a decision point an outside agent can drive (`RegionPolicy::decision_point`).
+    pub decides: bool,
 }
 
 /// `slc.policy`: every region policy, one line each.
@@ -40,35 +42,35 @@ pub const REGISTRY: &[Entry<BuildRegions, RegionCaps>] = &[
         id: "none",
         summary: "one native region (e.g. QLC-only)",
         build: |_| Ok(Box::new(NoRegions)),
-        caps: RegionCaps { region: SlcRegion::None, learns: false },
+        caps: RegionCaps { region: SlcRegion::None, learns: false, decides: false },
         settings: None,
     },
     Entry {
         id: "static",
         summary: "a fixed SLC region; writes up to the threshold go there",
         build: |c| Ok(Box::new(StaticSlc::new(c))),
-        caps: RegionCaps { region: SlcRegion::Fixed, learns: false },
+        caps: RegionCaps { region: SlcRegion::Fixed, learns: false, decides: false },
         settings: None,
     },
     Entry {
         id: "dwa",
         summary: "SLC size by space utilisation (Table 2 setting 1), fixed threshold",
         build: |c| Ok(Box::new(Dwa::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: false },
+        caps: RegionCaps { region: SlcRegion::Sized, learns: false, decides: false },
         settings: Some(super::dwa::SETTINGS),
     },
     Entry {
         id: "ust",
         summary: "every write to SLC first; per-logical-block SLC budget; hot data kept in SLC",
         build: |c| Ok(Box::new(Ust::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: false },
+        caps: RegionCaps { region: SlcRegion::Sized, learns: false, decides: false },
         settings: Some(super::ust::SETTINGS),
     },
     Entry {
         id: "rl",
         summary: "Q-learning of SLC size and threshold (Yoo & Shin 2020)",
         build: |c| Ok(Box::new(RlSlc::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: true },
+        caps: RegionCaps { region: SlcRegion::Sized, learns: true, decides: true },
         settings: Some(super::rl_slc::SETTINGS),
     },
 ];

@@ -16,6 +16,12 @@
 //! reclaim; the reward is `reward_negative` when the total is above the average total of the
 //! steps before, else `reward_positive`; then the average takes the step in.
 //!
+//! An outside agent (`crate::decision`, kind `slc.policy`) can take the step's action: it
+//! observes the step's features raw (`FEATURES`), gets Algorithm 2's reward of the step just
+//! ended, and its action replaces the agent's (which still proposes one, and learns on the
+//! action taken). The step is taken when the write that crosses the step boundary arrives,
+//! before anything else is done for it (GC included), in both modes.
+//!
 //! Pre-trained agents (Sec. 4.2): `slc.rl.save_qtable` writes the table at the end of the run
 //! as an `ssdlab-qtable` file (rl/qtable.rs) whose metadata names this policy, the state and
 //! action layouts (`STATE_LAYOUT`, `ACTION_LAYOUT`, `LAYOUT_VERSION`) and the threshold
@@ -50,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::ValidatedConfig;
+use crate::decision::{ActionError, Decision, DecisionKind, DecisionPoint, DecisionSpace, Feature};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::series::SlcSeries;
@@ -323,7 +330,55 @@ pub struct RlSlc {
     step_rewards: Vec<f64>,
     step_costs: Vec<f64>,
     series: SlcSeries,
+    /// An outside agent's decisions (`DecisionPoint`): None while the agent decides.
+    outside: Option<Outside>,
 }
+
+/// A step waiting for an outside agent's action, and the decision it was shown.
+#[derive(Clone)]
+struct Outside {
+    waiting: Option<Step>,
+    decision: Decision,
+}
+
+/// What a step observed before its action: the state, Algorithm 2's reward of the step just
+/// ended (None at the first), its total cost and the host bytes written by then.
+#[derive(Clone, Copy)]
+struct Step {
+    state: usize,
+    reward: Option<f64>,
+    total: f64,
+    host_bytes: u64,
+    proposed: usize,
+}
+
+/// The update frequency an outside agent sees is capped here (it can pass 1 when writes routed to
+/// the native region overwrite SLC data; the state's bin only asks whether it is >= 0.5).
+const MAX_UPDATE_FREQUENCY: f64 = 8.0;
+
+/// What an outside agent observes at a step: Table 3's features, raw.
+const FEATURES: [Feature; 5] = [
+    Feature { name: "slc_blocks", low: 0.0, high: f64::INFINITY, doc: "blocks in the SLC region now" },
+    Feature {
+        name: "utilization",
+        low: 0.0,
+        high: 1.0,
+        doc: "space utilisation: valid pages over the logical space (Sec. 3.2)",
+    },
+    Feature { name: "previous_action", low: 0.0, high: 8.0, doc: "the previous step's action (4: keep both)" },
+    Feature {
+        name: "slc_write_demand",
+        low: 0.0,
+        high: 1.0,
+        doc: "share of the step's host pages written to the SLC region",
+    },
+    Feature {
+        name: "slc_update_frequency",
+        low: 0.0,
+        high: MAX_UPDATE_FREQUENCY,
+        doc: "SLC pages the step's host writes overwrote, per host page written to SLC (capped at 8)",
+    },
+];
 
 impl RlSlc {
     pub fn new(cfg: &ValidatedConfig) -> Result<Self> {
@@ -406,6 +461,7 @@ impl RlSlc {
             step_rewards: Vec::new(),
             step_costs: Vec::new(),
             series: SlcSeries::new(cfg.device.page_bytes, cfg.slc.sample_every_bytes.0),
+            outside: None,
         })
     }
 
@@ -413,8 +469,36 @@ impl RlSlc {
         self.threshold_levels[self.threshold_level]
     }
 
-    /// One step of Algorithm 1 at the end of a step's host writes.
+    /// One step of Algorithm 1 at the end of a step's host writes: observe, choose (or leave
+    /// the step waiting for an outside agent), act, learn.
     fn step(&mut self, view: &RegionView) {
+        let (state, observation, total) = self.observe(view);
+        // Algorithm 1: A_t = GetAction(S_t); perform A_t; R_t = GetReward(); update Q(S_t-1, A_t-1).
+        // The reward does not depend on A_t: it is computed with the observation.
+        let proposed = self.agent.act(state, &mut self.rng);
+        let reward = self.average.reward(total);
+        let step = Step { state, reward, total, host_bytes: view.host_pages() * self.page_bytes, proposed };
+        if let Some(o) = &mut self.outside {
+            let raw = [
+                observation.slc_blocks as f64,
+                observation.utilization,
+                observation.previous_action as f64,
+                observation.slc_write_demand,
+                observation.slc_update_frequency.min(MAX_UPDATE_FREQUENCY),
+            ];
+            o.decision.observation.clear();
+            o.decision.observation.extend(raw);
+            o.decision.reward = reward.unwrap_or(0.0);
+            o.decision.reward_parts = vec![o.decision.reward];
+            o.decision.builtin_action = proposed as u32;
+            o.waiting = Some(step);
+            return;
+        }
+        self.apply(step, proposed);
+    }
+
+    /// The step's state: the figures of the regions since the last step, binned.
+    fn observe(&mut self, view: &RegionView) -> (usize, StepObservation, f64) {
         let now = [view.stats(NATIVE), view.stats(SLC)];
         let [n0, s0] = self.at_last_step;
         let [n1, s1] = now;
@@ -439,29 +523,32 @@ impl RlSlc {
                 (s1.overwritten_pages - s0.overwritten_pages) as f64 / slc_pages as f64
             },
         };
-        let state = self.encoder.state(&observation);
-        // Algorithm 1: A_t = GetAction(S_t); perform A_t; R_t = GetReward(); update Q(S_t-1, A_t-1).
-        let action = self.agent.act(state, &mut self.rng);
+        (self.encoder.state(&observation), observation, costs.total(utilization))
+    }
+
+    /// Perform `action` for `step` (the agent's proposal or an outside agent's), and learn.
+    fn apply(&mut self, step: Step, action: usize) {
+        if action != step.proposed {
+            self.agent.retake(step.proposed, action);
+        }
         let (size, theta) = decode_action(action);
         let change = size as i64 * self.size_step_blocks as i64;
         self.wanted_blocks =
             (self.wanted_blocks as i64 + change).clamp(self.min_blocks as i64, self.max_blocks as i64) as u32;
         self.threshold_level =
             (self.threshold_level as i32 + theta).clamp(0, self.threshold_levels.len() as i32 - 1) as usize;
-        let total = costs.total(utilization);
-        let reward = self.average.reward(total);
-        if let (Some(r), Some((s_prev, a_prev))) = (reward, self.previous) {
+        if let (Some(r), Some((s_prev, a_prev))) = (step.reward, self.previous) {
             if self.learn {
-                self.agent.learn_q(s_prev, a_prev, r, state);
+                self.agent.learn_q(s_prev, a_prev, r, step.state);
             } else {
                 self.agent.observe_reward(r);
             }
         }
-        self.previous = Some((state, action));
+        self.previous = Some((step.state, action));
         self.previous_action = action;
-        self.step_bytes.push(view.host_pages() * self.page_bytes);
-        self.step_rewards.push(reward.unwrap_or(f64::NAN));
-        self.step_costs.push(total);
+        self.step_bytes.push(step.host_bytes);
+        self.step_rewards.push(step.reward.unwrap_or(f64::NAN));
+        self.step_costs.push(step.total);
     }
 }
 
@@ -516,12 +603,17 @@ impl RegionPolicy for RlSlc {
     fn route(&mut self, write: &WriteInfo) -> RegionId {
         self.routing.route(write, self.threshold_bytes())
     }
-    fn before_write(&mut self, view: &RegionView) -> RegionAction {
+    fn before_request(&mut self, view: &RegionView) {
         let pages = view.host_pages();
+        // The boundary moves before the step: a step left waiting for an outside agent is not
+        // taken again when the engine comes back to the same write.
         if pages >= self.next_step_pages {
             self.next_step_pages = (pages / self.step_pages + 1) * self.step_pages;
             self.step(view);
         }
+    }
+    fn before_write(&mut self, view: &RegionView) -> RegionAction {
+        let pages = view.host_pages();
         self.series.offer(pages, view.blocks(SLC), self.threshold_bytes());
         if let Some(a) = self.space.migration(view) {
             return a;
@@ -570,6 +662,9 @@ impl RegionPolicy for RlSlc {
             "series": self.series.to_json(),
         })
     }
+    fn decision_point(&mut self) -> Option<&mut dyn DecisionPoint> {
+        Some(self)
+    }
     fn learning(&self) -> Option<LearningReport> {
         let a = &self.agent;
         let control = a.config().random_control;
@@ -581,6 +676,54 @@ impl RegionPolicy for RlSlc {
             a.rewards(),
             a.diagnostics(),
         ))
+    }
+}
+
+/// RL-SLC's step (Algorithm 1) for an outside agent: the step waits at the arrival of the write
+/// that crosses the step boundary, before anything is done for it, and `act` performs the
+/// action there, so an agent replaying the proposals reproduces the agent's run.
+impl DecisionPoint for RlSlc {
+    fn space(&self) -> DecisionSpace {
+        let mut features = FEATURES.to_vec();
+        features[0].high = self.max_blocks as f64;
+        DecisionSpace {
+            kind: DecisionKind::SlcPolicy,
+            actions: ACTIONS as u32,
+            features,
+            reward_parts: vec![(
+                "algorithm_2",
+                "the step just ended: its weighted write cost ((1 - U) host + U reclaim array time) against the \
+                 average of the steps before, reward_positive (1) if not above it, else reward_negative (-1); 0 at \
+                 the first step",
+            )],
+        }
+    }
+
+    fn attach(&mut self) {
+        self.outside.get_or_insert_with(|| Outside {
+            waiting: None,
+            decision: Decision {
+                kind: DecisionKind::SlcPolicy,
+                observation: Vec::new(),
+                mask: vec![true; ACTIONS],
+                reward: 0.0,
+                reward_parts: Vec::new(),
+                builtin_action: KEEP as u32,
+            },
+        });
+    }
+
+    fn pending(&self) -> Option<&Decision> {
+        self.outside.as_ref().filter(|o| o.waiting.is_some()).map(|o| &o.decision)
+    }
+
+    fn act(&mut self, action: u32) -> std::result::Result<(), ActionError> {
+        let o = self.outside.as_mut().ok_or(ActionError::NothingPending)?;
+        let Some(step) = o.waiting else { return Err(ActionError::NothingPending) };
+        o.decision.check(action)?;
+        o.waiting = None;
+        self.apply(step, action as usize);
+        Ok(())
     }
 }
 
