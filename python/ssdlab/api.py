@@ -7,10 +7,14 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ssdlab import _core
 from ssdlab.config import raw_config, toml_string, warn_deprecated
 from ssdlab.report import HISTOGRAMS, Report
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: A drive after its warm-up, made by `Simulation.warm_drive` (opaque: it stays in Rust).
 WarmDrive = _core.WarmDrive
@@ -99,17 +103,37 @@ class Simulation:
         Gymnasium environments (`ssdlab.gym`) are built on this."""
         return self._native.attach(kind)
 
-    def advance(self) -> tuple[list[float], list[bool], float, int] | None:
+    def advance(self) -> tuple[list[float], list[bool], float, int, list[float]] | None:
         """Run to the next decision of an attached kind: (observation, action mask, reward since
-        the previous decision, the built-in agent's action), or None once the run has finished."""
+        the previous decision, the built-in agent's action, the reward's parts in the order of
+        the space's `reward_parts`), or None once the run has finished."""
         decision = self._native.advance()
         self._finished = decision is None
         return decision
 
-    def act(self, action: int) -> tuple[list[float], list[bool], float, int] | None:
+    def act(self, action: int) -> tuple[list[float], list[bool], float, int, list[float]] | None:
         """Take `action` for the waiting decision (ActionError if out of range or masked), then
         `advance`."""
         decision = self._native.act(action)
+        self._finished = decision is None
+        return decision
+
+    def bind_decisions(self, obs: np.ndarray, mask: np.ndarray) -> None:
+        """Arrays (float32 with one value per observed feature, int8 with one per action,
+        writable and C-contiguous) that `advance_into` and `act_into` write each decision's
+        observation and mask into: an agent loop then builds no Python list per decision."""
+        self._native.bind_decisions(obs, mask)
+
+    def advance_into(self) -> tuple[float, int, list[float]] | None:
+        """`advance`, with the observation and mask written into the bound arrays: (reward,
+        builtin action, reward parts), or None once the run has finished."""
+        decision = self._native.advance_into()
+        self._finished = decision is None
+        return decision
+
+    def act_into(self, action: int) -> tuple[float, int, list[float]] | None:
+        """`act`, with the next observation and mask written into the bound arrays."""
+        decision = self._native.act_into(action)
         self._finished = decision is None
         return decision
 

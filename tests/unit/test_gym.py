@@ -65,20 +65,22 @@ def test_an_episode_runs_to_the_end_with_the_data_intact():
         env.step(0)
 
 
-def test_the_same_seed_gives_the_same_trajectory():
-    def trajectory(seed: int) -> list[tuple]:
-        env = make(requests=1500)
-        obs, _ = env.reset(seed=seed)
-        out = [tuple(obs)]
-        rng = np.random.default_rng(0)
-        terminated = False
-        while not terminated:
-            obs, reward, terminated, _, _ = env.step(int(rng.integers(env.action_space.n)))
-            out.append((*obs, reward))
-        return out
+def trajectory(env: gym.Env, seed: int) -> list[tuple]:
+    """An episode of `env` from `reset(seed=seed)` with fixed pseudo-random actions: every
+    observation and reward."""
+    obs, _ = env.reset(seed=seed)
+    out = [tuple(obs)]
+    rng = np.random.default_rng(0)
+    terminated = False
+    while not terminated:
+        obs, reward, terminated, _, _ = env.step(int(rng.integers(env.action_space.n)))
+        out.append((*obs, reward))
+    return out
 
-    assert trajectory(7) == trajectory(7)
-    assert trajectory(7) != trajectory(8)
+
+def test_the_same_seed_gives_the_same_trajectory():
+    assert trajectory(make(requests=1500), 7) == trajectory(make(requests=1500), 7)
+    assert trajectory(make(requests=1500), 7) != trajectory(make(requests=1500), 8)
 
 
 def test_replaying_the_builtin_agent_gives_the_run_it_gives_alone():
@@ -105,3 +107,32 @@ def test_bad_actions_and_configs_are_refused_with_reasons():
         gym.make("ssdlab/GcScheduling-v0", overrides=["gc.scheduler=greedy"])
     with pytest.raises(ConfigError, match="requests must be at least 1"):
         make(requests=0)
+
+
+def test_decisions_written_into_bound_arrays_are_the_listed_ones():
+    overrides = ["gc.scheduler=rlgc", *BUSY, "workload.count=1500", "seed=4"]
+    listed, bound = (
+        ssdlab.Simulation(preset="tiny", overrides=overrides),
+        ssdlab.Simulation(preset="tiny", overrides=overrides),
+    )
+    space = listed.attach("gc.scheduler")
+    bound.attach("gc.scheduler")
+    obs = np.zeros(len(space["features"]), dtype=np.float32)
+    mask = np.zeros(space["actions"], dtype=np.int8)
+    with pytest.raises(RuntimeError, match="bind_decisions"):
+        bound.advance_into()
+    with pytest.raises(ValueError, match="writable"):
+        frozen = obs.copy()
+        frozen.flags.writeable = False
+        bound.bind_decisions(frozen, mask)
+    bound.bind_decisions(obs, mask)
+    a, b = listed.advance(), bound.advance_into()
+    steps = 0
+    while a is not None:
+        observation, allowed, reward, builtin, parts = a
+        assert b == (reward, builtin, parts)
+        np.testing.assert_array_equal(obs, np.array(observation, dtype=np.float32))
+        np.testing.assert_array_equal(mask, np.array(allowed, dtype=np.int8))
+        a, b = listed.act(builtin), bound.act_into(builtin)
+        steps += 1
+    assert b is None and steps > 50

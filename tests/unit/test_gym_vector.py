@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from test_gym import BUSY
+from test_gym_fsp_slc import ENVS
 
 import ssdlab.gym  # noqa: F401  (registers the environments)
 from ssdlab.errors import ActionError
@@ -48,6 +49,21 @@ def test_same_seed_same_trajectories_as_sync_vector_env_autoresets_included():
         np.testing.assert_array_equal(t1, t2, err_msg=f"terminations, step {k}")
 
 
+@pytest.mark.parametrize(
+    ("env_id", "requests"), [("ssdlab/FspPlacement-v0", 150), ("ssdlab/SlcCache-v0", 300)]
+)
+def test_the_page_type_and_slc_environments_step_as_their_sync_vector_envs(env_id, requests):
+    kwargs = {"overrides": ENVS[env_id], "requests": requests}
+    native = NativeVectorEnv(env_id, num_envs=2, **kwargs)
+    sync = SyncVectorEnv([lambda: gym.make(env_id, **kwargs) for _ in range(2)])
+    ours, theirs = rollout(native, 300), rollout(sync, 300)
+    assert sum(t.sum() for _, _, t in ours) >= 2, "every env should end an episode and autoreset"
+    for k, ((o1, r1, t1), (o2, r2, t2)) in enumerate(zip(ours, theirs, strict=True)):
+        np.testing.assert_array_equal(o1, o2, err_msg=f"observations, step {k}")
+        np.testing.assert_allclose(r1, r2, err_msg=f"rewards, step {k}")
+        np.testing.assert_array_equal(t1, t2, err_msg=f"terminations, step {k}")
+
+
 def test_per_env_configs_and_bad_actions():
     venv = NativeVectorEnv(
         num_envs=2, configs=[{"requests": 300}, {"requests": 900}], preset="tiny", overrides=BUSY
@@ -61,6 +77,13 @@ def test_per_env_configs_and_bad_actions():
     assert ended_at[0] < ended_at.get(1, 10**9), ended_at
     with pytest.raises(ActionError, match=r"environment 1\): action 7 is out of range"):
         venv.step(np.array([0, 7]))
+    # The native step checks against the masks in the buffers it shares with the env (a mask
+    # set here stands for one the policy gave): nothing is stepped when one action is refused.
+    before = venv._obs.copy()
+    venv._mask[1, 2] = 0
+    with pytest.raises(ActionError, match=r"environment 1\): action 2 is masked now: allowed 0, 1"):
+        venv.step(np.array([0, 2]))
+    np.testing.assert_array_equal(venv._obs, before)
     with pytest.raises(gym.error.ResetNeeded):
         NativeVectorEnv(num_envs=1, **KWARGS).step(np.array([0]))
 

@@ -166,6 +166,18 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
     }
 }
 
+/// An `ActionError` with `message` (the vector environment's, which names the environment).
+pub fn action_error(py: Python<'_>, message: String) -> PyErr {
+    let Some(classes) = CLASSES.get(py) else {
+        return PyErr::new::<PyException, _>(message);
+    };
+    let no_problems: Vec<(String, String)> = Vec::new();
+    match classes.action.bind(py).call1((message, None::<String>, None::<u64>, no_problems)) {
+        Ok(instance) => PyErr::from_value(instance),
+        Err(e) => e,
+    }
+}
+
 /// `Result<T, Error>` -> `PyResult<T>`.
 pub trait IntoPy<T> {
     fn py_err(self, py: Python<'_>) -> PyResult<T>;

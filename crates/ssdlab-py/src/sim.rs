@@ -1,5 +1,6 @@
 //! `Simulation` and the configuration helpers, wrapped for Python. Stepping releases the GIL.
 
+use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
@@ -11,11 +12,21 @@ use ssdlab_core::ValidatedConfig;
 use crate::errors::IntoPy;
 use ssdlab_core::decision::{Decision, DecisionKind};
 
-/// A decision as Python receives it: (observation, mask, reward, builtin_action).
-type Step = (Vec<f64>, Vec<bool>, f64, u32);
+/// A decision as Python receives it: (observation, mask, reward, builtin_action, reward_parts).
+type Step = (Vec<f64>, Vec<bool>, f64, u32, Vec<f64>);
+
+/// A decision whose observation and mask went into the bound arrays (`bind_decisions`):
+/// (reward, builtin_action, reward_parts).
+type Written = (f64, u32, Vec<f64>);
+
+/// The arrays `advance_into` / `act_into` write a decision's observation and mask into.
+struct DecisionBuffers {
+    obs: PyBuffer<f32>,
+    mask: PyBuffer<i8>,
+}
 
 fn step(d: Decision) -> Step {
-    (d.observation, d.mask, d.reward, d.builtin_action)
+    (d.observation, d.mask, d.reward, d.builtin_action, d.reward_parts)
 }
 
 fn layers(raw: Vec<(Option<String>, String)>) -> Vec<Layer> {
@@ -103,11 +114,50 @@ pub struct WarmDrive {
 pub struct Simulation {
     // A Mutex makes the wrapper Sync (PyO3 requires it); Python calls never contend for it.
     inner: Mutex<ssdlab_core::Simulation>,
+    decision_buffers: Option<DecisionBuffers>,
 }
 
 impl Simulation {
     fn sim(&self) -> MutexGuard<'_, ssdlab_core::Simulation> {
         self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Take `action` if given, then run to the next decision, without the GIL.
+    fn next_decision(&mut self, py: Python<'_>, action: Option<u32>) -> PyResult<Option<Decision>> {
+        let inner = &mut self.inner;
+        let next = py.allow_threads(|| {
+            let sim = inner.get_mut().unwrap_or_else(|p| p.into_inner());
+            if let Some(a) = action {
+                sim.act(a)?;
+            }
+            sim.advance()
+        });
+        next.py_err(py)
+    }
+
+    /// Write `d`'s observation and mask into the bound arrays; the rest for Python.
+    fn write_decision(&self, py: Python<'_>, d: Decision) -> PyResult<Written> {
+        let b = self.decision_buffers.as_ref().ok_or_else(|| {
+            pyo3::exceptions::PyRuntimeError::new_err("bind_decisions before advance_into / act_into")
+        })?;
+        let obs = b.obs.as_mut_slice(py).expect("bound as writable");
+        let mask = b.mask.as_mut_slice(py).expect("bound as writable");
+        if obs.len() != d.observation.len() || mask.len() != d.mask.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "the bound arrays hold {} observed values and {} actions; the decision has {} and {}",
+                obs.len(),
+                mask.len(),
+                d.observation.len(),
+                d.mask.len()
+            )));
+        }
+        for (cell, v) in obs.iter().zip(&d.observation) {
+            cell.set(*v as f32);
+        }
+        for (cell, ok) in mask.iter().zip(&d.mask) {
+            cell.set(*ok as i8);
+        }
+        Ok((d.reward, d.builtin_action, d.reward_parts))
     }
 }
 
@@ -123,7 +173,7 @@ impl Simulation {
     ) -> PyResult<Self> {
         let cfg = validated(py, preset, layers, overrides)?;
         let inner = py.allow_threads(|| ssdlab_core::Simulation::new(cfg)).py_err(py)?;
-        Ok(Simulation { inner: Mutex::new(inner) })
+        Ok(Simulation { inner: Mutex::new(inner), decision_buffers: None })
     }
 
     /// Process up to `max_events` events without the GIL. True when the run is finished.
@@ -203,23 +253,43 @@ impl Simulation {
     }
 
     /// Run (without the GIL) to the next decision of an attached kind: (observation, mask,
-    /// reward, builtin_action), or None once the run has finished.
+    /// reward, builtin_action, reward_parts), or None once the run has finished.
     fn advance(&mut self, py: Python<'_>) -> PyResult<Option<Step>> {
-        let inner = &mut self.inner;
-        let next = py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).advance());
-        Ok(next.py_err(py)?.map(step))
+        Ok(self.next_decision(py, None)?.map(step))
     }
 
     /// Take `action` for the waiting decision (ActionError if it is out of range or masked),
     /// then `advance`: one call per decision.
     fn act(&mut self, py: Python<'_>, action: u32) -> PyResult<Option<Step>> {
-        let inner = &mut self.inner;
-        let next = py.allow_threads(|| {
-            let sim = inner.get_mut().unwrap_or_else(|p| p.into_inner());
-            sim.act(action)?;
-            sim.advance()
-        });
-        Ok(next.py_err(py)?.map(step))
+        Ok(self.next_decision(py, Some(action))?.map(step))
+    }
+
+    /// The arrays (float32 observations, int8 mask, writable and C-contiguous) that
+    /// `advance_into` and `act_into` write each decision into, so a step builds no list (the
+    /// Gymnasium environments use them).
+    fn bind_decisions(&mut self, obs: PyBuffer<f32>, mask: PyBuffer<i8>) -> PyResult<()> {
+        for (readonly, contiguous, name) in
+            [(obs.readonly(), obs.is_c_contiguous(), "obs"), (mask.readonly(), mask.is_c_contiguous(), "mask")]
+        {
+            if readonly || !contiguous {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "{name}: needs a writable C-contiguous array"
+                )));
+            }
+        }
+        self.decision_buffers = Some(DecisionBuffers { obs, mask });
+        Ok(())
+    }
+
+    /// `advance`, the observation and mask written into the bound arrays: (reward,
+    /// builtin_action, reward_parts), or None once the run has finished.
+    fn advance_into(&mut self, py: Python<'_>) -> PyResult<Option<Written>> {
+        self.next_decision(py, None)?.map(|d| self.write_decision(py, d)).transpose()
+    }
+
+    /// `act`, the next decision's observation and mask written into the bound arrays.
+    fn act_into(&mut self, py: Python<'_>, action: u32) -> PyResult<Option<Written>> {
+        self.next_decision(py, Some(action))?.map(|d| self.write_decision(py, d)).transpose()
     }
 
     /// The Parquet file of the per-request log (`report.request_log`), or None.

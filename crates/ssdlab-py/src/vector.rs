@@ -42,26 +42,61 @@ fn run(slot: &mut Option<Simulation>, (kind, input): (DecisionKind, Input)) -> O
     }
 }
 
+/// The numpy buffers a step writes into, bound once (`VecSimulation::bind`): rows of `obs` and
+/// `mask`, one value per environment in the others.
+struct Buffers {
+    obs: PyBuffer<f32>,
+    mask: PyBuffer<i8>,
+    reward: PyBuffer<f64>,
+    builtin: PyBuffer<i64>,
+    done: PyBuffer<u8>,
+}
+
 #[pyclass(module = "ssdlab._core")]
 pub struct VecSimulation {
     kind: DecisionKind,
+    /// The environment's name, for errors.
+    name: String,
     features: usize,
+    actions: usize,
     workers: Workers<Simulation, (DecisionKind, Input), Outcome>,
+    buffers: Option<Buffers>,
+}
+
+/// `buffer` as a writable C-contiguous array of `len` items, or why not.
+fn writable<T: pyo3::buffer::Element>(buffer: &PyBuffer<T>, name: &str, len: usize) -> PyResult<()> {
+    if buffer.readonly() || !buffer.is_c_contiguous() || buffer.item_count() != len {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{name}: needs a writable C-contiguous array of {len} items, got {} items{}",
+            buffer.item_count(),
+            if buffer.readonly() { ", read-only" } else { "" }
+        )));
+    }
+    Ok(())
 }
 
 #[pymethods]
 impl VecSimulation {
-    /// `n` empty slots for decisions of `kind` with `features` observed values each; `step`
+    /// `n` empty slots for decisions of `kind` with `features` observed values and `actions`
+    /// actions each (`name`: the environment, in errors); `bind` the buffers, then `step`
     /// fills them (a slot given a config is built there). Stepped by the calling thread and
     /// `threads` workers (default: one per core but one, which the calling thread is).
     #[new]
-    #[pyo3(signature = (kind, n, features, threads=None))]
-    fn new(py: Python<'_>, kind: &str, n: usize, features: usize, threads: Option<usize>) -> PyResult<Self> {
+    #[pyo3(signature = (kind, n, features, actions, name, threads=None))]
+    fn new(
+        py: Python<'_>,
+        kind: &str,
+        n: usize,
+        features: usize,
+        actions: usize,
+        name: String,
+        threads: Option<usize>,
+    ) -> PyResult<Self> {
         let kind = DecisionKind::parse(kind)
             .ok_or_else(|| to_py(py, Error::config("decision", format!("no decision kind '{kind}'"))))?;
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         let threads = threads.unwrap_or(cores.saturating_sub(1)).min(n.saturating_sub(1));
-        Ok(VecSimulation { kind, features, workers: Workers::new(n, threads, run) })
+        Ok(VecSimulation { kind, name, features, actions, workers: Workers::new(n, threads, run), buffers: None })
     }
 
     /// The worker threads (beside the calling thread).
@@ -70,18 +105,11 @@ impl VecSimulation {
         self.workers.threads()
     }
 
-    /// One step of every environment, without the GIL: environment i takes `actions[i]` and
-    /// runs to its next decision, or, where `restarts[i]` holds a config, is built anew from it
-    /// and runs to its first decision (its action ignored), or, with a negative action and no
-    /// restart, is held (not stepped; its rows untouched). Writes each decision's observation,
-    /// mask, reward and built-in action into the buffers (rows of `obs` and `mask`), and into
-    /// `done[i]` 1 where the run ended (its row keeps the previous values, reward 0).
-    #[allow(clippy::too_many_arguments)]
-    fn step(
+    /// The arrays every `step` writes into (kept, so a step converts no Python object but its
+    /// actions): observations (n x features, float32), masks (n x actions, int8), rewards
+    /// (float64), built-in actions (int64), done flags (uint8).
+    fn bind(
         &mut self,
-        py: Python<'_>,
-        actions: PyBuffer<i64>,
-        restarts: Vec<Option<RawConfig>>,
         obs: PyBuffer<f32>,
         mask: PyBuffer<i8>,
         reward: PyBuffer<f64>,
@@ -89,60 +117,100 @@ impl VecSimulation {
         done: PyBuffer<u8>,
     ) -> PyResult<()> {
         let n = self.workers.len();
+        writable(&obs, "obs", n * self.features)?;
+        writable(&mask, "mask", n * self.actions)?;
+        writable(&reward, "reward", n)?;
+        writable(&builtin, "builtin", n)?;
+        writable(&done, "done", n)?;
+        self.buffers = Some(Buffers { obs, mask, reward, builtin, done });
+        Ok(())
+    }
+
+    /// One step of every environment, without the GIL: environment i takes `actions[i]` and
+    /// runs to its next decision, or, where `restarts[i]` holds a config, is built anew from it
+    /// and runs to its first decision (its action ignored), or, with a negative action and no
+    /// restart, is held (not stepped; its rows untouched). The actions of the environments
+    /// stepped are checked against their masks first (ActionError naming the first bad one,
+    /// no environment stepped). Writes each decision's observation, mask, reward and built-in
+    /// action into the bound buffers, and 1 into `done[i]` where the run ended (its row keeps
+    /// the previous values, reward 0).
+    #[pyo3(signature = (actions, restarts=None))]
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        actions: PyBuffer<i64>,
+        restarts: Option<Vec<Option<RawConfig>>>,
+    ) -> PyResult<()> {
+        let n = self.workers.len();
+        let Some(b) = &self.buffers else {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err("bind the buffers before the first step"));
+        };
         let actions = actions.to_vec(py)?;
-        if actions.len() != n || restarts.len() != n {
+        if actions.len() != n || restarts.as_ref().is_some_and(|r| r.len() != n) {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "{n} environments: got {} actions and {} restarts",
                 actions.len(),
-                restarts.len()
+                restarts.as_ref().map_or(n, Vec::len)
             )));
         }
-        let kind = self.kind;
+        let mask = b.mask.as_slice(py).expect("bound as C-contiguous");
+        let (kind, m) = (self.kind, self.actions);
         let mut inputs = Vec::with_capacity(n);
-        for (restart, &action) in restarts.into_iter().zip(&actions) {
+        let mut restarts = restarts.map(Vec::into_iter);
+        for (i, &action) in actions.iter().enumerate() {
+            let restart = restarts.as_mut().and_then(Iterator::next).flatten();
             inputs.push(match restart {
                 Some(raw) => Some((kind, Input::Restart(Box::new(config_of(py, raw)?)))),
-                // `ssdlab.gym.vector` checks actions against the masks first.
-                None if action >= 0 => Some((kind, Input::Act(u32::try_from(action).unwrap_or(u32::MAX)))),
+                None if action >= 0 => {
+                    if action as usize >= m {
+                        let message =
+                            format!("{} (environment {i}): action {action} is out of range: 0..{m}", self.name);
+                        return Err(crate::errors::action_error(py, message));
+                    }
+                    if mask[i * m + action as usize].get() == 0 {
+                        let allowed: Vec<String> =
+                            (0..m).filter(|&a| mask[i * m + a].get() != 0).map(|a| a.to_string()).collect();
+                        let message = format!(
+                            "{} (environment {i}): action {action} is masked now: allowed {}",
+                            self.name,
+                            allowed.join(", ")
+                        );
+                        return Err(crate::errors::action_error(py, message));
+                    }
+                    Some((kind, Input::Act(action as u32)))
+                }
                 None => None,
             });
         }
         let workers = &self.workers;
         let outcomes = py.allow_threads(|| workers.step(inputs));
-        let f = self.features;
-        let mut obs_rows = obs.to_vec(py)?;
-        let mut mask_rows = mask.to_vec(py)?;
-        let actions_n = mask_rows.len() / n.max(1);
-        // Held environments keep their rows: start from the buffers' contents.
-        let mut rewards = reward.to_vec(py)?;
-        let mut builtins = builtin.to_vec(py)?;
-        let mut dones = done.to_vec(py)?;
+        let (f, m) = (self.features, self.actions);
+        let obs = b.obs.as_mut_slice(py).expect("bound as writable");
+        let mask = b.mask.as_mut_slice(py).expect("bound as writable");
+        let reward = b.reward.as_mut_slice(py).expect("bound as writable");
+        let builtin = b.builtin.as_mut_slice(py).expect("bound as writable");
+        let done = b.done.as_mut_slice(py).expect("bound as writable");
         for (i, outcome) in outcomes.into_iter().enumerate() {
             match outcome.transpose().map_err(|e| to_py(py, e))? {
                 None => {}
                 Some(Some(d)) => {
-                    for (k, v) in d.observation.iter().enumerate().take(f) {
-                        obs_rows[i * f + k] = *v as f32;
+                    for (cell, v) in obs[i * f..(i + 1) * f].iter().zip(&d.observation) {
+                        cell.set(*v as f32);
                     }
-                    for (a, ok) in d.mask.iter().enumerate().take(actions_n) {
-                        mask_rows[i * actions_n + a] = *ok as i8;
+                    for (cell, ok) in mask[i * m..(i + 1) * m].iter().zip(&d.mask) {
+                        cell.set(*ok as i8);
                     }
-                    rewards[i] = d.reward;
-                    builtins[i] = d.builtin_action as i64;
-                    dones[i] = 0;
+                    reward[i].set(d.reward);
+                    builtin[i].set(d.builtin_action as i64);
+                    done[i].set(0);
                 }
                 Some(None) => {
-                    rewards[i] = 0.0;
-                    builtins[i] = -1;
-                    dones[i] = 1;
+                    reward[i].set(0.0);
+                    builtin[i].set(-1);
+                    done[i].set(1);
                 }
             }
         }
-        obs.copy_from_slice(py, &obs_rows)?;
-        mask.copy_from_slice(py, &mask_rows)?;
-        reward.copy_from_slice(py, &rewards)?;
-        builtin.copy_from_slice(py, &builtins)?;
-        done.copy_from_slice(py, &dones)?;
         Ok(())
     }
 

@@ -6,9 +6,15 @@
 //! starts on every core at once without waking anyone. The calling thread works too: it takes
 //! the first share of the environments.
 //!
-//! Environment i is in its own Mutex; the calling thread and each worker lock only their own
-//! share's, so no two threads ever wait for the same lock.
+//! Each participant steps its own share first, in order, so an environment stays on one core
+//! (and in its caches) step after step; one that is done early takes the environments left of
+//! the others' shares, from their ends: the simulation between two decisions varies by orders
+//! of magnitude, and without this a step waited for the slower share. (Claiming every
+//! environment from one counter balanced as well but moved environments between the cores'
+//! caches at every step, and measured slower: docs/lab.md.) An environment is claimed once per
+//! step (`claimed`) and is in its own Mutex, so no two threads ever wait for the same lock.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -27,6 +33,8 @@ struct Shared<S, I, O> {
     inputs: Vec<Mutex<Option<I>>>,
     outputs: Vec<Mutex<Option<O>>>,
     job: Job<S, I, O>,
+    /// The step each environment was last claimed in.
+    claimed: Vec<AtomicU64>,
     /// Steps posted, and per worker the last step it finished.
     posted: AtomicU64,
     finished: Vec<AtomicU64>,
@@ -38,13 +46,35 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<S, I, O> Shared<S, I, O> {
-    /// Run the job on environments `range`.
-    fn work(&self, range: std::ops::Range<usize>) {
-        for i in range {
-            let Some(input) = lock(&self.inputs[i]).take() else { continue };
+    /// Participant `k` of `parts` in `step`: its own share in order, then what is left of the
+    /// others' shares, each from its end (the owner works up from its start: where they meet,
+    /// the rest is taken).
+    fn work(&self, k: usize, parts: usize, step: u64) {
+        let n = self.slots.len();
+        for i in share(n, parts, k) {
+            if !self.run(i, step) {
+                break;
+            }
+        }
+        for other in (1..parts).map(|d| (k + d) % parts) {
+            for i in share(n, parts, other).rev() {
+                if !self.run(i, step) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Claim environment `i` for `step` and run its job; false if another participant had it.
+    fn run(&self, i: usize, step: u64) -> bool {
+        if self.claimed[i].swap(step, Ordering::AcqRel) == step {
+            return false;
+        }
+        if let Some(input) = lock(&self.inputs[i]).take() {
             let output = (self.job)(&mut lock(&self.slots[i]), input);
             *lock(&self.outputs[i]) = Some(output);
         }
+        true
     }
 }
 
@@ -82,6 +112,7 @@ impl<S: Send + 'static, I: Send + 'static, O: Send + 'static> Workers<S, I, O> {
             inputs: (0..n).map(|_| Mutex::new(None)).collect(),
             outputs: (0..n).map(|_| Mutex::new(None)).collect(),
             job,
+            claimed: (0..n).map(|_| AtomicU64::new(0)).collect(),
             posted: AtomicU64::new(0),
             finished: (0..threads).map(|_| AtomicU64::new(0)).collect(),
             stop: AtomicBool::new(false),
@@ -93,10 +124,9 @@ impl<S: Send + 'static, I: Send + 'static, O: Send + 'static> Workers<S, I, O> {
                     .name(format!("ssdlab-vec-{w}"))
                     .spawn(move || {
                         let mut seen = 0;
-                        let range = share(shared.slots.len(), threads + 1, w + 1);
                         while wait(|| shared.posted.load(Ordering::Acquire) != seen, &shared.stop) {
                             seen = shared.posted.load(Ordering::Acquire);
-                            shared.work(range.clone());
+                            shared.work(w + 1, threads + 1, seen);
                             shared.finished[w].store(seen, Ordering::Release);
                         }
                     })
@@ -121,7 +151,7 @@ impl<S: Send + 'static, I: Send + 'static, O: Send + 'static> Workers<S, I, O> {
             *lock(slot) = input;
         }
         let step = s.posted.fetch_add(1, Ordering::AcqRel) + 1;
-        s.work(share(s.slots.len(), self.handles.len() + 1, 0));
+        s.work(0, self.handles.len() + 1, step);
         for done in &s.finished {
             wait(|| done.load(Ordering::Acquire) == step, &s.stop);
         }
@@ -136,7 +166,7 @@ impl<S: Send + 'static, I: Send + 'static, O: Send + 'static> Workers<S, I, O> {
 
 /// The environments participant `k` of `parts` steps: contiguous shares, the first ones a
 /// slot larger when `n` does not divide.
-fn share(n: usize, parts: usize, k: usize) -> std::ops::Range<usize> {
+fn share(n: usize, parts: usize, k: usize) -> Range<usize> {
     let (base, extra) = (n / parts, n % parts);
     let start = k * base + k.min(extra);
     start..start + base + usize::from(k < extra)
@@ -178,5 +208,28 @@ mod tests {
             assert_eq!(out[3], None);
             assert_eq!(out[6], Some((1..=step).map(|s| 6 + s).sum()));
         }
+    }
+
+    #[test]
+    fn a_participant_done_early_takes_what_is_left_of_another_share() {
+        // Slot 0 (the calling thread's share: 0..3 of 6) takes 5 ms, the others nothing: the
+        // worker, done with 3..6, takes slots 2 and 1 from the end of the caller's share (in
+        // most steps: a busy machine may not run the worker in time for every one).
+        let workers: Workers<(u64, u64), usize, ()> = Workers::new(6, 1, |slot, i| {
+            if i == 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let (runs, elsewhere) = slot.get_or_insert((0, 0));
+            *runs += 1;
+            *elsewhere += u64::from(std::thread::current().name().is_some_and(|n| n.starts_with("ssdlab-vec")));
+        });
+        let steps = 20;
+        for _ in 0..steps {
+            let out = workers.step((0..6).map(Some).collect());
+            assert!(out.iter().all(Option::is_some));
+        }
+        let state: Vec<(u64, u64)> = (0..6).map(|i| workers.slot(i).expect("ran")).collect();
+        assert!(state.iter().all(|&(runs, _)| runs == steps), "each slot once per step: {state:?}");
+        assert!(state[2].1 >= steps / 4, "the worker took slot 2 of the caller's share: {state:?}");
     }
 }

@@ -38,6 +38,8 @@ class DecisionEnv(gym.Env):
     """A decision point of `KIND` as a Gymnasium environment (see the module)."""
 
     KIND: ClassVar[str] = ""
+    #: What to change when a run ends before its first decision.
+    NO_DECISION_HINT: ClassVar[str] = "a longer trace or more requests"
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(
@@ -103,24 +105,19 @@ class DecisionEnv(gym.Env):
             "reward_parts": dict(zip(self.reward_parts, parts, strict=True)),
         }
 
-    def _take(self, decision: tuple[list[float], list[bool], float, int]) -> tuple[float, int]:
-        observation, mask, reward, builtin = decision
-        self._obs = np.array(observation, dtype=np.float32)
-        self._mask = np.array(mask, dtype=np.int8)
-        return reward, builtin
-
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self._sim = self._simulation(self.run_seed(seed))
         self._sim.attach(self.KIND)
-        decision = self._sim.advance()
+        # Each decision's observation and mask are written into these arrays (no list a step).
+        self._sim.bind_decisions(self._obs, self._mask)
+        decision = self._sim.advance_into()
         if decision is None:
             raise ConfigError(
-                f"{self._name()}: the run ended before its first {self.KIND} decision (GC never triggered: a longer "
-                "trace, more requests, or a fuller drive, e.g. warmup.fill = true)"
+                f"{self._name()}: the run ended before its first {self.KIND} decision ({self.NO_DECISION_HINT})"
             )
         self._done = False
-        _, builtin = self._take(decision)
+        _, builtin, _ = decision
         info = self._info(builtin, [0.0] * len(self.reward_parts))
         info["features"] = self.features
         return self._obs.copy(), info
@@ -133,22 +130,29 @@ class DecisionEnv(gym.Env):
         except (TypeError, ValueError) as e:
             raise ActionError(f"{self._name()}: action {action!r} is not an integer") from e
         try:
-            decision = self._sim.act(a)
+            decision = self._sim.act_into(a)
         except ActionError as e:
             raise ActionError(f"{self._name()}: {e}") from None
         if decision is None:
             # The run ended: rewards after the last decision belong to no decision.
             self._done = True
             return self._obs.copy(), 0.0, True, False, self._info(-1, [0.0] * len(self.reward_parts))
-        reward, builtin = self._take(decision)
-        info = self._info(builtin, (reward,))
-        return self._obs.copy(), float(reward), False, False, info
+        reward, builtin, parts = decision
+        return self._obs.copy(), reward, False, False, self._info(builtin, parts)
 
     def report(self):
         """The finished episode's report (`ssdlab.Report`): every figure of the run."""
         if self._sim is None:
             raise gym.error.ResetNeeded(f"{self._name()}: no episode has run")
         return self._sim.report()
+
+
+def _choose(overrides: Sequence[str], key: str, default: str) -> list[str]:
+    """`overrides` with `key=default` first, unless they set `key` themselves."""
+    overrides = list(overrides)
+    if not any(o.split("=", 1)[0].strip() == key for o in overrides):
+        overrides.insert(0, f"{key}={default}")
+    return overrides
 
 
 class GcSchedulingEnv(DecisionEnv):
@@ -166,9 +170,64 @@ class GcSchedulingEnv(DecisionEnv):
     choose one (`gc.scheduler=...`)."""
 
     KIND: ClassVar[str] = "gc.scheduler"
+    NO_DECISION_HINT: ClassVar[str] = (
+        "GC never triggered: a longer trace, more requests, or a fuller drive, e.g. warmup.fill = true"
+    )
 
     def __init__(self, preset: str | None = "tiny", overrides: Sequence[str] = (), **kwargs: Any) -> None:
-        overrides = list(overrides)
-        if not any(o.split("=", 1)[0].strip() == "gc.scheduler" for o in overrides):
-            overrides.insert(0, "gc.scheduler=rlgc")
-        super().__init__(preset=preset, overrides=overrides, **kwargs)
+        super().__init__(preset=preset, overrides=_choose(overrides, "gc.scheduler", "rlgc"), **kwargs)
+
+
+class FspPlacementEnv(DecisionEnv):
+    """`ssdlab/FspPlacement-v0`: RL-FSP's decision (Li et al., IEEE TCAD 2024, Sec. III-A): the
+    page type a buffered dirty page takes in its full-sequence-program unit (action t: LSB 0,
+    CLSB 1, CMSB 2, MSB 3 on QLC). The group module then forms each unit of one page per type
+    from the LRU tail's candidates by these classes, as it does with the Q-table's.
+
+    A class is needed in the middle of an eviction, where a run cannot stop, so it is asked
+    before the event that may evict the page: every dirty page written or read since the last
+    event is one decision, and keeps its class until it is written or read again (the report's
+    `cache.eviction.outside_agent` counts the classes asked, those used stale and those the
+    Q-table gave in the agent's place; see `crates/ssdlab-core/src/ftl/cache/rl_fsp.rs`).
+
+    Observation (Sec. III-B's state): the long-term read count bin, the short-term read bit,
+    whether the request that wrote the page was large and whether the write covered the whole
+    page, the type the LPN was last programmed to. Reward (Sec. III-B): per programmed page, one
+    episode later, the page-type part (+-1 / +-0.5 / -+0.5 / -+1 for LSB / CLSB / CMSB / MSB by
+    whether it was read since) and, if read, the latency part (1 / 0.5 / 0 / -1 by its last
+    read's band), summed over the pages settled since the previous decision. The eviction
+    policy must be `rl_fsp`; the environment sets `cache.eviction = "rl_fsp"` unless the
+    overrides choose one."""
+
+    KIND: ClassVar[str] = "cache.eviction"
+    NO_DECISION_HINT: ClassVar[str] = "no host write reached the write buffer: a workload with writes"
+
+    def __init__(
+        self, preset: str | None = "li-qlc-fsp", overrides: Sequence[str] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(preset=preset, overrides=_choose(overrides, "cache.eviction", "rl_fsp"), **kwargs)
+
+
+class SlcCacheEnv(DecisionEnv):
+    """`ssdlab/SlcCache-v0`: RL-SLC's decision (Yoo & Shin, HotStorage 2020, Algorithm 1): every
+    `slc.rl.step_slc_blocks` SLC blocks' worth of host writes, change the SLC region's size by
+    one `slc.rl.size_step_blocks` step (down, keep, up) and the hot/cold threshold by one level
+    (down, keep, up): action 3 x size + threshold, 4 keeps both.
+
+    Observation (Table 3's state, raw): the SLC region's blocks, the space utilisation, the
+    previous action, the share of the step's host pages written to SLC and the SLC pages they
+    overwrote per SLC page written. Reward (Algorithm 2): the step just ended, its weighted write
+    cost against the average of the steps before, 1 if not above it, else -1 (0 at the first
+    step). The step is taken when the write that crosses the step boundary arrives, before
+    anything is done for it, as the built-in agent takes it. The SLC policy must be `rl`; the
+    environment sets `slc.policy = "rl"` unless the overrides choose one."""
+
+    KIND: ClassVar[str] = "slc.policy"
+    NO_DECISION_HINT: ClassVar[str] = (
+        "fewer host writes than one step, slc.rl.step_slc_blocks SLC blocks' worth: more requests or a smaller step"
+    )
+
+    def __init__(
+        self, preset: str | None = "yoo-hybrid-qlc", overrides: Sequence[str] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(preset=preset, overrides=_choose(overrides, "slc.policy", "rl"), **kwargs)

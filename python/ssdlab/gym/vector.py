@@ -24,7 +24,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ssdlab.api import VecSimulation
-from ssdlab.errors import ActionError, ConfigError
+from ssdlab.errors import ConfigError
 from ssdlab.gym.decision_env import DecisionEnv
 
 
@@ -64,16 +64,16 @@ class NativeVectorEnv(VectorEnv):
         self.observation_space = batch_space(first.observation_space, num_envs)
         self.action_space = batch_space(first.action_space, num_envs)
         features, actions = first.observation_space.shape[0], int(first.action_space.n)
-        self._native = VecSimulation(first.KIND, num_envs, features, threads)
+        self._native = VecSimulation(first.KIND, num_envs, features, actions, env_id, threads)
         self.threads: int = self._native.threads
         self._obs = np.zeros((num_envs, features), dtype=np.float32)
         self._mask = np.ones((num_envs, actions), dtype=np.int8)
         self._reward = np.zeros(num_envs, dtype=np.float64)
         self._builtin = np.zeros(num_envs, dtype=np.int64)
         self._done = np.zeros(num_envs, dtype=np.uint8)
+        # Bound once: a step hands over only its actions (and checks them against the masks).
+        self._native.bind(self._obs, self._mask, self._reward, self._builtin, self._done)
         self._restart = np.ones(num_envs, dtype=bool)
-        self._no_restarts: list[None] = [None] * num_envs
-        self._rows = np.arange(num_envs)
         self._true = np.ones(num_envs, dtype=bool)
         self._true.flags.writeable = False
         self._false = np.zeros(num_envs, dtype=bool)
@@ -81,9 +81,7 @@ class NativeVectorEnv(VectorEnv):
 
     def _run(self, actions: np.ndarray, seeds: Sequence[int | None] | None) -> None:
         if not self._restart.any():
-            self._native.step(
-                actions, self._no_restarts, self._obs, self._mask, self._reward, self._builtin, self._done
-            )
+            self._native.step(actions)
             return
         restarts = []
         for i, t in enumerate(self.templates):
@@ -94,7 +92,7 @@ class NativeVectorEnv(VectorEnv):
             if seed is not None:
                 gym.Env.reset(t, seed=seed)  # seeds the slot's generator, as the env's reset does
             restarts.append(t.raw_config(t.run_seed(seed)))
-        self._native.step(actions, restarts, self._obs, self._mask, self._reward, self._builtin, self._done)
+        self._native.step(actions, restarts)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         if seed is None or isinstance(seed, int):
@@ -112,13 +110,10 @@ class NativeVectorEnv(VectorEnv):
         if not self._started:
             raise gym.error.ResetNeeded(f"{self.env_id}: call reset() before step()")
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        self._check(actions)
         if not self._restart.any():
             # The common step: no environment restarts (fewer array operations: this runs once
-            # per N decisions).
-            self._native.step(
-                actions, self._no_restarts, self._obs, self._mask, self._reward, self._builtin, self._done
-            )
+            # per N decisions). The native step checks the actions against the masks.
+            self._native.step(actions)
             terminated = self._done.view(bool).copy()
             if terminated.any():
                 self._restart = terminated.copy()
@@ -133,23 +128,6 @@ class NativeVectorEnv(VectorEnv):
         self._restart = terminated
         reward = np.where(restarted | terminated, 0.0, self._reward)
         return self._obs.copy(), reward, terminated, self._false.copy(), self._infos()
-
-    def _check(self, actions: np.ndarray) -> None:
-        """Every stepped environment's action in range and allowed by its mask (vectorised; the
-        loop runs only to name the first bad one)."""
-        n = self._mask.shape[1]
-        if actions.min() >= 0 and actions.max() < n and self._mask[self._rows, actions].all():
-            return
-        inside = (actions >= 0) & (actions < n)
-        allowed = inside & (self._mask[self._rows, np.clip(actions, 0, n - 1)] != 0)
-        if (allowed | self._restart).all():
-            return
-        i = int(np.flatnonzero(~(allowed | self._restart))[0])
-        a = int(actions[i])
-        if not inside[i]:
-            raise ActionError(f"{self.env_id} (environment {i}): action {a} is out of range: 0..{n}")
-        permitted = ", ".join(str(k) for k in np.flatnonzero(self._mask[i]))
-        raise ActionError(f"{self.env_id} (environment {i}): action {a} is masked now: allowed {permitted}")
 
     def restart_ended(self) -> tuple[np.ndarray, np.ndarray]:
         """Restart the environments whose episode ended at the last step (the others wait, not
