@@ -130,3 +130,20 @@ def test_bench_times_the_fill_scenario_on_its_warm_up():
     # Requests are the pages the fill wrote: 128 planes x 4096 blocks x 256 pages less the spare.
     pages = int(row.split()[1].replace(",", ""))
     assert 100_000_000 < pages < 128 * 4096 * 256, row
+
+
+@pytest.mark.parametrize("env_id", ["ssdlab/GcScheduling-v0", "ssdlab/SlcCache-v0"])
+def test_bench_env_times_every_way_of_stepping_an_environment(env_id):
+    result = invoke("bench", "--env", "--env-id", env_id, "--envs", "2", "--decisions", "400")
+    assert result.exit_code == 0, result.output
+    rows = {
+        name: line
+        for line in result.output.splitlines()
+        for name in ("one env", "SyncVectorEnv of 2", "AsyncVectorEnv of 2", "native vector env of 2")
+        if name in line
+    }
+    assert len(rows) == 4, result.output
+    for line in rows.values():
+        decisions, _, per_s, _ = line.split()[-4:]
+        assert int(decisions.replace(",", "")) >= 400 and float(per_s.replace(",", "")) > 0, line
+    assert env_id in result.output

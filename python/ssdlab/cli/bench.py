@@ -96,16 +96,25 @@ PRESETS = {"fsp_lru": "li-qlc-fsp", "fsp_rl": "li-qlc-fsp"}
     "--env",
     "env",
     is_flag=True,
-    help="Instead: GC decisions per second of the Gymnasium environment with a random agent (one env, "
+    help="Instead: decisions per second of a Gymnasium environment with a random agent (one env, "
     "SyncVectorEnv, AsyncVectorEnv and the native vector env; needs the gym extra).",
+)
+@click.option(
+    "--env-id",
+    default="ssdlab/GcScheduling-v0",
+    show_default=True,
+    type=click.Choice(["ssdlab/GcScheduling-v0", "ssdlab/FspPlacement-v0", "ssdlab/SlcCache-v0"]),
+    help="With --env: the environment.",
 )
 @click.option("--envs", default=8, show_default=True, help="With --env: environments per vector env.")
 @click.option("--decisions", default=200_000, show_default=True, help="With --env: decisions per row.")
-def bench(requests: int, scenario: tuple[str, ...], env: bool, envs: int, decisions: int) -> None:
+def bench(
+    requests: int, scenario: tuple[str, ...], env: bool, env_id: str, envs: int, decisions: int
+) -> None:
     """Measure simulated host requests per wall second (warm-up excluded) and peak memory; with
     --env, the decisions per second of the Gymnasium environments."""
     if env:
-        _env_bench(decisions, envs)
+        _env_bench(env_id, decisions, envs)
         return
     from ssdlab.api import Simulation
 
@@ -142,10 +151,10 @@ def bench(requests: int, scenario: tuple[str, ...], env: bool, envs: int, decisi
     console.print("peak RSS: whole process incl. Python; WAF: - for a scenario without writes")
 
 
-def _env_bench(decisions: int, envs: int) -> None:
+def _env_bench(env_id: str, decisions: int, envs: int) -> None:
     from ssdlab.gym.bench import env_bench
 
-    rows = env_bench(decisions=decisions, envs=envs)
+    rows = env_bench(decisions=decisions, envs=envs, env_id=env_id)
     table = new_table(
         f"ssdlab bench --env on {platform.processor() or platform.machine()} ({platform.system()})"
     )
@@ -162,6 +171,4 @@ def _env_bench(decisions: int, envs: int) -> None:
             f"{row.per_s / single:.2f}",
         )
     console.print(table)
-    console.print(
-        "random agent; GcScheduling-v0 on the light workload of ssdlab.gym.bench (every write a decision)"
-    )
+    console.print(f"random agent; {env_id} on its workload in ssdlab.gym.bench")
