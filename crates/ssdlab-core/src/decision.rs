@@ -107,17 +107,27 @@ pub enum ActionError {
 impl Decision {
     /// Check `action` against the range and the mask.
     pub fn check(&self, action: u32) -> Result<(), ActionError> {
-        let actions = self.mask.len() as u32;
-        if action >= actions {
-            return Err(ActionError::OutOfRange { kind: self.kind.key(), action, actions });
-        }
-        if !self.mask[action as usize] {
-            let allowed: Vec<String> =
-                self.mask.iter().enumerate().filter(|(_, &ok)| ok).map(|(a, _)| a.to_string()).collect();
-            return Err(ActionError::Masked { kind: self.kind.key(), action, allowed: allowed.join(", ") });
-        }
-        Ok(())
+        check_action(self.kind, action, self.mask.len() as u32, |a| self.mask[a as usize])
     }
+}
+
+/// Check `action` of a decision of `kind` against its range `0..actions` and a mask read
+/// through `allowed` (the vector environment's masks live in caller-owned arrays, not in a
+/// `Decision`).
+pub fn check_action(
+    kind: DecisionKind,
+    action: u32,
+    actions: u32,
+    allowed: impl Fn(u32) -> bool,
+) -> Result<(), ActionError> {
+    if action >= actions {
+        return Err(ActionError::OutOfRange { kind: kind.key(), action, actions });
+    }
+    if !allowed(action) {
+        let allowed: Vec<String> = (0..actions).filter(|&a| allowed(a)).map(|a| a.to_string()).collect();
+        return Err(ActionError::Masked { kind: kind.key(), action, allowed: allowed.join(", ") });
+    }
+    Ok(())
 }
 
 /// A policy's decision point. The policy keeps deciding with its own agent until `attach`; then

@@ -2,6 +2,7 @@
 //! exception classes and the one error mapping live in `errors.rs`, the wrapped types in `sim.rs`.
 //! No simulator logic here.
 
+mod buffers;
 mod config;
 mod errors;
 mod sim;

@@ -151,12 +151,7 @@ impl Simulation {
                 d.mask.len()
             )));
         }
-        for (cell, v) in obs.iter().zip(&d.observation) {
-            cell.set(*v as f32);
-        }
-        for (cell, ok) in mask.iter().zip(&d.mask) {
-            cell.set(*ok as i8);
-        }
+        crate::buffers::write_row(obs, mask, &d);
         Ok((d.reward, d.builtin_action, d.reward_parts))
     }
 }
@@ -268,15 +263,9 @@ impl Simulation {
     /// `advance_into` and `act_into` write each decision into, so a step builds no list (the
     /// Gymnasium environments use them).
     fn bind_decisions(&mut self, obs: PyBuffer<f32>, mask: PyBuffer<i8>) -> PyResult<()> {
-        for (readonly, contiguous, name) in
-            [(obs.readonly(), obs.is_c_contiguous(), "obs"), (mask.readonly(), mask.is_c_contiguous(), "mask")]
-        {
-            if readonly || !contiguous {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "{name}: needs a writable C-contiguous array"
-                )));
-            }
-        }
+        // Their lengths are checked at each decision: the kind attached tells them.
+        crate::buffers::writable(&obs, "obs", None)?;
+        crate::buffers::writable(&mask, "mask", None)?;
         self.decision_buffers = Some(DecisionBuffers { obs, mask });
         Ok(())
     }

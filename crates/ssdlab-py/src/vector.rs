@@ -6,9 +6,10 @@
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 
-use ssdlab_core::decision::{Decision, DecisionKind};
+use ssdlab_core::decision::{check_action, ActionError, Decision, DecisionKind};
 use ssdlab_core::{Error, Result, Simulation, ValidatedConfig};
 
+use crate::buffers::{writable, write_row};
 use crate::errors::to_py;
 use crate::sim::{config_of, RawConfig};
 use crate::workers::Workers;
@@ -63,18 +64,6 @@ pub struct VecSimulation {
     buffers: Option<Buffers>,
 }
 
-/// `buffer` as a writable C-contiguous array of `len` items, or why not.
-fn writable<T: pyo3::buffer::Element>(buffer: &PyBuffer<T>, name: &str, len: usize) -> PyResult<()> {
-    if buffer.readonly() || !buffer.is_c_contiguous() || buffer.item_count() != len {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{name}: needs a writable C-contiguous array of {len} items, got {} items{}",
-            buffer.item_count(),
-            if buffer.readonly() { ", read-only" } else { "" }
-        )));
-    }
-    Ok(())
-}
-
 #[pymethods]
 impl VecSimulation {
     /// `n` empty slots for decisions of `kind` with `features` observed values and `actions`
@@ -117,11 +106,11 @@ impl VecSimulation {
         done: PyBuffer<u8>,
     ) -> PyResult<()> {
         let n = self.workers.len();
-        writable(&obs, "obs", n * self.features)?;
-        writable(&mask, "mask", n * self.actions)?;
-        writable(&reward, "reward", n)?;
-        writable(&builtin, "builtin", n)?;
-        writable(&done, "done", n)?;
+        writable(&obs, "obs", Some(n * self.features))?;
+        writable(&mask, "mask", Some(n * self.actions))?;
+        writable(&reward, "reward", Some(n))?;
+        writable(&builtin, "builtin", Some(n))?;
+        writable(&done, "done", Some(n))?;
         self.buffers = Some(Buffers { obs, mask, reward, builtin, done });
         Ok(())
     }
@@ -162,22 +151,19 @@ impl VecSimulation {
             inputs.push(match restart {
                 Some(raw) => Some((kind, Input::Restart(Box::new(config_of(py, raw)?)))),
                 None if action >= 0 => {
-                    if action as usize >= m {
-                        let message =
-                            format!("{} (environment {i}): action {action} is out of range: 0..{m}", self.name);
-                        return Err(crate::errors::action_error(py, message));
+                    let a = u32::try_from(action).unwrap_or(u32::MAX);
+                    let row = &mask[i * m..(i + 1) * m];
+                    if let Err(e) = check_action(kind, a, m as u32, |a| row[a as usize].get() != 0) {
+                        let why = match e {
+                            ActionError::OutOfRange { .. } => format!("action {action} is out of range: 0..{m}"),
+                            ActionError::Masked { allowed, .. } => {
+                                format!("action {action} is masked now: allowed {allowed}")
+                            }
+                            ActionError::NothingPending => e.to_string(),
+                        };
+                        return Err(crate::errors::action_error(py, format!("{} (environment {i}): {why}", self.name)));
                     }
-                    if mask[i * m + action as usize].get() == 0 {
-                        let allowed: Vec<String> =
-                            (0..m).filter(|&a| mask[i * m + a].get() != 0).map(|a| a.to_string()).collect();
-                        let message = format!(
-                            "{} (environment {i}): action {action} is masked now: allowed {}",
-                            self.name,
-                            allowed.join(", ")
-                        );
-                        return Err(crate::errors::action_error(py, message));
-                    }
-                    Some((kind, Input::Act(action as u32)))
+                    Some((kind, Input::Act(a)))
                 }
                 None => None,
             });
@@ -194,12 +180,7 @@ impl VecSimulation {
             match outcome.transpose().map_err(|e| to_py(py, e))? {
                 None => {}
                 Some(Some(d)) => {
-                    for (cell, v) in obs[i * f..(i + 1) * f].iter().zip(&d.observation) {
-                        cell.set(*v as f32);
-                    }
-                    for (cell, ok) in mask[i * m..(i + 1) * m].iter().zip(&d.mask) {
-                        cell.set(*ok as i8);
-                    }
+                    write_row(&obs[i * f..(i + 1) * f], &mask[i * m..(i + 1) * m], &d);
                     reward[i].set(d.reward);
                     builtin[i].set(d.builtin_action as i64);
                     done[i].set(0);

@@ -472,7 +472,8 @@ impl EvictionPolicy for RlFspEviction {
                 ]);
                 let parts = std::mem::take(&mut o.reward_parts);
                 d.reward = parts[0] + parts[1];
-                d.reward_parts = parts.to_vec();
+                d.reward_parts.clear();
+                d.reward_parts.extend(parts);
                 d.builtin_action = u32::from(self.propose(state));
                 o.waiting = Some((lpn, state as u16));
                 o.asked += 1;

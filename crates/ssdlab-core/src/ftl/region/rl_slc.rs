@@ -489,7 +489,8 @@ impl RlSlc {
             o.decision.observation.clear();
             o.decision.observation.extend(raw);
             o.decision.reward = reward.unwrap_or(0.0);
-            o.decision.reward_parts = vec![o.decision.reward];
+            o.decision.reward_parts.clear();
+            o.decision.reward_parts.push(o.decision.reward);
             o.decision.builtin_action = proposed as u32;
             o.waiting = Some(step);
             return;
