@@ -113,6 +113,12 @@ impl Settings {
         table
     }
 
+    /// Every key of the table, as its schema lists them.
+    pub fn keys(&self) -> Vec<String> {
+        let schema = (self.schema)();
+        schema.get("properties").and_then(|p| p.as_object()).map_or_else(Vec::new, |p| p.keys().cloned().collect())
+    }
+
     /// The policy's settings in a run's config (`Config::policy_tables`): the table as written,
     /// defaults for what it leaves out, all defaults without a table.
     pub fn decode<T: PolicySettings>(&self, tables: &PolicyTables) -> Result<T> {
@@ -150,7 +156,7 @@ fn decode_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> (Optio
     let decoded: std::result::Result<T, _> = serde_path_to_error::deserialize(deserializer);
     let mut problems: Vec<ConfigProblem> = unknown
         .into_iter()
-        .map(|key| ConfigProblem { key: format!("{path}.{key}"), reason: "unknown key".into() })
+        .map(|key| ConfigProblem { key: format!("{path}.{key}"), reason: crate::config::UNKNOWN_KEY.into() })
         .collect();
     match decoded {
         Ok(settings) => {
