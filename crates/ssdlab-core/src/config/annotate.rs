@@ -1,5 +1,5 @@
 //! Layer: config. The resolved configuration as TOML with where each value came from, as a
-//! comment beside it (`ssdlab config show`): `channels = 2  # preset:tiny:6`, `count = 30000  #
+//! comment beside it (`ssdlab config show`): `channels = 2  # preset:tiny:5`, `count = 30000  #
 //! my.toml:2`, `victim = "fifo"  # --set`, `seed = 0  # default`. The text stays a valid config
 //! file; `toml_edit` keeps `to_toml`'s layout and adds the comments.
 
@@ -56,7 +56,7 @@ mod tests {
         let line = |key: &str| text.lines().find(|l| l.starts_with(&format!("{key} ="))).unwrap().to_string();
         assert!(line("count").ends_with("# my.toml:3"), "{text}");
         assert!(line("victim").ends_with("# --set"), "{text}");
-        assert!(line("channels").ends_with("# preset:tiny:6"), "{text}");
+        assert!(line("channels").ends_with("# preset:tiny:5"), "{text}");
         assert!(line("seed").ends_with("# default"), "{text}");
         let reread: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(reread, toml::from_str::<toml::Table>(&to_toml(cfg.config())).unwrap());
