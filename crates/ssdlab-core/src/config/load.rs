@@ -541,7 +541,7 @@ mod tests {
             assert_eq!(found[0].reason, "must be at least 1 (from d.toml:2)");
         }
         // A mistake elsewhere is still reported beside it.
-        let found = problems(load_validated(Some("tiny"), &[], &["device.channels=0".into(), "gc.scope=plane".into()]));
+        let found = problems(load_validated(Some("tiny"), &[], &["device.channels=0".into(), "gc.victim=lifo".into()]));
         assert_eq!(found.len(), 2, "{found:#?}");
     }
 
@@ -552,7 +552,9 @@ mod tests {
             assert_eq!(found.len(), 1, "{bytes}: {found:#?}");
             assert_eq!(found[0].key, "device.page_bytes");
             assert!(
-                found[0].reason.starts_with(&format!("{bytes} is not a NAND page: a multiple of 512 from 512 to 65536")),
+                found[0]
+                    .reason
+                    .starts_with(&format!("{bytes} is not a NAND page: a multiple of 512 from 512 to 65536")),
                 "{}",
                 found[0].reason
             );
@@ -567,7 +569,8 @@ mod tests {
     fn value_checks_run_beside_a_type_error_of_a_required_key() {
         // `channels` has no default: dropped for its type, a placeholder stands in, and the
         // other keys' value checks still run (without judging the placeholder).
-        let found = problems(load_validated(Some("tiny"), &[], &["device.channels=two".into(), "device.utilization=2".into()]));
+        let found =
+            problems(load_validated(Some("tiny"), &[], &["device.channels=two".into(), "device.utilization=2".into()]));
         let keys: Vec<&str> = found.iter().map(|p| p.key.as_str()).collect();
         assert_eq!(keys, ["device.channels", "device.utilization"], "{found:#?}");
         assert!(found[1].reason.starts_with("2 is outside (0, 1]") && found[1].reason.ends_with("(from --set)"));
