@@ -10,7 +10,7 @@ use crate::config::{to_toml, ValidatedConfig};
 const ALIGN_MAX: usize = 40;
 
 /// `to_toml` of `cfg`, each value followed by `# <origin>`: the layer that wrote it, with its
-/// line (`preset:tiny:6`, `my.toml:2`), `--set`, or `default`.
+/// line (`preset:tiny:5`, `my.toml:2`), `--set`, or `default`.
 pub fn to_toml_with_origins(cfg: &ValidatedConfig) -> String {
     let text = to_toml(cfg.config());
     let Ok(mut document) = text.parse::<toml_edit::DocumentMut>() else { return text };
