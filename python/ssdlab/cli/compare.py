@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table
-from ssdlab.cli.common import config_options, console
+from ssdlab.cli.common import config_options, console, note_overridden
 
 
 def _cell(mean: float, sd: float, fmt) -> str:
@@ -69,6 +69,7 @@ def compare(
     preset: str,
     workload: str | None,
     trace: str | None,
+    trace_with_workload: bool,
     trace_format: str | None,
     config_files: tuple[str, ...],
     overrides: tuple[str, ...],
@@ -106,7 +107,10 @@ def compare(
     """
     from ssdlab.experiments import compare as experiment
 
-    setup = experiment.Setup(preset, workload, trace, trace_format, config_files, overrides)
+    setup = experiment.Setup(
+        preset, workload, trace, trace_format, config_files, overrides, trace_with_workload
+    )
+    note_overridden(experiment.overridden(setup))
     parsed = [experiment.Vary.parse(spec) for spec in varies]
     comparison = experiment.compare(setup, parsed, seeds=seeds, processes=jobs)
     source = f"trace {Path(trace).name}" if trace else f"workload {workload or 'from the configuration'}"

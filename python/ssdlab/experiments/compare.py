@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ssdlab.config import resolve
+from ssdlab.config import ConfigOverride, resolve, resolve_explained
 from ssdlab.errors import ConfigError
 from ssdlab.experiments.common import Job, Runner, run_jobs
 from ssdlab.report import run_figures
@@ -98,6 +98,7 @@ class Setup:
     trace_format: str | None = None
     config_files: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
+    trace_with_workload: bool = False
 
 
 @dataclass
@@ -152,6 +153,20 @@ def variants(varies: Sequence[Vary]) -> list[Variant]:
     ]
 
 
+def overridden(setup: Setup) -> list[ConfigOverride]:
+    """The keys a later layer of the shared configuration overrode (before the varied keys)."""
+    return resolve_explained(
+        setup.preset,
+        setup.workload,
+        setup.trace,
+        setup.overrides,
+        setup.config_files,
+        setup.trace_format,
+        setup.trace_with_workload,
+        origins=False,
+    ).overridden
+
+
 def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant], list[Job]]:
     """Validate every variant's configuration (all problems before anything runs) and build the
     jobs. A variant's seeds are S, S+1, ..., S+seeds-1, S being its configured seed (0 unless set
@@ -165,7 +180,13 @@ def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant
     for variant in all_variants:
         overrides = (*setup.overrides, *variant.overrides())
         resolved = resolve(
-            setup.preset, setup.workload, setup.trace, overrides, setup.config_files, setup.trace_format
+            setup.preset,
+            setup.workload,
+            setup.trace,
+            overrides,
+            setup.config_files,
+            setup.trace_format,
+            setup.trace_with_workload,
         )
         base_seed = tomllib.loads(resolved)["seed"]
         for seed in range(base_seed, base_seed + seeds):
@@ -178,6 +199,7 @@ def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant
                     overrides=(*overrides, f"seed={seed}"),
                     config_files=setup.config_files,
                     trace_format=setup.trace_format,
+                    trace_with_workload=setup.trace_with_workload,
                 )
             )
     return all_variants, jobs

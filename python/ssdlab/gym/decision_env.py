@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ssdlab.api import Simulation
-from ssdlab.config import RawConfig, raw_config
+from ssdlab.config import Overrides, RawConfig, override_strings, raw_config
 from ssdlab.errors import ActionError, ConfigError
 
 #: The largest seed drawn when `reset` is given none (the config's seed is a u64).
@@ -47,7 +47,7 @@ class DecisionEnv(gym.Env):
         preset: str | None = "tiny",
         trace: str | Path | None = None,
         workload: str | Path | None = None,
-        overrides: Sequence[str] = (),
+        overrides: Overrides = (),
         requests: int | None = None,
         config_files: Iterable[str | Path] = (),
         trace_format: str | None = None,
@@ -62,7 +62,7 @@ class DecisionEnv(gym.Env):
             "config_files": tuple(config_files),
             "trace_format": trace_format,
         }
-        self._overrides = list(overrides)
+        self._overrides = override_strings(overrides)
         if requests is not None:
             if requests < 1:
                 raise ConfigError(f"{self._name()}: requests must be at least 1, got {requests}")
@@ -147,9 +147,9 @@ class DecisionEnv(gym.Env):
         return self._sim.report()
 
 
-def _choose(overrides: Sequence[str], key: str, default: str) -> list[str]:
+def _choose(overrides: Overrides, key: str, default: str) -> list[str]:
     """`overrides` with `key=default` first, unless they set `key` themselves."""
-    overrides = list(overrides)
+    overrides = override_strings(overrides)
     if not any(o.split("=", 1)[0].strip() == key for o in overrides):
         overrides.insert(0, f"{key}={default}")
     return overrides
@@ -174,7 +174,7 @@ class GcSchedulingEnv(DecisionEnv):
         "GC never triggered: a longer trace, more requests, or a fuller drive, e.g. warmup.fill = true"
     )
 
-    def __init__(self, preset: str | None = "tiny", overrides: Sequence[str] = (), **kwargs: Any) -> None:
+    def __init__(self, preset: str | None = "tiny", overrides: Overrides = (), **kwargs: Any) -> None:
         super().__init__(preset=preset, overrides=_choose(overrides, "gc.scheduler", "rlgc"), **kwargs)
 
 
@@ -202,9 +202,7 @@ class FspPlacementEnv(DecisionEnv):
     KIND: ClassVar[str] = "cache.eviction"
     NO_DECISION_HINT: ClassVar[str] = "no host write reached the write buffer: a workload with writes"
 
-    def __init__(
-        self, preset: str | None = "li-qlc-fsp", overrides: Sequence[str] = (), **kwargs: Any
-    ) -> None:
+    def __init__(self, preset: str | None = "li-qlc-fsp", overrides: Overrides = (), **kwargs: Any) -> None:
         super().__init__(preset=preset, overrides=_choose(overrides, "cache.eviction", "rl_fsp"), **kwargs)
 
 
@@ -228,6 +226,6 @@ class SlcCacheEnv(DecisionEnv):
     )
 
     def __init__(
-        self, preset: str | None = "yoo-hybrid-qlc", overrides: Sequence[str] = (), **kwargs: Any
+        self, preset: str | None = "yoo-hybrid-qlc", overrides: Overrides = (), **kwargs: Any
     ) -> None:
         super().__init__(preset=preset, overrides=_choose(overrides, "slc.policy", "rl"), **kwargs)
