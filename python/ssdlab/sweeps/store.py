@@ -52,9 +52,9 @@ VERSION_KEY = b"ssdlab.version"
 TABLE_FILE = "results.parquet"
 GRID_FILE = "grid.toml"
 #: `write_atomic`'s temporary names: `.NAME.PID.partial`.
+PARTIAL = re.compile(r"\..+\.[0-9]+\.partial")
 #: What becomes of a cell whose record is set aside.
 RERUN = "and the cell runs again"
-PARTIAL = re.compile(r"\..+\.[0-9]+\.partial")
 
 
 def write_atomic(path: Path, data: bytes) -> None:
