@@ -19,9 +19,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 
-def start_browser():
-    """A new headless Chromium, offline, with its console and network logged; skips (fails in
-    CI) if Chromium is absent. The caller quits it."""
+def require_browser() -> None:
+    """Skip (fail in CI) when Chromium or its driver is absent."""
     missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
     if missing:
         reason = (
@@ -30,6 +29,40 @@ def start_browser():
         if os.environ.get("CI"):
             pytest.fail(f"CI: {reason}")
         pytest.skip(reason)
+
+
+#: A plain headless capture from the command line, as docs/report.md gives it: virtual time, which
+#: Chromium spends only while the page is idle, lets the figures draw before the capture.
+CAPTURE_ARGUMENTS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--hide-scrollbars",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--virtual-time-budget=10000",
+)
+
+
+def capture(path: Path, *how: str, timeout_s: float = 120) -> str:
+    """`chromium CAPTURE_ARGUMENTS *how file://path`: its standard output (the DOM with
+    `--dump-dom`)."""
+    import subprocess
+
+    require_browser()
+    done = subprocess.run(
+        [str(CHROMIUM), *CAPTURE_ARGUMENTS, *how, path.resolve().as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=True,
+    )
+    return done.stdout
+
+
+def start_browser():
+    """A new headless Chromium, offline, with its console and network logged; skips (fails in
+    CI) if Chromium is absent. The caller quits it."""
+    require_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -165,12 +198,83 @@ def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -
     )
 
 
-def screenshot(driver, path: Path, max_height: int = 16000) -> Path:
-    """The whole page (up to `max_height` pixels) as a PNG at `path`."""
-    height = int(driver.execute_script("return document.documentElement.scrollHeight"))
-    width = int(driver.execute_script("return window.outerWidth")) or 1400
-    driver.set_window_size(width, min(height + 120, max_height))
+def screenshot(driver, path: Path) -> Path:
+    """The whole page as a PNG at `path`, captured as a headless capture would: beyond the
+    viewport, without scrolling and without resizing the window (`Page.captureScreenshot`)."""
+    import base64
+
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
     path.parent.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(path))
-    driver.set_window_size(1400, 1000)
+    path.write_bytes(base64.b64decode(shot["data"]))
     return path
+
+
+def print_to_pdf(driver, path: Path) -> Path:
+    """The page printed (`Page.printToPDF`: the browser's print, `beforeprint` and `afterprint`
+    included) to a PDF at `path`, A4 portrait."""
+    import base64
+
+    printed = driver.execute_cdp_cmd(
+        "Page.printToPDF", {"printBackground": True, "paperWidth": 8.27, "paperHeight": 11.69}
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(base64.b64decode(printed["data"]))
+    return path
+
+
+#: Per figure container: whether it holds Vega's drawing, and by how many pixels its drawing
+#: overflows the container on the right (0 when it fits).
+_FIGURE_FIT = """
+const drawing = p => p.querySelector("svg.marks path, svg.marks line, svg.marks text, canvas.marks") !== null;
+return [...document.querySelectorAll(".figure-plot")].map(p => {
+  const box = p.getBoundingClientRect();
+  const widest = Math.max(0, ...[...p.querySelectorAll("svg.marks, canvas.marks")].map(m => m.getBoundingClientRect().right));
+  return {id: p.id, drawn: drawing(p), overflow_px: Math.max(0, Math.round(widest - box.right))};
+});
+"""
+
+
+def figure_fit(driver) -> list[dict]:
+    """Every figure container: `{id, drawn, overflow_px}` (see `_FIGURE_FIT`)."""
+    return driver.execute_script(_FIGURE_FIT)
+
+
+#: Installed before a page's own scripts: once its first figure is drawn, every zero-delay
+#: timer (the page's pause between two figures) is held until `window.releaseTimers()`, so the
+#: page stops drawing after one figure, as a page printed a moment after it opened would.
+_HOLD_AFTER_FIRST_FIGURE = """
+(() => {
+  const original = window.setTimeout, held = [];
+  window.setTimeout = function (callback, delay, ...rest) {
+    if (!delay && performance.getEntriesByName("ssdlab-first-figure-drawn").length) {
+      held.push(() => callback(...rest));
+      return 0;
+    }
+    return original.call(window, callback, delay, ...rest);
+  };
+  window.releaseTimers = () => { window.setTimeout = original; held.splice(0).forEach(f => original(f, 0)); };
+})();
+"""
+
+
+def open_paused_after_first_figure(driver, path: Path, timeout_s: float = 60) -> None:
+    """Open a report whose drawing stops after its first figure (`_HOLD_AFTER_FIRST_FIGURE`),
+    and return once that figure is drawn; `window.releaseTimers()` lets it go on."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    script = driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _HOLD_AFTER_FIRST_FIGURE}
+    )
+    try:
+        driver.get("about:blank")
+        driver.get(path.resolve().as_uri())
+    finally:
+        driver.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]}
+        )
+    WebDriverWait(driver, timeout_s, poll_frequency=0.02).until(
+        lambda d: d.execute_script(
+            "return performance.getEntriesByName('ssdlab-first-figure-drawn').length > 0"
+            " || document.body.dataset.renderError !== undefined"
+        )
+    )

@@ -13,14 +13,19 @@ it with the browser's own `DecompressionStream` (Chrome and Edge 80, Firefox 113
 and later), evaluates it once, then draws every figure, one at a time in page order, those in
 view first (so that a link of the contents shows its figures next), letting the page scroll
 between two. Each figure is compiled at `FIGURE_WIDTH` and set to its container's width when
-drawn (and drawn again when the window's width changes). A browser without
+drawn (and drawn again when the window's width changes, into a new element that replaces the
+old drawing once complete: a figure never shows blank). A browser without
 `DecompressionStream` shows a message in place of each figure; the tables do not need
 JavaScript and show as soon as the page is parsed.
 
-The styling every figure shares (`CONFIG`) is applied when compiling. The page declares how
-many figures it holds (`<meta name="ssdlab-figures">`) and, once all are drawn, sets
-`data-figures-rendered` on `<body>` (or `data-render-error` if drawing failed), which is what
-the browser test checks.
+Printed or captured (issue #45), the page is complete: on `beforeprint` every figure not drawn
+yet is drawn at once (Vega draws with promises alone, which settle before the print layout),
+the print stylesheet scales drawn figures to the paper and shows tables whole, and no drawing
+overflows its container (`_CSS`). The styling every figure shares (`CONFIG`) is applied when
+compiling. The page declares how many figures it holds (`<meta name="ssdlab-figures">`) and,
+once all are drawn, sets `data-figures-rendered` on `<body>` (or `data-render-error` if drawing
+failed), resolves `window.ssdlabFiguresDrawn` and fires `ssdlab-figures-drawn` on `document`:
+what a headless capture waits for, and what the browser test checks.
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ from typing import Any
 #: The width (px) figures are compiled at: the page's widest figure container (its 1400 px
 #: column less the margins). The page sets each figure to its own container's width.
 FIGURE_WIDTH = 1336
+
+#: The room (px) a legend column takes: a label of `figures.LEGEND_LABEL_PX` and its symbol. A
+#: legend below a figure gets as many columns as its width holds (`figures` asks for at most
+#: `figures.LEGEND_COLUMNS`), so that a long legend wraps onto more rows instead of overflowing.
+LEGEND_COLUMN_PX = 210
 
 #: The Vega-Lite configuration every figure is compiled with (plotly's white look, which the
 #: page had before: light grid, no frame). No ARIA description per mark: Vega-Lite would give
@@ -240,11 +250,12 @@ def _contents(sections: list[Section]) -> str:
     return f"<nav><ul>{''.join(items)}</ul></nav>"
 
 
-_DRAW_JS = """
+_DRAW_JS_TEMPLATE = """
 (async function () {
   const body = document.body;
   // Figures are drawn one at a time, in page order, except that those scrolled into view (or
-  // reached by a link of the contents) go first; the page scrolls between two figures.
+  // reached by a link of the contents) go first; the page scrolls between two figures. When the
+  // page is printed, every figure left is drawn at once, before the printout is laid out.
   const queue = [...document.querySelectorAll("script.ssdlab-figure")];
   // Which figure goes next is decided when it is drawn, from where the page is then (a link of
   // the contents, or the reader's scrolling): the first one in or near the view, else the first
@@ -255,27 +266,64 @@ _DRAW_JS = """
   };
   const total = queue.length;
   const drawn = new Map();  // container id -> {spec, view, width}
+  let resolveDrawn, rejectDrawn;
+  // For a headless capture (a screenshot, a PDF): a promise that settles once every figure is
+  // drawn (or drawing failed), beside body[data-figures-rendered] and the `ssdlab-figures-drawn`
+  // event on document.
+  window.ssdlabFiguresDrawn = new Promise((resolve, reject) => { resolveDrawn = resolve; rejectDrawn = reject; });
+  window.ssdlabFiguresDrawn.catch(() => {});
   // Each view gets the container's width, as page.py's `sized` gives it: the panels of a row
   // share it (Vega-Lite compiled their common width into the signal `childWidth`, and the row
   // into a layout of its group marks, a column into a layout of one column), a single view
-  // fits it.
+  // fits it; a legend gets as many columns as fit.
   const sized = (spec, width) => {
     const columns = !spec.layout ? 1 : spec.layout.columns || spec.marks.filter(m => m.type === "group").length;
     const each = Math.max(120, columns > 1 ? Math.floor((width - 90 * columns) / columns) : width - 110);
     const signals = (spec.signals || []).map(s => s.name === "childWidth" ? Object.assign({}, s, {value: each}) : s);
     const alone = typeof spec.width === "number" ? {width: Math.max(120, width - 20)} : {};  // fit-x
-    return Object.assign({}, spec, {signals: signals}, alone);
+    const legends = (spec.legends || []).map(l => l.columns ? Object.assign({}, l, {
+      columns: Math.max(1, Math.min(l.columns, Math.floor(width / __LEGEND_COLUMN_PX__)))}) : l);
+    return Object.assign({}, spec, {signals: signals, legends: legends}, alone);
   };
+  // A figure is drawn into a new element beside its old drawing, which stays until the new one
+  // is complete: a figure drawn again (another width) never shows blank in between.
   const draw = async (target, spec) => {
     const container = document.getElementById(target);
     const width = container.clientWidth;
     const old = drawn.get(target);
-    if (old) old.view.finalize();
-    const {view} = await vegaEmbed(container, sized(spec, width),
-                                   {mode: "vega", renderer: "svg", actions: false});
+    const fresh = document.createElement("div");
+    fresh.className = "figure-view";
+    if (old) fresh.classList.add("pending");
+    container.appendChild(fresh);
+    const {view} = await vegaEmbed(fresh, sized(spec, width), {mode: "vega", renderer: "svg", actions: false});
+    if (old) {
+      old.view.finalize();
+      old.element.remove();
+      fresh.classList.remove("pending");
+    }
     container.classList.add("drawn");
-    drawn.set(target, {spec: spec, view: view, width: width});
+    drawn.set(target, {spec: spec, view: view, width: width, element: fresh});
   };
+  const next = () => queue.splice(Math.max(0, queue.findIndex(nearView)), 1)[0];
+  const drawNext = async () => {
+    const script = next();
+    await draw(script.dataset.target, JSON.parse(script.textContent));
+    performance.mark("ssdlab-drawn " + script.dataset.target);
+    if (queue.length === total - 1) performance.mark("ssdlab-first-figure-drawn");
+  };
+  const printing = () => window.matchMedia("print").matches;
+  let libraryLoaded = false, failure = null;
+  // Printing: the figures not drawn yet are drawn now, each with no pause between two (Vega
+  // draws with promises alone, which settle before the printout is laid out); drawn ones keep
+  // their drawing, which the print stylesheet scales to the paper's width. The page records how
+  // many figures were drawn when printing began and when it ended.
+  let printDrawing = null;
+  window.addEventListener("beforeprint", () => {
+    body.dataset.figuresDrawnBeforePrint = String(drawn.size);
+    if (!libraryLoaded || failure || printDrawing) return;
+    printDrawing = (async () => { while (queue.length) await drawNext(); })();
+  });
+  window.addEventListener("afterprint", () => { body.dataset.figuresDrawnAtPrint = String(drawn.size); });
   try {
     if (typeof DecompressionStream === "undefined") {
       throw new Error("this browser cannot inflate the embedded plotting library " +
@@ -286,30 +334,39 @@ _DRAW_JS = """
     const response = await fetch("data:application/gzip;base64," + packed);
     const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
     (0, eval)(await new Response(stream).text());
+    libraryLoaded = true;
     performance.mark("ssdlab-library-loaded");
     while (queue.length) {
-      const next = queue.splice(Math.max(0, queue.findIndex(nearView)), 1)[0];
-      await draw(next.dataset.target, JSON.parse(next.textContent));
-      performance.mark("ssdlab-drawn " + next.dataset.target);
-      if (queue.length === total - 1) performance.mark("ssdlab-first-figure-drawn");
-      await new Promise(resolve => setTimeout(resolve, 0));
+      if (printDrawing) await printDrawing;
+      else {
+        await drawNext();
+        await new Promise(resolve => setTimeout(resolve, 0));
+      }
     }
+    if (printDrawing) await printDrawing;  // it may have taken the last figure
     performance.mark("ssdlab-figures-drawn");
     body.dataset.figuresRendered = String(total);
+    resolveDrawn(total);
+    document.dispatchEvent(new Event("ssdlab-figures-drawn"));
   } catch (err) {
+    failure = err;
     body.dataset.renderError = String(err);
     for (const plot of document.querySelectorAll(".figure-plot:not(.drawn)")) {
       plot.classList.add("failed");
       plot.textContent = "figure not drawn: " + err.message;
     }
     console.error("ssdlab report: figures not drawn: " + err);
+    rejectDrawn(err);
+    document.dispatchEvent(new Event("ssdlab-figures-drawn"));
     return;
   }
-  // A window of another width: the figures drawn again to fit it, one at a time.
+  // A window of another width: the figures drawn again to fit it, one at a time (not while
+  // printing: the print stylesheet scales them to the paper).
   let resizing = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizing);
     resizing = setTimeout(async () => {
+      if (printing()) return;
       for (const [target, figure] of drawn) {
         if (document.getElementById(target).clientWidth !== figure.width) await draw(target, figure.spec);
       }
@@ -317,6 +374,7 @@ _DRAW_JS = """
   });
 })();
 """
+_DRAW_JS = _DRAW_JS_TEMPLATE.replace("__LEGEND_COLUMN_PX__", str(LEGEND_COLUMN_PX))
 
 _CSS = """
 :root { --ink: #1d2330; --muted: #5b6475; --rule: #d9dee7; --band: #f4f6f9; --accent: #2f5fb3; }
@@ -338,8 +396,17 @@ p.note { color: var(--muted); font-size: .9rem; }
 figure { margin: 1rem 0 1.6rem; }
 figure img { max-width: 100%; border: 1px solid var(--rule); }
 figcaption { color: var(--muted); font-size: .88rem; margin-top: .3rem; max-width: 70rem; }
-.figure-plot { width: 100%; }
+.figure-plot { width: 100%; position: relative; }
 .figure-plot.drawn { min-height: 0 !important; }
+.figure-plot:not(.drawn):not(.failed)::before { content: "drawing the figure..."; color: var(--muted);
+                                                font-size: .85rem; }
+/* Whatever Vega draws (a long legend, wide axis labels), it never overflows its container:
+   a wider drawing is scaled down to fit. */
+.figure-plot .vega-embed { display: block; width: 100%; }
+.figure-plot svg { display: block; max-width: 100%; height: auto; }
+.figure-view.pending { position: absolute; top: 0; left: 0; width: 100%; visibility: hidden; }
+.warning { border-left: 3px solid #c77700; background: #fff7e6; padding: .4rem .8rem; margin: .8rem 0; }
+.warning p, .warning ul { margin: .2rem 0; }
 .figure-plot.failed { display: flex; align-items: center; justify-content: center;
                       border: 1px dashed #c33; color: #c33; }
 .table-wrap { overflow-x: auto; max-height: 34rem; overflow-y: auto; margin: .6rem 0 1rem; }
@@ -360,6 +427,20 @@ dl.facts dd { margin: 0; }
 .verdicts td.verdict { font-weight: 600; }
 .verdict-good { color: #17723a; } .verdict-bad { color: #b3261e; } .verdict-mid { color: #9a6700; }
 .markdown table { margin: .6rem 0 1rem; }
+@media print {
+  /* Every figure on paper: drawn ones are scaled to the page (the rule above), tables show all
+     their rows and wrap their cells to the page's width (a wider one makes the browser shrink
+     the whole printout), and a figure or a table row is not cut across two pages. */
+  nav { display: none; }
+  header { background: none; }
+  main { max-width: none; padding: 0 .5rem; }
+  .table-wrap { max-height: none; overflow: visible; }
+  table { font-size: .72rem; max-width: 100%; }
+  th, td { position: static; white-space: normal; padding: .15rem .35rem; }
+  td.text { min-width: 0; }
+  figure, tr { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+}
 """
 
 _DOCUMENT = """<!DOCTYPE html>
