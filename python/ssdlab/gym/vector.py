@@ -171,8 +171,8 @@ class NativeVectorEnv(VectorEnv):
             )
 
     def close_extras(self, **kwargs: Any) -> None:
-        # The worker threads stop with the native vector env.
-        del self._native
+        # The worker threads stop with the native vector env (absent if building failed).
+        self.__dict__.pop("_native", None)
 
     def _infos(self) -> dict[str, Any]:
         return {
