@@ -381,6 +381,9 @@ impl EvictionPolicy for RlFspEviction {
     fn id(&self) -> &'static str {
         "rl_fsp"
     }
+    fn reseed(&mut self, rng: Pcg64Mcg) {
+        self.rng = rng;
+    }
     fn on_write(&mut self, lpn: Lpn, _write: crate::ftl::cache::PageWrite) {
         self.classes.remove(&lpn);
         self.touched(lpn);
