@@ -164,7 +164,7 @@ def read(
     columns["op"] = pd.Categorical.from_codes(columns["op"].astype(np.int8), categories=_OPS)
     if not reader.has_device:
         del columns["device"]
-    frame = pd.DataFrame(columns)
+    frame = pd.DataFrame(columns, copy=False)  # the arrays are ours: no second copy
     frame.attrs["format"] = reader.format
     frame.attrs["skipped_lines"] = reader.skipped_lines
     return frame
