@@ -124,3 +124,59 @@ fn a_fitted_spec_reproduces_its_trace() {
     println!("{table}");
     assert!(failures.is_empty(), "{} figures missed:\n{}\n{table}", failures.len(), failures.join("\n"));
 }
+
+/// A trace with a known re-read share and distance: writes over a 64 MiB footprint; 30 % of
+/// the reads go back to the write 50 to 400 requests before (uniformly), the others read a
+/// 256 MiB range no request writes. The fitted spec, drawn at the trace's length, must show
+/// the share and the distance quantiles within the comparison's default tolerance; the
+/// re-read share alone is also checked by hand against the trace's 30 %.
+#[test]
+fn rereads_of_a_known_share_and_distance_are_fitted() {
+    use rand::{Rng, SeedableRng};
+    use ssdlab_core::workload::spec::compare::{compare, DEFAULT_TOLERANCE};
+    use ssdlab_core::workload::{IoOp, TraceRecord};
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+    let mut records: Vec<TraceRecord> = Vec::new();
+    let page = 4096u64;
+    for i in 0..60_000u64 {
+        let time_ns = i * 20_000;
+        let record = if rng.gen_bool(0.5) {
+            TraceRecord { time_ns, op: IoOp::Write, offset_bytes: rng.gen_range(0..16_384) * page, size_bytes: page, device: 0 }
+        } else if i > 400 && rng.gen_bool(0.3) {
+            // The latest write at least 50 to 400 requests back.
+            let back = rng.gen_range(50..=400);
+            let write = records[..(i - back) as usize].iter().rev().find(|r| r.op == IoOp::Write).unwrap();
+            TraceRecord { time_ns, op: IoOp::Read, offset_bytes: write.offset_bytes, size_bytes: page, device: 0 }
+        } else {
+            let offset_bytes = (16_384 + rng.gen_range(0..65_536)) * page;
+            TraceRecord { time_ns, op: IoOp::Read, offset_bytes, size_bytes: page, device: 0 }
+        };
+        records.push(record);
+    }
+    let original = compute_records(&records, page).unwrap();
+    // By construction about 30 % (a page rewritten in between still counts: it was written).
+    assert!((original.reread.share - 0.3).abs() < 0.02, "{}", original.reread.share);
+    struct Vector(std::vec::IntoIter<TraceRecord>);
+    impl ssdlab_core::workload::trace::TraceReader for Vector {
+        fn next_record(&mut self) -> ssdlab_core::Result<Option<TraceRecord>> {
+            Ok(self.0.next())
+        }
+        fn line(&self) -> u64 {
+            0
+        }
+        fn skipped_lines(&self) -> u64 {
+            0
+        }
+    }
+    let fitted = fit(&mut Vector(records.into_iter()), page, "known", &FitOptions::default()).unwrap();
+    let judged = |name: &str| fitted.comparison.rows.iter().find(|row| row.figure == name).unwrap().clone();
+    for name in ["re-read share", "re-read distance p50", "re-read distance p90"] {
+        let row = judged(name);
+        assert_eq!(row.within, Some(true), "{name}: trace {}, fitted {}", row.original, row.fitted);
+    }
+    let share = judged("re-read share").fitted;
+    assert!((share - 0.3).abs() < 0.03, "fitted re-read share {share}");
+    // The same comparison from the public function, at the default tolerance.
+    let again = compare(&fitted.spec, &fitted.stats, 1.0, DEFAULT_TOLERANCE).unwrap();
+    assert_eq!(again, fitted.comparison);
+}
