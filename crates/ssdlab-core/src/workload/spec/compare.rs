@@ -32,10 +32,10 @@ use super::WorkloadSpec;
 use crate::error::Result;
 use crate::workload::trace::stats::{Popularity, StatsBuilder, TraceStats, DEFAULT_IDLE_THRESHOLD_NS};
 
-/// The default tolerance: 20 %. Drawn again with other seeds, a fitted spec's figures move by
-/// up to about a tenth on the shared traces (docs/workloads.md); 20 % leaves room for that
-/// noise and still flags a figure that is off by a quarter or more, which changes what a
-/// simulated cache or GC sees.
+/// The default tolerance: 20 %. Drawn with five seeds, the fitted specs of the shared traces
+/// move their sizes, footprints and re-read medians by up to 10.5 % and their shares by up to
+/// 3 points (docs/workloads.md): 20 % is twice that noise, and still flags a figure off by a
+/// quarter or more, which changes what a simulated cache or GC sees.
 pub const DEFAULT_TOLERANCE: f64 = 0.2;
 
 /// Requests the spec is drawn at, at most (the trace's first that many when it is longer).
