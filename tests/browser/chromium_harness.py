@@ -31,16 +31,23 @@ def require_browser() -> None:
         pytest.skip(reason)
 
 
-#: A plain headless capture from the command line, as docs/report.md gives it: virtual time, which
-#: Chromium spends only while the page is idle, lets the figures draw before the capture.
+#: A plain headless capture from the command line: taken when the page has loaded, before its
+#: interactive figures are drawn (the page holds their static drawings).
 CAPTURE_ARGUMENTS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
     "--hide-scrollbars",
     "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--virtual-time-budget=10000",
 )
+
+#: Added to `CAPTURE_ARGUMENTS`, as docs/report.md gives it for the interactive drawings: virtual
+#: time, which Chromium spends only while the page is idle, lets them draw before the capture.
+VIRTUAL_TIME = "--virtual-time-budget=10000"
+
+#: Added to `CAPTURE_ARGUMENTS` (or `start_browser`'s): the page's scripts do not run, as in a
+#: viewer or converter that runs no JavaScript.
+NO_JAVASCRIPT = "--blink-settings=scriptEnabled=false"
 
 
 def capture(path: Path, *how: str, timeout_s: float = 120) -> str:
@@ -59,9 +66,9 @@ def capture(path: Path, *how: str, timeout_s: float = 120) -> str:
     return done.stdout
 
 
-def start_browser():
-    """A new headless Chromium, offline, with its console and network logged; skips (fails in
-    CI) if Chromium is absent. The caller quits it."""
+def start_browser(*arguments: str):
+    """A new headless Chromium, offline, with its console and network logged, and `arguments`
+    (`NO_JAVASCRIPT`); skips (fails in CI) if Chromium is absent. The caller quits it."""
     require_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -76,6 +83,7 @@ def start_browser():
         # No name resolves: a page that reaches for the network fails to load it (and the
         # test sees the failed request), rather than fetching it.
         "--host-resolver-rules=MAP * ~NOTFOUND",
+        *arguments,
     ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
@@ -92,7 +100,7 @@ def start_browser():
 class Opened:
     """What the browser saw when it opened a report: the figures the page declares
     (`<meta name="ssdlab-figures">`), those it reports drawn, its figure containers and those
-    holding a drawing (Vega's SVG or canvas); console errors (SEVERE), failed requests and
+    holding an interactive drawing (Vega's SVG or canvas, not the static one); console errors (SEVERE), failed requests and
     requests that left the file (anything but file:, data: and blob: URLs); how long it took:
     `open_s` from the request to every figure drawn (wall clock, seen from the test);
     `content_ms`, `library_ms`, `first_figure_ms` and `drawn_ms` from the page's navigation start
@@ -102,6 +110,7 @@ class Opened:
     declared: int
     rendered: int | None
     with_drawing: int
+    with_static: int
     containers: int
     render_error: str | None
     console_errors: list[str] = field(default_factory=list)
@@ -126,26 +135,39 @@ class Opened:
             out.append(
                 f"{self.with_drawing} figures drawn as SVG or canvas ({self.containers} containers) of {self.declared}"
             )
+        if self.with_static and self.render_error is None:
+            out.append(f"{self.with_static} static drawings left beside the interactive ones")
         return out
 
+
+#: What a figure container holds. Vega draws a view into its container as an <svg class="marks">
+#: (or a <canvas>) inside an element `.figure-view`, hidden while it is being made
+#: (`.pending`); the page holds a static drawing, <svg class="figure-static">, until then. A
+#: drawing with no mark (path, line, text) is not a figure.
+_DRAWING = """
+const VIEW = ".figure-view:not(.pending) svg.marks, .figure-view:not(.pending) canvas.marks";
+const marked = d => d.tagName.toLowerCase() === "canvas" || d.querySelector("path, line, text") !== null;
+const drawing = p => [...p.querySelectorAll(VIEW)].some(marked);
+const staticDrawing = p => [...p.querySelectorAll("svg.figure-static")].some(marked);
+"""
 
 _DONE = (
     "return document.body !== null && (document.body.dataset.figuresRendered !== undefined"
     " || document.body.dataset.renderError !== undefined)"
 )
 
-_STATE = """
+_STATE = (
+    _DRAWING
+    + """
 const body = document.body;
 const plots = [...document.querySelectorAll(".figure-plot")];
-// Vega draws a view into its container as an <svg class="marks"> (or a <canvas>) with at least
-// one mark: an empty SVG is not a figure.
-const drawing = p => p.querySelector("svg.marks path, svg.marks line, svg.marks text, canvas.marks") !== null;
 const mark = name => { const m = performance.getEntriesByName(name); return m.length ? m[0].startTime : null; };
 return {
   declared: Number(document.querySelector('meta[name="ssdlab-figures"]').content),
   rendered: body.dataset.figuresRendered === undefined ? null : Number(body.dataset.figuresRendered),
   renderError: body.dataset.renderError === undefined ? null : body.dataset.renderError,
   withDrawing: plots.filter(drawing).length,
+  withStatic: plots.filter(staticDrawing).length,
   containers: plots.length,
   contentMs: performance.timing.domContentLoadedEventEnd - performance.timing.navigationStart,
   libraryMs: mark("ssdlab-library-loaded"),
@@ -153,6 +175,7 @@ return {
   drawnMs: mark("ssdlab-figures-drawn"),
 };
 """
+)
 
 
 def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -> Opened:
@@ -185,6 +208,7 @@ def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -
         declared=state["declared"],
         rendered=state["rendered"],
         with_drawing=state["withDrawing"],
+        with_static=state["withStatic"],
         containers=state["containers"],
         render_error=state["renderError"],
         console_errors=console,
@@ -222,20 +246,30 @@ def print_to_pdf(driver, path: Path) -> Path:
     return path
 
 
-#: Per figure container: whether it holds Vega's drawing, and by how many pixels its drawing
-#: overflows the container on the right (0 when it fits).
-_FIGURE_FIT = """
-const drawing = p => p.querySelector("svg.marks path, svg.marks line, svg.marks text, canvas.marks") !== null;
+#: Per figure container: whether it holds Vega's interactive drawing (`drawn`), its static one
+#: (`static`), whether a drawing with marks is shown (`shown`: one that takes room and is not
+#: hidden, as the interactive one is while it is being made), and by how many pixels the
+#: drawings overflow the container on the right (0 when they fit).
+_FIGURE_FIT = (
+    _DRAWING
+    + """
 return [...document.querySelectorAll(".figure-plot")].map(p => {
   const box = p.getBoundingClientRect();
-  const widest = Math.max(0, ...[...p.querySelectorAll("svg.marks, canvas.marks")].map(m => m.getBoundingClientRect().right));
-  return {id: p.id, drawn: drawing(p), overflow_px: Math.max(0, Math.round(widest - box.right))};
+  const drawings = [...p.querySelectorAll("svg, canvas")].filter(d => d.matches(VIEW + ", svg.figure-static"));
+  const widest = Math.max(0, ...drawings.map(m => m.getBoundingClientRect().right));
+  const visible = d => d.getBoundingClientRect().width > 0 && getComputedStyle(d).visibility === "visible";
+  return {
+    id: p.id, drawn: drawing(p), static: staticDrawing(p),
+    shown: drawings.some(d => visible(d) && marked(d)),
+    overflow_px: Math.max(0, Math.round(widest - box.right)),
+  };
 });
 """
+)
 
 
 def figure_fit(driver) -> list[dict]:
-    """Every figure container: `{id, drawn, overflow_px}` (see `_FIGURE_FIT`)."""
+    """Every figure container: `{id, drawn, static, shown, overflow_px}` (see `_FIGURE_FIT`)."""
     return driver.execute_script(_FIGURE_FIT)
 
 

@@ -66,7 +66,7 @@ def test_every_figure_compiles_to_a_vega_spec_sized_to_its_container():
     assert [v["width"] for v in row["hconcat"]] == [410, 410]
     column = page.sized({"vconcat": [{}, {}]}, 1000)
     assert [v["width"] for v in column["vconcat"]] == [890, 890]
-    alone = page.sized({"mark": "point", "usermeta": {"height": 300}}, 1000)
+    alone = page.sized({"mark": "point"}, 1000)
     assert alone == {"mark": "point", "width": 980, "autosize": {"type": "fit-x", "contains": "padding"}}
 
 

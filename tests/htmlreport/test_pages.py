@@ -10,6 +10,7 @@ import json
 import re
 import shlex
 import shutil
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,12 +21,16 @@ from click.testing import CliRunner
 from ssdlab._console import fmt_duration_us
 from ssdlab.cli import cli, main
 from ssdlab.htmlreport import figures as figure_builders
-from ssdlab.htmlreport import write_report
+from ssdlab.htmlreport import static_svg, write_report
+from ssdlab.htmlreport.page import FIGURE_WIDTH
 from ssdlab.report import Report
 
 FIGURE = re.compile(
     r'<script type="application/json" class="ssdlab-figure" data-target="([^"]+)">(.*?)</script>', re.S
 )
+
+#: A figure's container with what it holds as the page loads.
+CONTAINER = re.compile(r'<div class="figure-plot" id="([^"]+)">(.*?)</div>', re.S)
 
 
 @dataclass
@@ -39,6 +44,11 @@ class Html:
     @property
     def figures(self) -> dict[str, dict]:
         return {target: json.loads(spec.replace("<\\/", "</")) for target, spec in FIGURE.findall(self.text)}
+
+    @property
+    def statics(self) -> dict[str, str]:
+        """What each figure container holds as the page loads (its static SVG)."""
+        return dict(CONTAINER.findall(self.text))
 
     def figure(self, title_part: str) -> dict:
         """The first figure (a Vega spec) whose titles or axis titles mention `title_part`."""
@@ -66,22 +76,61 @@ def render(path: Path, tmp_path: Path) -> Html:
 
 def assert_self_contained(html: Html) -> None:
     """Every figure declared is on the page with its container, as a Vega spec (compiled from
-    Vega-Lite when the page was written) with data to draw, and nothing is fetched: no external
-    script, stylesheet, font or image (Vega's library is embedded)."""
+    Vega-Lite when the page was written) with data to draw and drawn already (its static SVG,
+    `assert_drawn_statically`), and nothing is fetched: no external script, stylesheet, font or
+    image (Vega's library is embedded)."""
     figures = html.figures
     assert len(figures) == html.declared
+    statics = html.statics
+    assert list(statics) == list(figures), "a container per figure, in page order"
     for target, spec in figures.items():
-        assert f'<div class="figure-plot" id="{target}"' in html.text
         assert spec["$schema"].endswith("/vega/v6.json"), "compiled to Vega, not left to the browser"
         assert rows(spec), f"{target} draws nothing"
+        assert_drawn_statically(statics[target], spec, target)
     page = FIGURE.sub("", html.text)
     page = re.sub(r'<script type="application/octet-stream" id="vega-js-gzip">[^<]*</script>', "", page)
-    assert not re.search(r"<script[^>]+src=|<link|@import|url\(", page)
+    assert not re.search(r"<script[^>]+src=|<link|@import|url\((?!#)", page)
     assert not re.search(r"""(src|href)=["'](https?:)?//""", page)
     if figures:
         packed = re.search(r'id="vega-js-gzip">([^<]*)</script>', html.text).group(1)
         assert b"window.vegaEmbed=" in gzip.decompress(base64.b64decode(packed))[-300:]
         assert html.text.count('id="vega-js-gzip"') == 1, "Vega embedded once"
+
+
+def assert_drawn_statically(svg: str, spec: dict, target: str) -> None:
+    """A figure's container holds its drawing as the page loads (issue #45: a capture at load,
+    or a viewer without JavaScript, shows it): one SVG, scaled to its container (a `viewBox`, no
+    wider than the widest container), with marks in the figure's colours and every title and
+    axis title of its Vega spec written in it."""
+    root = ET.fromstring(svg)
+    for element in root.iter():
+        element.tag = element.tag.removeprefix("{http://www.w3.org/2000/svg}")
+    assert root.tag == "svg" and root.get("class") == static_svg.STATIC_CLASS, f"{target}: {svg[:80]}"
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
+    assert 0 < width <= FIGURE_WIDTH and height > 0
+    drawn = [e for e in root.iter() if e.tag in ("path", "line", "rect") and e.get("d") != ""]
+    colours = {e.get("fill") for e in drawn} | {e.get("stroke") for e in drawn}
+    spec_colours = set(re.findall(r'"(#[0-9a-fA-F]{6})"', json.dumps(spec)))
+    assert colours & spec_colours, f"{target}: no mark in the figure's colours"
+    texts = {"".join(e.itertext()) for e in root.iter("text")}
+    assert set(titles(spec)) <= texts, f"{target}: titles missing: {set(titles(spec)) - texts}"
+
+
+def titles(node: object) -> list[str]:
+    """The titles and axis titles a Vega spec writes."""
+    if isinstance(node, list):
+        return [t for v in node for t in titles(v)]
+    if not isinstance(node, dict):
+        return []
+    out = []
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            out.append(value)
+        elif key == "title" and isinstance(value, dict) and isinstance(value.get("text"), str):
+            out.append(value["text"])
+        out += titles(value)
+    return out
 
 
 def rows(spec: dict) -> list[dict]:

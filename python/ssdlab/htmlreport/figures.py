@@ -110,10 +110,9 @@ def numbers(values: Any) -> list[float | int | None]:
     return [number(v) for v in np.asarray(values, dtype=float)]
 
 
-def figure(spec: Spec, height: int) -> Spec:
-    """A top-level spec: the schema, the spec, and the height the page reserves for it
-    (`usermeta`, which Vega-Lite ignores) so that the page does not jump as figures are drawn."""
-    return {"$schema": SCHEMA, **spec, "usermeta": {"height": height}}
+def figure(spec: Spec) -> Spec:
+    """A top-level spec: the schema and the spec."""
+    return {"$schema": SCHEMA, **spec}
 
 
 def _colours(labels: Sequence[str], legend: bool) -> dict[str, Any]:
@@ -264,7 +263,6 @@ def latency(groups: Groups, op: str, pooled_over: str = "") -> Drawn | None:
             "transform": [{"flatten": ["x", "cdf", "tail"]}],
             "hconcat": [cdf, tail],
         },
-        height + 110 + (30 if len(labels) > 1 else 0),
     )
     caption = (
         f"{op.capitalize()} latency of every request{pooled_over}, in {unit.symbol}. Right: the fraction of requests at "
@@ -390,7 +388,6 @@ def time_series(groups: Groups) -> list[Drawn]:
                     ],
                 },
             },
-            height + 80 + (30 if len(labels) > 1 else 0),
         )
         intervals = {int(s["interval_ns"]) for s in kept.values() if s.get("interval_ns")}
         caption = f"{title[:1].upper()}{title[1:]} over simulated time"
@@ -472,7 +469,7 @@ def flash_accounting(groups: Groups) -> Drawn | None:
         }
         for op, title in FLASH_OPS.items()
     ]
-    spec = figure({"data": {"values": rows}, "hconcat": views}, height + 130)
+    spec = figure({"data": {"values": rows}, "hconcat": views})
     several = any(len(reports) > 1 for reports in groups.values())
     caption = (
         "Flash operations by the source that issued them (device.counters.by_source): host I/O, "
@@ -544,7 +541,6 @@ def learning(groups: Groups, point: str) -> Drawn | None:
                 },
             ],
         },
-        height + 80 + (30 if len(labels) > 1 else 0),
     )
     several = any(len(reports) > 1 for reports in groups.values())
     caption = (
@@ -603,7 +599,7 @@ def metrics_by_value(frame: pd.DataFrame, axis: str, metrics: Mapping[str, str])
                 ],
             }
         )  # fmt: skip
-    spec = figure({"hconcat": views}, height + 110)
+    spec = figure({"hconcat": views})
     caption = (
         f"The sweep's figures against {axis}: per value, the mean over every cell with that value "
         "(the other axes and seeds), bars from the smallest to the largest; latencies on log axes."
@@ -660,7 +656,6 @@ def verdict_ratios(verdicts: pd.DataFrame, colours: Sequence[str]) -> Drawn | No
                 },
             ],
         },
-        height + 80,
     )
     left_out = int((~keep).sum())
     caption = "Each headline's figure as a ratio of the paper's (1: the same; log axis)."
