@@ -6,6 +6,7 @@ mod decisions;
 mod determinism;
 mod fio_jobs;
 mod fsp;
+mod gc_scope_presets;
 mod golden;
 mod idle;
 mod learned_accounting;
