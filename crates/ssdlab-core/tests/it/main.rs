@@ -14,6 +14,7 @@ mod learning;
 mod mqsim_preset;
 mod partial_gc_verify;
 mod report;
+mod rl_slc_settings;
 mod rlgc;
 mod slc;
 mod spec_presets;
