@@ -311,7 +311,11 @@ impl ValidatedConfig {
                     key: "workload.path".into(),
                     reason: "a trace workload needs a path".into(),
                 }),
-                Some(path) => p.check(path.is_file(), "workload.path", || format!("{}: no such file", path.display())),
+                Some(path) => {
+                    if let Some(reason) = crate::workload::trace::trace_file_problem(path) {
+                        p.check(false, "workload.path", || format!("{}: {reason}", path.display()));
+                    }
+                }
             }
         }
         if w.kind == WorkloadKind::Spec {
