@@ -147,3 +147,39 @@ def test_bench_env_times_every_way_of_stepping_an_environment(env_id):
         decisions, _, per_s, _ = line.split()[-4:]
         assert int(decisions.replace(",", "")) >= 400 and float(per_s.replace(",", "")) > 0, line
     assert env_id in result.output
+
+
+@pytest.mark.parametrize("option", ["--workload", "--config"])
+def test_a_toml_file_that_is_not_utf8_is_an_error_at_its_line(tmp_path, capsys, option):
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(b'[workload]\nrw = "randwrite"\n# caf\xe9\n')
+    with pytest.raises(SystemExit) as info:
+        main(["run", option, str(latin1), "-q"])
+    assert info.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{latin1}:3: not UTF-8 text (byte e9 at column 6)" in err
+    assert "Traceback" not in err
+
+
+def test_an_integer_from_2_pow_63_up_is_named_as_beyond_toml(tmp_path, capsys):
+    big = tmp_path / "big.toml"
+    big.write_text("[workload]\ncount = 9223372036854775808\n")
+    for args in (["--config", str(big)], ["--set", "workload.count=9223372036854775808"]):
+        with pytest.raises(SystemExit) as info:
+            main(["run", *args, "-q"])
+        assert info.value.code == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert "9223372036854775808 is outside TOML's integers" in err, err
+        assert "u64" not in err and "too large to fit" not in err
+
+
+def test_an_out_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    result = CliRunner().invoke(cli, ["run", "-w", "randwrite", "-q", "--out", str(blocker / "r.json")])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--out'" in result.output and "cannot write" in result.output
+    out = tmp_path / "new" / "dir" / "r.json"
+    result = invoke("run", "--set", "workload.count=200", "-q", "--out", str(out))
+    assert result.exit_code == 0 and json.loads(out.read_text())["workload"]["requests"] == 200
+    assert [p.name for p in out.parent.iterdir()] == ["r.json"], "no probe file left behind"
