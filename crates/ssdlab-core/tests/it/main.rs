@@ -2,6 +2,7 @@
 
 mod catalog_verify;
 mod common;
+mod config_fuzz;
 mod decisions;
 mod determinism;
 mod fio_jobs;
