@@ -19,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sim::Simulation>()?;
     m.add_class::<sim::WarmDrive>()?;
     m.add_class::<vector::VecSimulation>()?;
+    m.add_class::<trace::TraceRecords>()?;
     m.add_function(wrap_pyfunction!(sim::presets, m)?)?;
     m.add_function(wrap_pyfunction!(sim::preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sim::workload_patterns, m)?)?;
@@ -32,7 +33,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace::trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_detect, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_fit, m)?)?;
-    m.add_function(wrap_pyfunction!(trace::trace_synth, m)?)?;
     m.add_function(wrap_pyfunction!(trace::spec_names, m)?)?;
     m.add_function(wrap_pyfunction!(trace::spec_toml, m)?)?;
     Ok(())

@@ -3,7 +3,7 @@
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use ssdlab_core::config::{
     presets as core_presets, to_toml, to_toml_with_origins, ConfigOverride, ConfigWarning, Layer,
@@ -135,8 +135,16 @@ pub fn config_renames() -> Vec<(&'static str, &'static str)> {
 /// their measured workload. Opaque: it lives in Rust and is never copied into Python.
 #[pyclass(module = "ssdlab._core")]
 pub struct WarmDrive {
-    // A Mutex for Sync, as `Simulation`'s.
-    inner: Mutex<ssdlab_core::sim::WarmDrive>,
+    // A Mutex for Sync, as `Simulation`'s; an Arc so that the vector env's workers start from
+    // it without the GIL (`vector.rs`).
+    inner: Arc<Mutex<ssdlab_core::sim::WarmDrive>>,
+}
+
+impl WarmDrive {
+    /// The drive, for a worker thread to start a simulation from.
+    pub fn shared(&self) -> Arc<Mutex<ssdlab_core::sim::WarmDrive>> {
+        Arc::clone(&self.inner)
+    }
 }
 
 /// One simulation run. Build it from a preset, TOML layers and `key=value` overrides, then
@@ -208,7 +216,7 @@ impl Simulation {
     fn warm_drive(&mut self, py: Python<'_>) -> PyResult<WarmDrive> {
         let inner = &mut self.inner;
         let drive = py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).warm_drive());
-        Ok(WarmDrive { inner: Mutex::new(drive.py_err(py)?) })
+        Ok(WarmDrive { inner: Arc::new(Mutex::new(drive.py_err(py)?)) })
     }
 
     /// Start from `drive` instead of warming up (ConfigError if it was made with another

@@ -522,11 +522,18 @@ pub struct WarmupConfig {
     /// the workload's own (`workload.iodepth` x `workload.numjobs`).
     #[serde(default)]
     pub timed_queue_depth: u32,
+    /// The warm-up's own seed: its random writes and the policies' random streams while it
+    /// runs are drawn from it, and the measured run draws the policies' streams afresh from
+    /// `seed`, so a warm drive (`Simulation::warm_drive`) serves runs of any `seed`: episodes
+    /// that share one warm-up. Unset: `seed` draws both, the policies' streams running on from
+    /// the warm-up into the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl Default for WarmupConfig {
     fn default() -> Self {
-        WarmupConfig { fill: false, random_writes: 0.0, timed_random_writes_ns: 0, timed_queue_depth: 0 }
+        WarmupConfig { fill: false, random_writes: 0.0, timed_random_writes_ns: 0, timed_queue_depth: 0, seed: None }
     }
 }
 

@@ -401,6 +401,12 @@ impl ValidatedConfig {
     pub fn used_logical_pages(&self) -> u32 {
         self.used_logical_pages
     }
+
+    /// The seed of the warm-up's random streams and of the policies' while it runs:
+    /// `warmup.seed`, else the run's `seed`.
+    pub fn warmup_seed(&self) -> u64 {
+        self.config.warmup.seed.unwrap_or(self.config.seed)
+    }
 }
 
 #[cfg(test)]

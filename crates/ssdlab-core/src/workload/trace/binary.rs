@@ -92,6 +92,17 @@ impl BinaryWriter {
     }
 }
 
+impl super::writer::TraceWriter for BinaryWriter {
+    fn write(&mut self, record: &TraceRecord) -> Result<()> {
+        BinaryWriter::write(self, record)
+    }
+
+    fn finish(self: Box<Self>) -> Result<super::writer::WriteSummary> {
+        let records = BinaryWriter::finish(*self)?;
+        Ok(super::writer::WriteSummary { records, ..Default::default() })
+    }
+}
+
 fn header(count: u64) -> [u8; HEADER_BYTES] {
     let mut bytes = [0u8; HEADER_BYTES];
     bytes[0..8].copy_from_slice(&MAGIC);
