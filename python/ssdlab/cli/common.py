@@ -10,7 +10,14 @@ import click
 
 from ssdlab._console import console, console_err
 
-__all__ = ["check_output_file", "config_options", "console", "console_err", "note_overridden", "note_skipped_lines"]
+__all__ = [
+    "check_output_file",
+    "config_options",
+    "console",
+    "console_err",
+    "note_overridden",
+    "note_skipped_lines",
+]
 
 
 def check_output_file(path: str, option: str) -> None:

@@ -17,7 +17,8 @@ fuzz_target!(|data: &[u8]| {
     let blkparse_event = [BlkparseEvent::Auto, BlkparseEvent::Issue, BlkparseEvent::Queue][usize::from(selector % 3)];
     let on_bad_line = if selector & 0x80 == 0 { BadLinePolicy::Error } else { BadLinePolicy::Skip };
     let options = TraceOptions { blkparse_event, on_bad_line, ..TraceOptions::with_format(TraceFormat::Blkparse) };
-    let Ok(mut reader) = trace::from_reader(Box::new(Cursor::new(content.to_vec())), Path::new("fuzz"), &options) else {
+    let Ok(mut reader) = trace::from_reader(Box::new(Cursor::new(content.to_vec())), Path::new("fuzz"), &options)
+    else {
         return;
     };
     let mut records = 0u64;

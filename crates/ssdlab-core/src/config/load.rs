@@ -113,7 +113,15 @@ fn origin_label(layer: &Layer) -> String {
 fn parse_layer(layer: &Layer) -> std::result::Result<toml::Table, ConfigProblem> {
     toml::from_str::<toml::Table>(&layer.text).map_err(|e| {
         let line = e.span().map(|s| line_at(&layer.text, s.start)).unwrap_or(0);
-        let found = e.span().and_then(|s| layer.text.get(s)).and_then(integer_out_of_range);
+        // The span of a too-large integer does not always cover just the number: look for it
+        // on the error's line.
+        let at_line = e.span().and_then(|s| layer.text.get(..s.start)).map(|before| {
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            layer.text[start..].lines().next().unwrap_or("")
+        });
+        let found = at_line.and_then(|line| {
+            line.split(|c: char| !(c.is_ascii_digit() || "+-_".contains(c))).find_map(integer_out_of_range)
+        });
         let reason = found.unwrap_or_else(|| e.message().to_string());
         ConfigProblem { key: format!("{}:{line}", origin_label(layer)), reason }
     })
@@ -556,7 +564,10 @@ mod tests {
         std::fs::write(&path, b"seed = 1\n# caf\xe9\n").unwrap();
         let message = Layer::file(&path).unwrap_err().to_string();
         std::fs::remove_file(&path).unwrap();
-        assert!(message.contains(&format!("{}:2: not UTF-8 text (byte 0xe9 at column 6)", path.display())), "{message}");
+        assert!(
+            message.contains(&format!("{}:2: not UTF-8 text (byte 0xe9 at column 6)", path.display())),
+            "{message}"
+        );
     }
 
     #[test]

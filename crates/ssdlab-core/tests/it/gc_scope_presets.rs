@@ -97,7 +97,10 @@ fn every_preset_under_every_scope_runs_sanely_or_is_refused() {
             // a question for the region-wide check, not this one.
             if scope == "plane" {
                 assert!(report.gc.victims_reclaimed > 0, "{preset}, plane: GC ran");
-                assert!(data_waf < bound, "{preset}, plane: data WAF {data_waf:.2} above greedy's worst case {bound:.2}");
+                assert!(
+                    data_waf < bound,
+                    "{preset}, plane: data WAF {data_waf:.2} above greedy's worst case {bound:.2}"
+                );
             }
         }
     }

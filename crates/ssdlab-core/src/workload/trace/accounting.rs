@@ -35,7 +35,8 @@ const BLKPARSE: &str = "  8,0    3        1     0.000000000   697  D   W 223490 
 
 #[test]
 fn a_blkparse_event_with_a_damaged_device_and_junk_lines_are_counted_not_passed_over() {
-    let damaged = BLKPARSE.replace("  8,0    3        2", "  8;0    3        2") + "garbage here\n";
+    let damaged = BLKPARSE.replace("8,0    3        2", "8;0    3        2") + "garbage here\n";
+    assert_ne!(damaged, BLKPARSE.to_string() + "garbage here\n");
     let options = TraceOptions { blkparse_event: super::BlkparseEvent::Issue, ..skip(TraceFormat::Blkparse) };
     let mut r = reader(damaged.as_bytes(), &options).unwrap();
     assert_eq!(drain(r.as_mut()).unwrap().len(), 1, "only the undamaged D event is replayed");

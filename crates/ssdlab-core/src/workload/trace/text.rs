@@ -85,9 +85,11 @@ impl<P: LineParser> TextReader<P> {
     fn no_records_error(&self) -> Error {
         let skipped = self.counts.skipped_lines;
         let reason = if skipped > 0 {
-            let first = self.counts.first_skipped.first().map_or(String::new(), |s| {
-                format!(" (first: line {}: {})", s.line, s.reason)
-            });
+            let first = self
+                .counts
+                .first_skipped
+                .first()
+                .map_or(String::new(), |s| format!(" (first: line {}: {})", s.line, s.reason));
             format!(
                 "no valid requests: all {skipped} data lines were malformed and skipped (on_bad_line = \"skip\"){first}; \
                  is this really a {} trace?",
