@@ -194,8 +194,47 @@ def test_an_out_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, 
     blocker.write_text("")
     result = CliRunner().invoke(cli, ["run", "-w", "randwrite", "-q", "--out", str(blocker / "r.json")])
     assert result.exit_code == 2, result.output
-    assert "Invalid value for '--out'" in result.output and "cannot write" in result.output
+    output = " ".join(result.output.split())
+    assert (
+        "Invalid value for --out: cannot write" in output and "a_file: is a file, not a directory" in output
+    )
     out = tmp_path / "new" / "dir" / "r.json"
     result = invoke("run", "--set", "workload.count=200", "-q", "--out", str(out))
     assert result.exit_code == 0 and json.loads(out.read_text())["workload"]["requests"] == 200
     assert [p.name for p in out.parent.iterdir()] == ["r.json"], "no probe file left behind"
+
+
+def test_skipped_trace_lines_are_counted_on_the_terminal_and_in_the_report(tmp_path, capsys):
+    events = (
+        "  8,0    3        1     0.000000000   697  D   W 223490 + 8 [k]\n"
+        "  8;0    3        2     0.000001000   697  D   W 300000 + 8 [k]\n"
+        "junk line\n"
+        "  8,0    3        3     0.000002000   697  D   W 400000 + 8 [k]\n"
+    )
+    trace = tmp_path / "cr.blkparse"
+    trace.write_bytes(events.replace("\n", "\r").encode())  # CR-only line ends
+    out = tmp_path / "r.json"
+    main_args = [
+        "run",
+        "-q",
+        "--trace",
+        str(trace),
+        "--set",
+        'workload.trace.on_bad_line="skip"',
+        "-o",
+        str(out),
+    ]
+    main(main_args)  # returns on success
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"warning: {trace}: 2 unreadable lines skipped (invalid 2)" in err
+    assert f'{trace}:2: device (column 1, major,minor) field "8;0"' in err and f"{trace}:3:" in err
+    report = json.loads(out.read_text())
+    info_ = report["workload"]["trace"]
+    assert report["workload"]["requests"] == 2
+    assert (info_["line_ends"], info_["skipped_lines"], [s["line"] for s in info_["first_skipped"]]) == (
+        "cr",
+        2,
+        [2, 3],
+    )
+    main(["trace", "stats", str(trace), "-O", "on_bad_line=skip"])
+    assert f"warning: {trace}: 2 unreadable lines skipped" in " ".join(capsys.readouterr().err.split())

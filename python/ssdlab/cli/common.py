@@ -34,7 +34,9 @@ def check_output_file(path: str, option: str) -> None:
         probe.touch(exist_ok=False)
         probe.unlink()
     except OSError as e:
-        reason = e.strerror or str(e)
+        # mkdir says "File exists" when a part of the path is a file.
+        exists = isinstance(e, FileExistsError | NotADirectoryError)
+        reason = "is a file, not a directory" if exists else (e.strerror or str(e))
         where = e.filename or target.parent
         raise click.BadParameter(f"cannot write {path}: {where}: {reason}", param_hint=option) from None
 
