@@ -553,7 +553,7 @@ mod tests {
         let message = load(Some("tiny"), &[layer], &[]).unwrap_err().to_string();
         assert!(message.contains("w.toml:2: 18446744073709551616 is outside TOML's integers"), "{message}");
         assert!(!message.contains("too large to fit"), "{message}");
-        assert_eq!(integer_out_of_range("-9223372036854775809").is_some(), true);
+        assert!(integer_out_of_range("-9223372036854775809").is_some());
         assert_eq!(integer_out_of_range("12"), None);
         assert_eq!(integer_out_of_range("fifo"), None);
     }
