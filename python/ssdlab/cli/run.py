@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table, run_with_progress
-from ssdlab.cli.common import config_options, console, note_overridden
+from ssdlab.cli.common import check_output_file, config_options, console, note_overridden, note_skipped_lines
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -145,6 +145,8 @@ def run(
         extra.append(f"seed={seed}")
     if verify is not None:
         extra.append(f"verify={'true' if verify else 'false'}")
+    if out:
+        check_output_file(out, "--out")  # now, not after the run
     # The core streams the log to the file as the run goes (memory stays flat).
     sim = Simulation(
         preset, workload, trace, extra, config_files, trace_format, requests_parquet, trace_with_workload
@@ -153,9 +155,9 @@ def run(
     start = time.perf_counter()
     report = run_with_progress(sim, quiet)
     wall = time.perf_counter() - start
+    note_skipped_lines(str(trace or "the trace"), report["workload"].get("trace"))
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        report.save(out)
+        report.save(out)  # first: the plots and tables that follow cannot lose it
     if plots:
         from ssdlab import plots as p
 

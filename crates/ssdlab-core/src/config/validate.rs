@@ -200,6 +200,13 @@ impl Capacity {
         self.physical_pages.saturating_sub(self.used_pages + self.slc_loss_pages) / self.pages_per_block
     }
 
+    /// Spare blocks of one plane: the physical blocks of a plane less its share of the used
+    /// logical space and of the SLC loss (data spreads over every plane).
+    pub fn spare_blocks_per_plane(&self) -> u64 {
+        let per_plane = self.physical_pages.saturating_sub(self.used_pages + self.slc_loss_pages) / self.planes.max(1);
+        per_plane / self.pages_per_block
+    }
+
     /// The most blocks that can ever be free: the spare blocks less 3 per plane (the host and
     /// GC streams' open blocks and the per-plane GC reserve).
     pub fn reachable_free_blocks(&self) -> u64 {
@@ -304,7 +311,11 @@ impl ValidatedConfig {
                     key: "workload.path".into(),
                     reason: "a trace workload needs a path".into(),
                 }),
-                Some(path) => p.check(path.is_file(), "workload.path", || format!("{}: no such file", path.display())),
+                Some(path) => {
+                    if let Some(reason) = crate::workload::trace::trace_file_problem(path) {
+                        p.check(false, "workload.path", || format!("{}: {reason}", path.display()));
+                    }
+                }
             }
         }
         if w.kind == WorkloadKind::Spec {

@@ -45,6 +45,8 @@ impl Simulation {
                 span_ns: span,
                 skipped_records: self.host.skipped_records(),
                 host: self.host.stats.clone(),
+                // Read again at the end: the lines the reader passed over are known only now.
+                trace: s.trace.as_ref().and_then(|_| self.host.trace_info()),
                 ..s.clone()
             },
             latency: LatencyReport {

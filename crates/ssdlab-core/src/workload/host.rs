@@ -125,6 +125,12 @@ impl Host {
         self.source.skipped()
     }
 
+    /// What the trace reader did so far (the lines it passed over included); `None` for a
+    /// source that is not a trace.
+    pub fn trace_info(&self) -> Option<crate::workload::trace::TraceInfo> {
+        self.source.trace_info()
+    }
+
     /// The next request, or None at the end of the workload.
     pub fn next_request(&mut self) -> Result<Option<HostRequest>> {
         if !self.started {
