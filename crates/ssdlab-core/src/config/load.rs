@@ -232,7 +232,9 @@ pub fn load_validated_claiming(
             .map(|p| with_origin(p, &claims.tables, &sources))
             .collect();
         match ValidatedConfig::new(config) {
-            Ok(valid) if problems.is_empty() && higher.is_empty() => return Ok(valid.with_warnings(warnings)),
+            Ok(valid) if problems.is_empty() && higher.is_empty() => {
+                return Ok(valid.with_warnings(warnings).with_preset(preset))
+            }
             Ok(_) => {}
             // A dropped key was checked with its default in place of what the user wrote: only
             // the problem with the written value is reported.

@@ -173,6 +173,8 @@ impl Simulation {
         let summary = WorkloadSummary { trace: source.trace_info(), ..WorkloadSummary::default() };
         let source_expects = source.expected_records();
         let host = Host::new(source, geometry.page_bytes, cfg.used_logical_pages(), w.fold, w.speedup, rebase);
+        // A trace or spec may address more than the drive holds: its footprint says what fits.
+        let host = if w.kind == WorkloadKind::Synthetic { host } else { host.count_footprint() };
         // Open loop issues at arrival times, not completions: its jobs take turns (`next_record`).
         let jobs = host.jobs().filter(|_| closed);
         let expected_requests = match w.kind {

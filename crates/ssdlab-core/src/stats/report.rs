@@ -24,6 +24,8 @@ pub struct Report {
     pub seed: u64,
     /// The fully resolved configuration.
     pub config: serde_json::Value,
+    /// The simulated drive: its preset and capacities.
+    pub drive: DriveSummary,
     pub workload: WorkloadSummary,
     pub latency: LatencyReport,
     pub throughput: Throughput,
@@ -50,6 +52,22 @@ pub struct Report {
     /// Learning diagnostics of every decision point run by an agent (`gc`, `eviction`,
     /// `region`), absent for policies that do not learn (`rl::diagnostics`).
     pub learning: std::collections::BTreeMap<&'static str, crate::rl::LearningReport>,
+}
+
+/// The drive a run simulated, as a summary states it (the geometry is in the config echo).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DriveSummary {
+    /// The device preset the configuration was loaded over; `null` when its layers gave the
+    /// device.
+    pub preset: Option<String>,
+    /// Every page of every block.
+    pub raw_bytes: u64,
+    /// Raw x (1 - `device.overprovisioning`), in whole pages.
+    pub logical_bytes: u64,
+    /// Logical x `device.utilization`: the space the workload addresses (a trace is folded into
+    /// it).
+    pub used_logical_bytes: u64,
+    pub utilization: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
