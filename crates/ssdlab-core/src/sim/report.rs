@@ -106,6 +106,7 @@ impl Simulation {
                 free_blocks: self.free_blocks.clone(),
                 buffer_occupied_pages: self.buffer_series.as_ref().map(|(o, _)| o.clone()),
                 buffer_dirty_pages: self.buffer_series.as_ref().map(|(_, d)| d.clone()),
+                rates: self.rates.report(self.first_arrival.map(|_| self.now), self.flash_totals()),
             },
             learning: [
                 ("gc", self.ftl.scheduler().learning()),

@@ -10,7 +10,7 @@ use crate::ftl::cache::CacheStats;
 use crate::ftl::gc::GcStats;
 use crate::ftl::FtlStats;
 use crate::nand::BlockMode;
-use crate::stats::{LatencySummary, TimeSeries};
+use crate::stats::{LatencySummary, RateSeries, TimeSeries};
 use crate::workload::host::HostStats;
 use crate::workload::trace::TraceInfo;
 
@@ -193,6 +193,13 @@ pub struct VerifySummary {
     pub final_scan_passed: bool,
 }
 
+/// Every series is `{interval_ns, time_ns, values}`. `free_blocks` and the buffer's are sampled
+/// values (the value at the first event of each interval, every other sample dropped when the
+/// interval doubles); the rest are figures per interval of simulated time
+/// (`stats::interval_series`): `time_ns` is an interval's start, the value covers
+/// `(time_ns, time_ns + interval_ns]` (the last interval up to the end of the run), and when the
+/// interval doubles neighbours merge (counts summed, latency histograms merged), so no request is
+/// dropped. Units are in the names.
 #[derive(Debug, Clone, Serialize)]
 pub struct TimeSeriesReport {
     pub free_blocks: TimeSeries,
@@ -202,6 +209,10 @@ pub struct TimeSeriesReport {
     /// Dirty pages in the write buffer, with a buffer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_dirty_pages: Option<TimeSeries>,
+    /// Throughput, latency percentiles (null in an interval without such requests), WAF (null
+    /// without host writes) and GC pages copied, per interval.
+    #[serde(flatten)]
+    pub rates: RateSeries,
 }
 
 impl Report {

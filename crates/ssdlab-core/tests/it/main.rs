@@ -12,6 +12,7 @@ mod learned_accounting;
 mod learning;
 mod mqsim_preset;
 mod partial_gc_verify;
+mod rates;
 mod report;
 mod rlgc;
 mod slc;
