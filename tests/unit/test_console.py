@@ -108,7 +108,12 @@ class _FakeSimulation:
     """A warm-up of 3 slices of pages, 2 of timed writes, then 3 steps of requests."""
 
     def __init__(self) -> None:
-        self.warm = [(100, 300, 0, 4_000_000), (200, 300, 0, 4_000_000), (300, 300, 2_000_000, 4_000_000), None]
+        self.warm = [
+            (100, 300, 0, 4_000_000),
+            (200, 300, 0, 4_000_000),
+            (300, 300, 2_000_000, 4_000_000),
+            None,
+        ]
         self.steps = 0
 
     def warm_up_step(self, max_work: int) -> bool:
