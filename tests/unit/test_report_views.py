@@ -51,7 +51,7 @@ def test_every_rate_series_is_a_dataframe_with_its_unit_in_its_name(report):
     interval_s = report["time_series"]["iops"]["interval_ns"] / 1e9
     lengths = [interval_s] * (len(iops) - 1) + [report["workload"]["span_ns"] / 1e9 - iops["time_s"].iloc[-1]]
     assert sum(iops["iops"] * lengths) == pytest.approx(6000)
-    with pytest.raises(KeyError, match="no time series 'latency'.*free_blocks"):
+    with pytest.raises(KeyError, match=r"no time series 'latency'.*free_blocks"):
         report.time_series("latency")
 
 
