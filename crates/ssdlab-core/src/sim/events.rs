@@ -126,6 +126,10 @@ impl Simulation {
             if !self.warmed {
                 self.warm_up()?;
             }
+            if self.cfg.warmup.seed.is_some() {
+                // The warm-up had its own seed: the run's policies draw from the run's.
+                self.ftl.reseed_policies(self.cfg.seed);
+            }
             self.start_phase()?;
             self.rates.start_from(self.flash_totals());
             self.started = true;

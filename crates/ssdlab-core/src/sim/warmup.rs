@@ -10,8 +10,9 @@ use super::*;
 /// a paper's "warm up, then run each benchmark" without repeating the warm-up for each.
 #[derive(Clone)]
 pub struct WarmDrive {
-    /// What the warm-up depends on: the configuration but its `[workload]`, and the queue depth
-    /// the timed warm-up takes from the workload when `warmup.timed_queue_depth` is 0.
+    /// What the warm-up depends on: the configuration but its `[workload]` (and but the run's
+    /// `seed` when `warmup.seed` is set), and the queue depth the timed warm-up takes from the
+    /// workload when `warmup.timed_queue_depth` is 0.
     setup: serde_json::Value,
     device: Device,
     ftl: Ftl,
@@ -27,6 +28,10 @@ impl WarmDrive {
             .map_err(|e| Error::config("warmup", format!("the configuration does not serialise: {e}")))?;
         if let Some(table) = value.as_object_mut() {
             table.remove("workload");
+            if cfg.warmup.seed.is_some() {
+                // The warm-up draws nothing from the run's seed (`ValidatedConfig::warmup_seed`).
+                table.remove("seed");
+            }
             if cfg.warmup.timed_random_writes_ns > 0 && cfg.warmup.timed_queue_depth == 0 {
                 table.insert("warmup_queue_depth_from_workload".into(), cfg.workload.queue_depth().into());
             }
@@ -74,7 +79,8 @@ impl Simulation {
     /// Start from `drive` instead of warming up: the run then reports exactly what it would
     /// have after its own warm-up, as the warm-up never reads the measured workload. Refused
     /// unless this run's configuration is the drive's but for `[workload]` (the device, FTL,
-    /// policies, seed and warm-up must be the same), and once the run has begun.
+    /// policies, seed and warm-up must be the same; with `warmup.seed` set, the warm-up seed
+    /// must be, and the run's `seed` may differ), and once the run has begun.
     pub fn start_from(&mut self, drive: &WarmDrive) -> Result<()> {
         if self.warmed || self.started || self.warming.is_some() {
             return Err(Error::config("warmup", "a run starts from a warm drive before it warms up or runs"));
@@ -126,7 +132,7 @@ impl Simulation {
         let used = self.cfg.used_logical_pages();
         if self.warming.is_none() {
             self.device.set_timed(false);
-            self.warming = Some(Box::new(WarmupCursor::new(self.cfg.seed)));
+            self.warming = Some(Box::new(WarmupCursor::new(self.cfg.warmup_seed())));
         }
         let cursor = self.warming.as_mut().expect("the warm-up is under way");
         if !cursor.untimed_done {
@@ -217,7 +223,7 @@ impl Simulation {
             arrival: Arrival::Closed,
             ..WorkloadConfig::default()
         };
-        let rng = rng_for(self.cfg.seed, RngStream::TimedWarmup);
+        let rng = rng_for(self.cfg.warmup_seed(), RngStream::TimedWarmup);
         let source = SyntheticSource::new(&writes, used as u64 * page_bytes, None, rng);
         let host = Host::new(Box::new(source), page_bytes, used, Fold::Modulo, 1.0, false);
         let set_aside = SetAside {
