@@ -298,7 +298,9 @@ pub fn load_validated_claiming(
     problems.extend(more);
     if let Some(config) = config.map(|c| Config { policy_tables: tables, ..c }) {
         match judge(config, &dropped, &extra) {
-            Ok(valid) if problems.is_empty() => return Ok(valid.with_warnings(warnings).with_sources(sources)),
+            Ok(valid) if problems.is_empty() => {
+                return Ok(valid.with_warnings(warnings).with_sources(sources).with_preset(preset))
+            }
             Ok(_) => {}
             Err(found) => problems.extend(found),
         }

@@ -14,6 +14,7 @@ mod learned_accounting;
 mod learning;
 mod mqsim_preset;
 mod partial_gc_verify;
+mod rates;
 mod report;
 mod rl_slc_settings;
 mod rlgc;
