@@ -19,7 +19,7 @@ use crate::registry::{Entry, Settings};
 pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
     load_validated_claiming(preset, layers, overrides, &claims(), |cfg| {
         let mut problems = crate::ftl::check_config(cfg);
-        problems.extend(crate::device::scheduler::check_config(cfg));
+        problems.extend(crate::device::scheduler::registry::check_config(cfg));
         // Every policy's settings table, the policy chosen or not (a mistake is caught before a
         // sweep switches to it), as the config's own tables are.
         for s in &policy_settings() {
@@ -120,7 +120,7 @@ fn registries() -> Vec<Registered> {
         registered("slc.policy", region::registry::REGISTRY),
         registered("gc.scheduler", gc::scheduler::REGISTRY),
         registered("gc.victim", gc::victim::REGISTRY),
-        registered("transaction_scheduler.policy", crate::device::scheduler::REGISTRY),
+        registered("transaction_scheduler.policy", crate::device::scheduler::registry::REGISTRY),
     ]
 }
 

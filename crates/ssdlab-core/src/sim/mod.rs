@@ -193,7 +193,7 @@ impl Simulation {
             _ => w.count,
         };
         let mut device = Device::new(geometry, timing);
-        device.set_scheduler(&cfg.transaction_scheduler)?;
+        device.set_scheduler(&cfg.transaction_scheduler, &cfg.policy_tables)?;
         Ok(Simulation {
             device,
             ftl: Ftl::build(&cfg, rng_for(cfg.warmup_seed(), RngStream::Policy))?,
