@@ -2,7 +2,7 @@
 //! registered, and the chosen policies go together, asked of their registry entries'
 //! capabilities (`Entry::caps`), never of their ids.
 
-use crate::config::{Capacity, Config, GcScopeKind};
+use crate::config::{Capacity, Config, GcScopeKind, SlcRegionMode};
 use crate::error::ConfigProblem;
 
 use super::cache;
@@ -211,6 +211,18 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
             format!("'{}' runs an SLC-mode region: it needs a multi-level cell device (device.cell)", cfg.slc.policy),
         ),
         None => {}
+    }
+    if cfg.slc.region != SlcRegionMode::Reserved {
+        check(
+            slc.is_some_and(|c| c.caps_size),
+            "slc.region",
+            format!(
+                "{:?} bounds the SLC size a policy chooses; '{}' has none to bound (slc.policy: {})",
+                format!("{:?}", cfg.slc.region).to_lowercase(),
+                cfg.slc.policy,
+                registry::ids_where(region::registry::REGISTRY, |c: &RegionCaps| c.caps_size)
+            ),
+        );
     }
     // A random-action control (the `random_control` key of a learned policy's table) replaces
     // a learned policy's choices: the seam's chosen policy must be one.
