@@ -47,12 +47,19 @@ def run_report(out: Path, requests: int = 60_000) -> Path:
     return out
 
 
-def compare_dir(out: Path, schedulers: str = "greedy,rlgc", seeds: int = 2) -> Path:
-    """A `compare` directory, as `ssdlab compare --out` writes it."""
-    setup = experiment.Setup(preset="tiny", workload="randrw", overrides=SMALL_RUN)
-    comparison = experiment.compare(
-        setup, [experiment.Vary.parse(f"gc.scheduler={schedulers}")], seeds=seeds, processes=1
-    )
+def compare_dir(
+    out: Path,
+    schedulers: str = "greedy,rlgc",
+    seeds: int = 2,
+    also_vary: Sequence[str] = (),
+    requests: int | None = None,
+) -> Path:
+    """A `compare` directory, as `ssdlab compare --out` writes it: `gc.scheduler` varied, and
+    each of `also_vary` (`KEY=V1,V2`)."""
+    overrides = (*SMALL_RUN, f"workload.count={requests}") if requests else SMALL_RUN
+    setup = experiment.Setup(preset="tiny", workload="randrw", overrides=overrides)
+    varies = [experiment.Vary.parse(f"gc.scheduler={schedulers}"), *map(experiment.Vary.parse, also_vary)]
+    comparison = experiment.compare(setup, varies, seeds=seeds, processes=1)
     experiment.write_outputs(comparison, out, title="tiny, randrw")
     return out
 

@@ -40,7 +40,14 @@ _LAZY = {
 }
 
 
+#: Submodules reached as attributes (`ssdlab.trace.read(path)` after `import ssdlab`), imported
+#: on first use like the names above.
+_SUBMODULES = {"trace"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"ssdlab.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'ssdlab' has no attribute {name!r}")
@@ -50,7 +57,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, *_SUBMODULES})
 
 
 __all__ = [

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ssdlab import _core
-from ssdlab.config import raw_config, toml_string, warn_deprecated
+from ssdlab.config import ConfigOverride, Overrides, overrides_of, raw_config, toml_string, warn_deprecated
 from ssdlab.report import HISTOGRAMS, Report
 
 if TYPE_CHECKING:
@@ -33,10 +33,12 @@ ProgressCallback = Callable[[int, int | None], None]
 class Simulation:
     """One simulation run.
 
-    >>> sim = Simulation(preset="tiny", workload="randwrite", overrides=["workload.count=2000"])
+    >>> sim = Simulation(preset="tiny", workload="randwrite", overrides={"workload.count": 2000})
     >>> report = sim.run()
     >>> report["workload"]["requests"]
     2000
+    >>> [str(o) for o in sim.overridden]
+    ['workload.count: 200000 (from workload:randwrite:6) -> 2000 (from --set)']
     """
 
     def __init__(
@@ -44,15 +46,22 @@ class Simulation:
         preset: str | None = "tiny",
         workload: str | Path | None = None,
         trace: str | Path | None = None,
-        overrides: Sequence[str] = (),
+        overrides: Overrides = (),
         config_files: Iterable[str | Path] = (),
         trace_format: str | None = None,
         request_log: str | Path | bool | None = None,
+        trace_with_workload: bool = False,
     ) -> None:
-        """`request_log`: a path streams one Parquet row per host request there
-        (`report.request_log`); True keeps the log in a temporary file that `report()` loads into
-        `Report.requests` and deletes."""
-        _, layers, overrides = raw_config(preset, workload, trace, overrides, config_files, trace_format)
+        """`overrides`: `{"key": value}` (values as Python, written as TOML) or a list of
+        `"key=value"` strings; they go over the config files, which go over the workload
+        pattern and the preset (`overridden` lists what a later layer changed). `request_log`: a
+        path streams one Parquet row per host request there (`report.request_log`); True keeps
+        the log in a temporary file that `report()` loads into `Report.requests` and deletes.
+        `trace_with_workload`: allow `trace` with a built-in `workload` pattern or spec, whose
+        other keys (warm-up, request count) then shape the replay (refused otherwise)."""
+        _, layers, overrides = raw_config(
+            preset, workload, trace, overrides, config_files, trace_format, trace_with_workload
+        )
         self._temp_log: Path | None = None
         if request_log is True:
             fd, name = tempfile.mkstemp(prefix="ssdlab-requests-", suffix=".parquet")
@@ -69,6 +78,13 @@ class Simulation:
     def __del__(self) -> None:
         if getattr(self, "_temp_log", None) is not None:
             self._temp_log.unlink(missing_ok=True)
+
+    @property
+    def overridden(self) -> list[ConfigOverride]:
+        """Every key a later layer set over an earlier one's value (a config file over the
+        workload pattern, an override over the preset), each once with every value it took. The
+        CLI prints them as notes; the API only hands them over."""
+        return overrides_of(self._native.config_overridden())
 
     @property
     def config_toml(self) -> str:
@@ -166,16 +182,20 @@ def run(
     preset: str | None = "tiny",
     workload: str | Path | None = None,
     trace: str | Path | None = None,
-    overrides: Sequence[str] = (),
+    overrides: Overrides = (),
     config_files: Iterable[str | Path] = (),
     trace_format: str | None = None,
     progress: ProgressCallback | None = None,
     request_log: str | Path | bool | None = None,
     warm_drive: WarmDrive | None = None,
+    trace_with_workload: bool = False,
 ) -> Report:
     """Build and run one simulation; returns its Report. With `warm_drive`, the run starts from
-    that drive (`Simulation.warm_drive`) instead of warming up."""
-    sim = Simulation(preset, workload, trace, overrides, config_files, trace_format, request_log)
+    that drive (`Simulation.warm_drive`) instead of warming up. The arguments are
+    `Simulation`'s."""
+    sim = Simulation(
+        preset, workload, trace, overrides, config_files, trace_format, request_log, trace_with_workload
+    )
     if warm_drive is not None:
         sim.start_from(warm_drive)
     return sim.run(progress)

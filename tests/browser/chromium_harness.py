@@ -19,9 +19,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 
-def start_browser():
-    """A new headless Chromium, offline, with its console and network logged; skips (fails in
-    CI) if Chromium is absent. The caller quits it."""
+def require_browser() -> None:
+    """Skip (fail in CI) when Chromium or its driver is absent."""
     missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
     if missing:
         reason = (
@@ -30,6 +29,47 @@ def start_browser():
         if os.environ.get("CI"):
             pytest.fail(f"CI: {reason}")
         pytest.skip(reason)
+
+
+#: A plain headless capture from the command line: taken when the page has loaded, before its
+#: interactive figures are drawn (the page holds their static drawings).
+CAPTURE_ARGUMENTS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--hide-scrollbars",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+)
+
+#: Added to `CAPTURE_ARGUMENTS`, as docs/report.md gives it for the interactive drawings: virtual
+#: time, which Chromium spends only while the page is idle, lets them draw before the capture.
+VIRTUAL_TIME = "--virtual-time-budget=10000"
+
+#: Added to `CAPTURE_ARGUMENTS` (or `start_browser`'s): the page's scripts do not run, as in a
+#: viewer or converter that runs no JavaScript.
+NO_JAVASCRIPT = "--blink-settings=scriptEnabled=false"
+
+
+def capture(path: Path, *how: str, timeout_s: float = 120) -> str:
+    """`chromium CAPTURE_ARGUMENTS *how file://path`: its standard output (the DOM with
+    `--dump-dom`)."""
+    import subprocess
+
+    require_browser()
+    done = subprocess.run(
+        [str(CHROMIUM), *CAPTURE_ARGUMENTS, *how, path.resolve().as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=True,
+    )
+    return done.stdout
+
+
+def start_browser(*arguments: str):
+    """A new headless Chromium, offline, with its console and network logged, and `arguments`
+    (`NO_JAVASCRIPT`); skips (fails in CI) if Chromium is absent. The caller quits it."""
+    require_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -43,6 +83,7 @@ def start_browser():
         # No name resolves: a page that reaches for the network fails to load it (and the
         # test sees the failed request), rather than fetching it.
         "--host-resolver-rules=MAP * ~NOTFOUND",
+        *arguments,
     ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
@@ -59,7 +100,7 @@ def start_browser():
 class Opened:
     """What the browser saw when it opened a report: the figures the page declares
     (`<meta name="ssdlab-figures">`), those it reports drawn, its figure containers and those
-    holding a drawing (Vega's SVG or canvas); console errors (SEVERE), failed requests and
+    holding an interactive drawing (Vega's SVG or canvas, not the static one); console errors (SEVERE), failed requests and
     requests that left the file (anything but file:, data: and blob: URLs); how long it took:
     `open_s` from the request to every figure drawn (wall clock, seen from the test);
     `content_ms`, `library_ms`, `first_figure_ms` and `drawn_ms` from the page's navigation start
@@ -69,6 +110,7 @@ class Opened:
     declared: int
     rendered: int | None
     with_drawing: int
+    with_static: int
     containers: int
     render_error: str | None
     console_errors: list[str] = field(default_factory=list)
@@ -93,26 +135,39 @@ class Opened:
             out.append(
                 f"{self.with_drawing} figures drawn as SVG or canvas ({self.containers} containers) of {self.declared}"
             )
+        if self.with_static and self.render_error is None:
+            out.append(f"{self.with_static} static drawings left beside the interactive ones")
         return out
 
+
+#: What a figure container holds. Vega draws a view into its container as an <svg class="marks">
+#: (or a <canvas>) inside an element `.figure-view`, hidden while it is being made
+#: (`.pending`); the page holds a static drawing, <svg class="figure-static">, until then. A
+#: drawing with no mark (path, line, text) is not a figure.
+_DRAWING = """
+const VIEW = ".figure-view:not(.pending) svg.marks, .figure-view:not(.pending) canvas.marks";
+const marked = d => d.tagName.toLowerCase() === "canvas" || d.querySelector("path, line, text") !== null;
+const drawing = p => [...p.querySelectorAll(VIEW)].some(marked);
+const staticDrawing = p => [...p.querySelectorAll("svg.figure-static")].some(marked);
+"""
 
 _DONE = (
     "return document.body !== null && (document.body.dataset.figuresRendered !== undefined"
     " || document.body.dataset.renderError !== undefined)"
 )
 
-_STATE = """
+_STATE = (
+    _DRAWING
+    + """
 const body = document.body;
 const plots = [...document.querySelectorAll(".figure-plot")];
-// Vega draws a view into its container as an <svg class="marks"> (or a <canvas>) with at least
-// one mark: an empty SVG is not a figure.
-const drawing = p => p.querySelector("svg.marks path, svg.marks line, svg.marks text, canvas.marks") !== null;
 const mark = name => { const m = performance.getEntriesByName(name); return m.length ? m[0].startTime : null; };
 return {
   declared: Number(document.querySelector('meta[name="ssdlab-figures"]').content),
   rendered: body.dataset.figuresRendered === undefined ? null : Number(body.dataset.figuresRendered),
   renderError: body.dataset.renderError === undefined ? null : body.dataset.renderError,
   withDrawing: plots.filter(drawing).length,
+  withStatic: plots.filter(staticDrawing).length,
   containers: plots.length,
   contentMs: performance.timing.domContentLoadedEventEnd - performance.timing.navigationStart,
   libraryMs: mark("ssdlab-library-loaded"),
@@ -120,6 +175,7 @@ return {
   drawnMs: mark("ssdlab-figures-drawn"),
 };
 """
+)
 
 
 def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -> Opened:
@@ -152,6 +208,7 @@ def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -
         declared=state["declared"],
         rendered=state["rendered"],
         with_drawing=state["withDrawing"],
+        with_static=state["withStatic"],
         containers=state["containers"],
         render_error=state["renderError"],
         console_errors=console,
@@ -165,12 +222,93 @@ def open_report(driver, path: Path, timeout_s: float = 60, fragment: str = "") -
     )
 
 
-def screenshot(driver, path: Path, max_height: int = 16000) -> Path:
-    """The whole page (up to `max_height` pixels) as a PNG at `path`."""
-    height = int(driver.execute_script("return document.documentElement.scrollHeight"))
-    width = int(driver.execute_script("return window.outerWidth")) or 1400
-    driver.set_window_size(width, min(height + 120, max_height))
+def screenshot(driver, path: Path) -> Path:
+    """The whole page as a PNG at `path`, captured as a headless capture would: beyond the
+    viewport, without scrolling and without resizing the window (`Page.captureScreenshot`)."""
+    import base64
+
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
     path.parent.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(path))
-    driver.set_window_size(1400, 1000)
+    path.write_bytes(base64.b64decode(shot["data"]))
     return path
+
+
+def print_to_pdf(driver, path: Path) -> Path:
+    """The page printed (`Page.printToPDF`: the browser's print, `beforeprint` and `afterprint`
+    included) to a PDF at `path`, A4 portrait."""
+    import base64
+
+    printed = driver.execute_cdp_cmd(
+        "Page.printToPDF", {"printBackground": True, "paperWidth": 8.27, "paperHeight": 11.69}
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(base64.b64decode(printed["data"]))
+    return path
+
+
+#: Per figure container: whether it holds Vega's interactive drawing (`drawn`), its static one
+#: (`static`), whether a drawing with marks is shown (`shown`: one that takes room and is not
+#: hidden, as the interactive one is while it is being made), and by how many pixels the
+#: drawings overflow the container on the right (0 when they fit).
+_FIGURE_FIT = (
+    _DRAWING
+    + """
+return [...document.querySelectorAll(".figure-plot")].map(p => {
+  const box = p.getBoundingClientRect();
+  const drawings = [...p.querySelectorAll("svg, canvas")].filter(d => d.matches(VIEW + ", svg.figure-static"));
+  const widest = Math.max(0, ...drawings.map(m => m.getBoundingClientRect().right));
+  const visible = d => d.getBoundingClientRect().width > 0 && getComputedStyle(d).visibility === "visible";
+  return {
+    id: p.id, drawn: drawing(p), static: staticDrawing(p),
+    shown: drawings.some(d => visible(d) && marked(d)),
+    overflow_px: Math.max(0, Math.round(widest - box.right)),
+  };
+});
+"""
+)
+
+
+def figure_fit(driver) -> list[dict]:
+    """Every figure container: `{id, drawn, static, shown, overflow_px}` (see `_FIGURE_FIT`)."""
+    return driver.execute_script(_FIGURE_FIT)
+
+
+#: Installed before a page's own scripts: once its first figure is drawn, every zero-delay
+#: timer (the page's pause between two figures) is held until `window.releaseTimers()`, so the
+#: page stops drawing after one figure, as a page printed a moment after it opened would.
+_HOLD_AFTER_FIRST_FIGURE = """
+(() => {
+  const original = window.setTimeout, held = [];
+  window.setTimeout = function (callback, delay, ...rest) {
+    if (!delay && performance.getEntriesByName("ssdlab-first-figure-drawn").length) {
+      held.push(() => callback(...rest));
+      return 0;
+    }
+    return original.call(window, callback, delay, ...rest);
+  };
+  window.releaseTimers = () => { window.setTimeout = original; held.splice(0).forEach(f => original(f, 0)); };
+})();
+"""
+
+
+def open_paused_after_first_figure(driver, path: Path, timeout_s: float = 60) -> None:
+    """Open a report whose drawing stops after its first figure (`_HOLD_AFTER_FIRST_FIGURE`),
+    and return once that figure is drawn; `window.releaseTimers()` lets it go on."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    script = driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _HOLD_AFTER_FIRST_FIGURE}
+    )
+    try:
+        driver.get("about:blank")
+        driver.get(path.resolve().as_uri())
+    finally:
+        driver.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]}
+        )
+    WebDriverWait(driver, timeout_s, poll_frequency=0.02).until(
+        lambda d: d.execute_script(
+            "return performance.getEntriesByName('ssdlab-first-figure-drawn').length > 0"
+            " || document.body.dataset.renderError !== undefined"
+        )
+    )

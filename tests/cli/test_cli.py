@@ -132,18 +132,34 @@ def test_bench_times_the_fill_scenario_on_its_warm_up():
     assert 100_000_000 < pages < 128 * 4096 * 256, row
 
 
-@pytest.mark.parametrize("env_id", ["ssdlab/GcScheduling-v0", "ssdlab/SlcCache-v0"])
-def test_bench_env_times_every_way_of_stepping_an_environment(env_id):
-    result = invoke("bench", "--env", "--env-id", env_id, "--envs", "2", "--decisions", "400")
+@pytest.mark.parametrize(
+    ("env_id", "setup"), [("ssdlab/GcScheduling-v0", "default"), ("ssdlab/SlcCache-v0", "light")]
+)
+def test_bench_env_times_every_way_of_stepping_an_environment_resets_included(env_id, setup):
+    # Wide enough that no row name folds.
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(
+        cli,
+        ["bench", "--env", "--env-id", env_id, "--env-setup", setup, "--envs", "2", "--decisions", "400"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
-    rows = {
-        name: line
-        for line in result.output.splitlines()
-        for name in ("one env", "SyncVectorEnv of 2", "AsyncVectorEnv of 2", "native vector env of 2")
-        if name in line
-    }
-    assert len(rows) == 4, result.output
-    for line in rows.values():
-        decisions, _, per_s, _ = line.split()[-4:]
-        assert int(decisions.replace(",", "")) >= 400 and float(per_s.replace(",", "")) > 0, line
-    assert env_id in result.output
+    names = (
+        "one env (gym.make)",
+        "one env, shared warm-up",
+        "SyncVectorEnv of 2, shared warm-up",
+        "AsyncVectorEnv of 2, shared warm-up",
+        "native vector env of 2 ",
+        "native vector env of 2, shared warm-up, ",
+    )
+    rows = {name: line for line in result.output.splitlines() for name in names if line.startswith(name)}
+    assert len(rows) == len(names), result.output
+    for name, line in rows.items():
+        episodes, per_s, _, alone, ratio, reset_ms = line.split()[-6:]
+        assert int(episodes.replace(",", "")) >= 1 and float(per_s.replace(",", "")) > 0, line
+        if name.startswith("one env"):
+            # Resets take time: the steps alone run faster than with them.
+            assert float(alone.replace(",", "")) > float(per_s.replace(",", "")) and float(reset_ms) > 0, line
+            assert 0 < float(ratio) < 1, line
+        else:
+            assert (alone, ratio, reset_ms) == ("-", "-", "-"), line
+    assert env_id in result.output and f"{setup} setup" in result.output

@@ -118,4 +118,84 @@ def test_make_run_compares_the_five_gc_schedulers_on_the_bundled_trace(tmp_path)
     assert report["warmup"]["pages_written"] > 0  # preconditioned before measuring
     assert report["gc"]["victims_reclaimed"] > 0  # GC at work from the first requests
     for scheduler in schedulers:
-        assert re.search(rf"^{scheduler}\s+\d", result.output, re.MULTILINE)
+        # A learned scheduler still exploring on this tiny budget is marked, its figures shown.
+        assert re.search(rf"^{scheduler}( †)?\s+\d", result.output, re.MULTILINE)
+
+
+#: RLGC on the tiny drive at steady state: GC decisions from the first requests.
+RLGC_RUN = (
+    "--preset", "tiny", "--workload", "randwrite", "--set", "warmup.fill=true",
+    "--set", "gc.trigger_free_blocks=12", "--set", "gc.rlgc.zero_interval=same_arrival",
+)  # fmt: skip
+
+
+def test_with_controls_runs_each_learned_variant_beside_its_random_control_with_the_same_seeds(tmp_path):
+    out = tmp_path / "cmp"
+    result = invoke(
+        "compare", *RLGC_RUN, "--set", "workload.count=3000", "--vary", "gc.scheduler=greedy,rlgc",
+        "--seeds", "2", "--jobs", "2", "--with-controls", "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    runs = read_runs(out)
+    assert [(r["variant"], r["seed"]) for r in runs] == [
+        ("greedy", "0"),
+        ("greedy", "1"),
+        ("rlgc", "0"),
+        ("rlgc", "1"),
+        ("rlgc (random control)", "0"),
+        ("rlgc (random control)", "1"),
+    ]  # fmt: skip, greedy learns nothing: no control; rlgc's right after it, the same seeds
+    for row in runs:
+        report = json.loads((out / row["report"]).read_text())
+        control = row["variant"].endswith("(random control)")
+        assert report["config"]["gc"]["rlgc"]["random_control"] is control
+        assert (
+            report["seed"] == int(row["seed"]) and report["config"]["gc"]["scheduler"] == row["gc.scheduler"]
+        )
+        if control:  # every decision drawn at random, and said to be the control, not flagged
+            gc = report["learning"]["gc"]
+            assert gc["control"] and gc["explorations"] == gc["decisions"] > 0
+            assert float(row["exploration_share"]) == 1.0 and row["exploring"] == "False"
+    assert (out / "reports" / "rlgc_random_control_seed0.json").exists()
+    lines = result.output.splitlines()
+    rows = [i for i, ln in enumerate(lines) if ln.startswith(("greedy ", "rlgc "))]
+    assert [lines[i].split()[0] for i in rows] == ["greedy", "rlgc", "rlgc"]
+    assert "(random control)" in lines[rows[2]] and "(random control)" not in lines[rows[1]]
+
+
+def test_with_controls_is_refused_when_no_variant_learns(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([
+            "compare", "--preset", "tiny", "--vary", "gc.scheduler=greedy,lazy_rtgc", "--with-controls",
+            "--out", str(tmp_path / "never"),
+        ])  # fmt: skip
+    assert info.value.code == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    assert "--with-controls: no compared variant runs a policy that learns" in err
+    assert "gc.rlgc.random_control" in err
+    assert not (tmp_path / "never").exists()
+
+
+def test_an_agent_shorter_than_its_epsilon_schedule_is_flagged_and_a_long_enough_one_is_not(tmp_path):
+    """rlgc explores at 0.8 for its first 1,000 GC decisions: a run of a few hundred is marked
+    with its share and where the schedule stood; the same run with a schedule of 50 decisions,
+    long past it with few random decisions, is not."""
+    out = tmp_path / "cmp"
+    result = invoke(
+        "compare", *RLGC_RUN, "--set", "workload.count=2000", "--set", "gc.scheduler=rlgc",
+        "--vary", "gc.rlgc.epsilon_switch_after_decisions=1000,50", "--jobs", "2", "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    short, long = read_runs(out)
+    reports = [json.loads((out / r["report"]).read_text())["learning"]["gc"] for r in (short, long)]
+    decisions = reports[0]["decisions"]
+    assert 100 < decisions < 1000, "the run is shorter than the schedule"
+    assert short["exploring"] == "True" and long["exploring"] == "False"
+    assert float(short["exploration_share"]) > 0.5 and float(long["exploration_share"]) < 0.1
+    lines = result.output.splitlines()
+    assert next(ln for ln in lines if ln.startswith("1000 ")).startswith("1000 †")
+    assert "†" not in next(ln for ln in lines if ln.startswith("50 "))
+    footnote = " ".join(lines[next(i for i, ln in enumerate(lines) if ln.startswith("† 1000:")) :])
+    share = round(100 * reports[0]["explorations"] / decisions)
+    assert f"{share} % of {decisions:,} GC decisions explored" in footnote
+    assert f"epsilon 0.8 until decision 1,000, then 0.01; the run took {decisions:,}" in footnote

@@ -103,3 +103,38 @@ def test_impossible_specs_and_short_traces_are_named(tmp_path, traces, capsys):
     assert code == 2 and "page_bytes" in err and "internal" not in err, err
     code, err = _exit_code_and_err(capsys, "trace", "fit", hm0, "-o", str(out), "--address-space", "4k")
     assert code == 2 and "larger than address_space" in err and "internal" not in err, err
+
+
+def test_fit_prints_the_comparison_and_names_what_it_cannot_fit(tmp_path, traces):
+    """A trace the spec format cannot express: each 4 KiB write is followed by a 64 KiB read of
+    it and the 15 pages written just before it, so every page a read touches was written in the
+    last 30 requests (re-read share 99.6 %: the first reads reach 15 pages below the first
+    write). A spec's re-read goes back to one write and reads on
+    from its start, into pages not written yet: the fit names the share it cannot reach, the
+    table marks it, and a closing warning names it."""
+    lines = []
+    for i in range(2000):
+        lines.append(f"{(2 * i) * 10_000},h,0,Write,{(100 + i) * 4096},4096,1")
+        lines.append(f"{(2 * i + 1) * 10_000},h,0,Read,{(100 + i - 15) * 4096},65536,1")
+    trace = tmp_path / "backwards.csv"
+    trace.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(cli, ["trace", "fit", str(trace), "-o", str(tmp_path / "b.toml")])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0, result.output
+    assert "fitted spec against the trace" in said and "re-read share 99.6%" in said, said
+    assert "the spec at most about" in said, said
+    assert "warning:" in said and "outside the 20% tolerance" in said and "re-read share (99.6% vs" in said, (
+        said
+    )
+    # The same comparison from Python, judged against a tolerance given there.
+    fitted = ssdlab_trace.fit(trace, tolerance=0.3)
+    assert fitted.comparison["tolerance"] == 0.3 and "re-read share" in fitted.misses
+    assert "re-read share" not in ssdlab_trace.fit(trace, tolerance=0.5).misses
+    frame = fitted.comparison_frame()
+    row = frame.set_index("figure").loc["re-read share"]
+    assert row["original"] > 0.99 and row["fitted"] < 0.7 and not row["within"]
+    # A trace the spec carries: no warning (the OLTP trace, re-reads included).
+    tpcc = traces / "ms_production" / "tpcc_small.disksim_ns.txt"
+    result = CliRunner().invoke(cli, ["trace", "fit", str(tpcc), "-o", str(tmp_path / "t.toml")])
+    assert result.exit_code == 0 and "warning:" not in result.output, result.output
+    assert ssdlab_trace.fit(tpcc).misses == []

@@ -109,6 +109,34 @@ def test_quick_reproduction_verifies_every_scheduler(quick):
     assert (runs.loc[runs["scheduler"] != "Page", "emergency_reclaims"] == 0).all()
 
 
+def test_quick_reproduction_flags_the_agents_still_exploring_beside_their_figures(quick):
+    """Every learned run says how much it explored; the runs still exploring when they ended are
+    counted per scheduler in a table of tables.md, beside the figures (issue #45)."""
+    from ssdlab.experiments.common import EXPLORATION_TITLE
+
+    out, tables = quick
+    runs = pd.read_csv(out / "runs.csv")
+    learned = runs[runs["rl_control"].notna() & (runs["rl_control"].astype(str) != "True")]
+    assert len(learned) and learned["rl_exploration_share"].between(0, 1).all()
+    choices = (
+        learned["rl_explorations"]
+        + learned["rl_exploitations"]
+        + learned["rl_unseen_state_decisions"].fillna(0)
+    )
+    assert (learned["rl_exploration_share"] == learned["rl_explorations"] / choices).all()
+    controls = runs[runs["rl_control"].astype(str) == "True"]
+    assert (controls["rl_exploration_share"] == 1.0).all() and not controls["rl_exploring"].any()
+    assert runs.loc[runs["rl_control"].isna(), "rl_exploring"].isna().all(), "no agent, no flag"
+    table = tables[f"Real traces: {EXPLORATION_TITLE}"]
+    for (preset, scheduler), row in table.iterrows():
+        mine = learned[(learned["preset"] == preset) & (learned["scheduler"] == scheduler)]
+        flagged = int(mine["rl_exploring"].sum())
+        assert row["still exploring"] == (f"{flagged} of {len(mine)} †" if flagged else "0")
+    # The quick runs are short: a few hundred GC decisions, most of them at epsilon 0.8.
+    assert learned["rl_exploring"].any()
+    assert EXPLORATION_TITLE in (out / "tables.md").read_text()
+
+
 def test_quick_reproduction_states_its_set_up_and_starts_from_an_empty_drive(quick):
     out, _ = quick
     setup = pd.read_csv(out / "setup.csv")

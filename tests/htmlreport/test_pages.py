@@ -10,6 +10,7 @@ import json
 import re
 import shlex
 import shutil
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +20,17 @@ from click.testing import CliRunner
 
 from ssdlab._console import fmt_duration_us
 from ssdlab.cli import cli, main
-from ssdlab.htmlreport import write_report
+from ssdlab.htmlreport import figures as figure_builders
+from ssdlab.htmlreport import static_svg, write_report
+from ssdlab.htmlreport.page import FIGURE_WIDTH
 from ssdlab.report import Report
 
 FIGURE = re.compile(
     r'<script type="application/json" class="ssdlab-figure" data-target="([^"]+)">(.*?)</script>', re.S
 )
+
+#: A figure's container with what it holds as the page loads.
+CONTAINER = re.compile(r'<div class="figure-plot" id="([^"]+)">(.*?)</div>', re.S)
 
 
 @dataclass
@@ -38,6 +44,11 @@ class Html:
     @property
     def figures(self) -> dict[str, dict]:
         return {target: json.loads(spec.replace("<\\/", "</")) for target, spec in FIGURE.findall(self.text)}
+
+    @property
+    def statics(self) -> dict[str, str]:
+        """What each figure container holds as the page loads (its static SVG)."""
+        return dict(CONTAINER.findall(self.text))
 
     def figure(self, title_part: str) -> dict:
         """The first figure (a Vega spec) whose titles or axis titles mention `title_part`."""
@@ -65,22 +76,61 @@ def render(path: Path, tmp_path: Path) -> Html:
 
 def assert_self_contained(html: Html) -> None:
     """Every figure declared is on the page with its container, as a Vega spec (compiled from
-    Vega-Lite when the page was written) with data to draw, and nothing is fetched: no external
-    script, stylesheet, font or image (Vega's library is embedded)."""
+    Vega-Lite when the page was written) with data to draw and drawn already (its static SVG,
+    `assert_drawn_statically`), and nothing is fetched: no external script, stylesheet, font or
+    image (Vega's library is embedded)."""
     figures = html.figures
     assert len(figures) == html.declared
+    statics = html.statics
+    assert list(statics) == list(figures), "a container per figure, in page order"
     for target, spec in figures.items():
-        assert f'<div class="figure-plot" id="{target}"' in html.text
         assert spec["$schema"].endswith("/vega/v6.json"), "compiled to Vega, not left to the browser"
         assert rows(spec), f"{target} draws nothing"
+        assert_drawn_statically(statics[target], spec, target)
     page = FIGURE.sub("", html.text)
     page = re.sub(r'<script type="application/octet-stream" id="vega-js-gzip">[^<]*</script>', "", page)
-    assert not re.search(r"<script[^>]+src=|<link|@import|url\(", page)
+    assert not re.search(r"<script[^>]+src=|<link|@import|url\((?!#)", page)
     assert not re.search(r"""(src|href)=["'](https?:)?//""", page)
     if figures:
         packed = re.search(r'id="vega-js-gzip">([^<]*)</script>', html.text).group(1)
         assert b"window.vegaEmbed=" in gzip.decompress(base64.b64decode(packed))[-300:]
         assert html.text.count('id="vega-js-gzip"') == 1, "Vega embedded once"
+
+
+def assert_drawn_statically(svg: str, spec: dict, target: str) -> None:
+    """A figure's container holds its drawing as the page loads (issue #45: a capture at load,
+    or a viewer without JavaScript, shows it): one SVG, scaled to its container (a `viewBox`, no
+    wider than the widest container), with marks in the figure's colours and every title and
+    axis title of its Vega spec written in it."""
+    root = ET.fromstring(svg)
+    for element in root.iter():
+        element.tag = element.tag.removeprefix("{http://www.w3.org/2000/svg}")
+    assert root.tag == "svg" and root.get("class") == static_svg.STATIC_CLASS, f"{target}: {svg[:80]}"
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
+    assert 0 < width <= FIGURE_WIDTH and height > 0
+    drawn = [e for e in root.iter() if e.tag in ("path", "line", "rect") and e.get("d") != ""]
+    colours = {e.get("fill") for e in drawn} | {e.get("stroke") for e in drawn}
+    spec_colours = set(re.findall(r'"(#[0-9a-fA-F]{6})"', json.dumps(spec)))
+    assert colours & spec_colours, f"{target}: no mark in the figure's colours"
+    texts = {"".join(e.itertext()) for e in root.iter("text")}
+    assert set(titles(spec)) <= texts, f"{target}: titles missing: {set(titles(spec)) - texts}"
+
+
+def titles(node: object) -> list[str]:
+    """The titles and axis titles a Vega spec writes."""
+    if isinstance(node, list):
+        return [t for v in node for t in titles(v)]
+    if not isinstance(node, dict):
+        return []
+    out = []
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            out.append(value)
+        elif key == "title" and isinstance(value, dict) and isinstance(value.get("text"), str):
+            out.append(value["text"])
+        out += titles(value)
+    return out
 
 
 def rows(spec: dict) -> list[dict]:
@@ -123,7 +173,12 @@ def test_run_page_shows_the_run_s_figures_and_exact_curves(run_json, tmp_path):
     assert last == pytest.approx(
         dict(report.histograms["write"])[report["latency"]["write"]["max_ns"]] / writes
     )
-    assert {row["series"] for row in rows(html.figure("free blocks"))} >= {"free_blocks"}
+    free = html.figure("free blocks")
+    (series,) = curves(free)
+    values = report["time_series"]["free_blocks"]["values"]
+    step = -(-len(values) // figure_builders.SERIES_POINTS)  # thinned to at most SERIES_POINTS points
+    assert series["v"] == values[::step]
+    assert "simulated time (s)" in json.dumps(free)
     sources = html.section("Flash operations by source")
     gc = report["device"]["counters"]["by_source"]["gc"]
     assert re.search(
@@ -184,7 +239,7 @@ def test_sweep_page_groups_the_cells_by_axis_and_lists_the_failed(sweep_path, tm
     latencies = [s for s in html.figures.values() if "write latency CDF" in json.dumps(s)]
     assert [groups(s) for s in latencies] == [["greedy", "rlgc"], ["0.8", "1.0"]]
     assert "pooled over the cells of each value of gc.scheduler" in by_scheduler
-    spread = html.figure("write p99.99 (us)")  # a panel per figure, a point per axis value
+    spread = html.figure("write p99.99 (")  # a panel per figure, a point per axis value
     assert [row["v"] for row in rows(spread)][:2] == ["greedy", "rlgc"]
     cells = pd.read_parquet(sweep_path / "results.parquet")
     waf = cells[(cells["status"] == "ok") & (cells["gc.scheduler"] == "greedy")]["waf"]
@@ -284,3 +339,56 @@ def test_the_same_input_gives_the_same_bytes(compare_path, tmp_path):
     """No timestamp, no random id: the Vega compile and the gzip (mtime 0) are deterministic."""
     first = write_report(compare_path, tmp_path / "a.html").path.read_bytes()
     assert write_report(compare_path, tmp_path / "b.html").path.read_bytes() == first
+
+
+def test_an_agent_with_fewer_decisions_than_one_window_says_so_and_is_flagged(tmp_path):
+    """A run of RLGC too short for one reward window (1,000 decisions) nor its epsilon schedule
+    (0.8 for its first 1,000): the page says how many decisions it took against the window,
+    instead of "no reward yet" beside a table of rewards, and flags the agent as still exploring
+    in the summary and the learning section."""
+    import ssdlab
+
+    report = ssdlab.run(
+        preset="tiny",
+        workload="randwrite",
+        overrides=[
+            "workload.count=1500",
+            "warmup.fill=true",
+            "gc.trigger_free_blocks=12",
+            "gc.rlgc.zero_interval=same_arrival",
+            "gc.scheduler=rlgc",
+        ],
+    )
+    gc = report.raw["learning"]["gc"]
+    decisions = gc["decisions"]
+    assert 0 < decisions < gc["reward_window_decisions"] == 1000 and gc["rewards"] > 0
+    report.save(tmp_path / "short.json")
+    html = render(tmp_path / "short.json", tmp_path)
+    learning = html.section("Learning")
+    assert f"The `gc` agent took fewer decisions ({decisions:,}) than one reward window (1,000)" in learning
+    assert "no reward" not in learning
+    share = round(100 * gc["explorations"] / decisions)
+    flag = f"{share} % of {decisions:,} GC decisions explored"
+    assert "Still exploring when the run ended" in learning and f"gc agent (rlgc): {flag}" in learning
+    assert f"epsilon 0.8 until decision 1,000, then 0.01; the run took {decisions:,}" in learning
+    summary = html.section("Summary")
+    assert 'class="warning"' in summary and flag in summary
+    assert f"<dt>gc agent (rlgc)</dt><dd>{flag} (still exploring)</dd>" in summary
+
+
+def test_compare_page_flags_a_variant_still_exploring_beside_its_figures(compare_path, tmp_path):
+    html = render(compare_path, tmp_path)
+    runs = [Report.load(p) for p in sorted((compare_path / "reports").glob("*.json"))]
+    rlgc = [r["learning"]["gc"] for r in runs if r["config"]["gc"]["scheduler"] == "rlgc"]
+    summary = html.section("Summary")
+    assert '<th class="num">explored</th>' in summary
+    shares = sorted(round(100 * g["explorations"] / g["decisions"]) for g in rlgc)
+    text = f"{shares[0]} %" if shares[0] == shares[-1] else f"{shares[0]}-{shares[-1]} %"
+    still = any(
+        g["epsilon_schedule"]["initial_phase_over"] is False or g["explorations"] > 0.1 * g["decisions"]
+        for g in rlgc
+    )
+    assert (f"{text} †" in summary) is still
+    assert ("still exploring" in summary.lower()) is still
+    learning = html.section("Learning")
+    assert "<th>explored</th>" in learning and "<th>still exploring</th>" in learning

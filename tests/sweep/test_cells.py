@@ -7,6 +7,9 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import pytest
+
+import ssdlab
 from ssdlab.data import trace_path
 from ssdlab.experiments.common import Job
 from ssdlab.sweeps import cells_from_jobs, load_grid, plan
@@ -108,3 +111,25 @@ def test_grid_cells_and_job_cells_of_one_configuration_share_their_id(tmp_path):
         [Job({}, "tiny", workload="randwrite", overrides=("gc.victim=fifo", "seed=0"))]
     )
     assert from_grid.id == from_job.id
+
+
+def test_a_grid_whose_every_combination_is_excluded_is_an_error_on_its_first_exclude(tmp_path):
+    path = write(
+        tmp_path / "g.toml",
+        """
+        [base]
+        workload = "randwrite"
+        [axes]
+        "gc.scheduler" = ["greedy", "rlgc"]
+        [[exclude]]
+        "gc.scheduler" = "greedy"
+        [[exclude]]
+        "gc.scheduler" = "rlgc"
+        """,
+    )
+    with pytest.raises(ssdlab.ConfigError) as info:
+        plan(load_grid(path))
+    assert info.value.line == 5
+    assert info.value.message == (
+        f"{path}:5: [[exclude]]: every combination of the axes is excluded: the grid has no cell to run"
+    )

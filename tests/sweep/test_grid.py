@@ -111,6 +111,11 @@ BAD_GRIDS = [
     ("[axes]\n'gc.victim' = ['fifo']\n[[exclude]]\n'gc.victim' = 'greedy'\n", 4, "[[exclude]] #1 gc.victim", "not a value of this axis"),
     ("[axes]\n'gc.victim' = ['fifo']\n[[exclude]]\n", 3, "[[exclude]] #1", "would leave out every cell"),
     ("[axes\n'gc.victim' = ['fifo']\n", 1, "", "TOML syntax"),
+    ("seeds = [18446744073709551616]\n[base]\npreset = 'tiny'\n", 1, "seeds", "seed 18446744073709551616 is out of range: a seed is at most 2^63 - 1"),
+    ("seeds = [9223372036854775807]\n[base]\npreset = 'tiny'\n", None, None, None),  # the largest: fine
+    ("seeds = 100000000000\n[base]\npreset = 'tiny'\n", 1, "seeds", "100000000000 seeds: at most 1,000,000"),
+    ("[base]\npreset = 'tiny'\n[axes]\n'workload.count' = [1, 18446744073709551616]\n", 4, "[axes] workload.count", "18446744073709551616 is out of range: TOML's integers are 64-bit"),
+    ("[axes]\n'device.timing.read_ns' = [[1, -9223372036854775809]]\n", 2, "[axes] device.timing.read_ns", "-9223372036854775809 is out of range"),
 ]  # fmt: skip
 
 
@@ -150,6 +155,45 @@ def test_several_problems_come_as_one_error_in_line_order(tmp_path):
     assert lines[1].startswith(f"  {path}:6: [axes] gc.victim: an axis needs at least one value")
     assert lines[2].startswith(f"  {path}:8: [base] trace: no such trace file")
     assert [key for key, _ in info.value.problems] == ["gc.victim", "trace"]
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "seeds = 3\n", "[base]\n[axes]\n"])
+def test_a_grid_that_says_nothing_to_run_is_refused_not_run_with_the_defaults(tmp_path, text):
+    path = tmp_path / "empty.toml"
+    path.write_text(text)
+    with pytest.raises(ssdlab.ConfigError) as info:
+        load_grid(path)
+    assert info.value.message.startswith(f"{path}: the grid says nothing to run (no [base] key, no [axes])")
+
+
+def test_a_grid_file_that_is_not_utf8_names_its_line_and_column(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes("[base]\npreset = 'tiny'\n# café\n".encode("latin-1"))
+    with pytest.raises(ssdlab.ConfigError) as info:
+        load_grid(path)
+    assert info.value.line == 3
+    assert info.value.message == f"{path}:3: not UTF-8 text (byte 0xe9 at column 6); TOML files are UTF-8"
+
+
+@pytest.mark.parametrize(
+    ("grid_text", "line", "key"),
+    [
+        ("[base]\nworkload = 'w.toml'\n", 2, "[base] workload"),
+        ("[base]\npreset = 'tiny'\n[axes]\nworkload = ['randwrite', 'w.toml']\n", 4, "[axes] workload"),
+        ("[base]\nconfig = ['w.toml']\n", 2, "[base] config"),
+    ],
+)
+def test_a_workload_or_config_file_that_is_not_utf8_names_both_files_and_lines(
+    tmp_path, grid_text, line, key
+):
+    named = tmp_path / "w.toml"
+    named.write_bytes("[workload]\nkind = 'synthetic'\n# café\n".encode("latin-1"))
+    path = write(tmp_path / "g.toml", grid_text)
+    with pytest.raises(ssdlab.ConfigError) as info:
+        load_grid(path)
+    assert info.value.message == (
+        f"{path}:{line}: {key}: {named}:3: not UTF-8 text (byte 0xe9 at column 6); TOML files are UTF-8"
+    )
 
 
 def test_a_missing_grid_file_is_a_config_error(tmp_path):

@@ -26,3 +26,26 @@ def test_latency_tail_plots_the_fraction_at_least_as_slow(tmp_path):
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert [label.get_text() for label in ax.get_legend().get_texts()] == ["a"]
     assert not plt.fignum_exists(fig.number)  # saved figures are closed
+
+
+def test_axes_take_the_unit_of_their_range_and_the_cdf_starts_at_zero(tmp_path):
+    """A tail of 20 us to 300 us reads in us; a CDF rises from 0 at its fastest request (30 % of
+    the requests there); 21 days of simulated time read in days (issue #45)."""
+    from ssdlab.report import Report
+
+    fig = plots.latency_tail({"a": [(20_000, 3), (300_000, 1)]}, path=None)
+    assert fig.axes[0].get_xlabel() == "write latency (us)"
+    assert np.allclose(fig.axes[0].get_lines()[0].get_data()[0], [20.0, 300.0])
+    run = Report(
+        {"time_series": {"free_blocks": {"time_ns": [7 * 86_400e9, 21 * 86_400e9], "values": [9, 4]}}},
+        histograms={"write": [(100_000, 3), (2_000_000, 6), (50_000_000, 1)]},
+    )
+    fig = plots.latency_cdf({"run": run}, "write")
+    ax = fig.axes[0]
+    x, y = ax.get_lines()[0].get_data()
+    assert ax.get_xlabel() == "write latency (ms)" and np.allclose(x[:2], [0.1, 0.1])
+    assert np.allclose(y, [0.0, 0.3, 0.9, 1.0]) and ax.get_ylim() == (0.0, 1.02)
+    fig = plots.time_series({"run": run}, "free_blocks")
+    assert fig.axes[0].get_xlabel() == "simulated time (d)"
+    assert np.allclose(fig.axes[0].get_lines()[0].get_data()[0], [7.0, 21.0])
+    plt.close("all")

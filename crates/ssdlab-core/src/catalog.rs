@@ -38,6 +38,13 @@ pub fn load(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Res
     load_claiming(preset, layers, overrides, &claims())
 }
 
+/// The config keys closest to `key`, best first (`config::suggest`), among every key a
+/// configuration may hold: the config's own and every policy's settings (what the loader
+/// suggests for an unknown key; the sweep checker asks it too).
+pub fn key_suggestions(key: &str) -> Vec<String> {
+    crate::config::suggest::suggest(key, crate::config::known_keys(&claims()).iter().map(String::as_str))
+}
+
 /// Every renamed table (old, new): the config's own and the policies' (`Settings::formerly`).
 pub fn renamed() -> Vec<Renamed> {
     crate::config::RENAMED.iter().copied().chain(claims().renamed).collect()
@@ -48,7 +55,10 @@ pub fn renamed() -> Vec<Renamed> {
 fn claims() -> Claims {
     let settings = policy_settings();
     Claims {
-        tables: settings.iter().map(|s| Claim { path: s.table.to_string(), defaults: s.resolved(None) }).collect(),
+        tables: settings
+            .iter()
+            .map(|s| Claim { path: s.table.to_string(), defaults: s.resolved(None), keys: s.keys() })
+            .collect(),
         renamed: settings.iter().filter_map(|s| s.formerly.map(|old| Renamed { old, new: s.table })).collect(),
     }
 }
@@ -218,14 +228,11 @@ mod tests {
 
     #[test]
     fn gc_policy_tables_are_checked_chosen_or_not() {
-        let layer = Layer {
-            origin: Some("w.toml".into()),
-            text: "[gc]\nscheduler = \"rlgc_aggressive\"\n[gc.lazy_rtgc]\ncopies_per_step = 0\n[gc.rlgc]\n\
+        let layer = Layer::named("w.toml", "[gc]\nscheduler = \"rlgc_aggressive\"\n[gc.lazy_rtgc]\ncopies_per_step = 0\n[gc.rlgc]\n\
                    intensive_stop_free_blocks = 0\naggressive_trigger_free_blocks = 2\nalpha = 0\nrewards = [1.0, 0.0]\n\
                    reward_window = 0\ncurrent_interval_edges_ns = [5, 5]\n[gc.rlgc_qtc]\ncapacity_per_action = 0\n\
                    [gc.predictor]\nsmoothing = 1.5\nwindow = nan\n"
-                .into(),
-        };
+                );
         let text = load_config(Some("tiny"), &[layer], &[]).unwrap_err().to_string();
         for key in [
             "gc.lazy_rtgc.copies_per_step",
@@ -271,17 +278,15 @@ mod tests {
     /// gives, with a warning that says where; the echo writes only the new names.
     #[test]
     fn old_table_names_load_as_the_new_ones_with_a_warning() {
-        let old = Layer {
-            origin: Some("old.toml".into()),
-            text: "seed = 3\n\n[gc.qtc]\nunseen_copies = 1\n\n[cache.fsp]\nalpha = 0.5\n[scheduler]\npolicy = \"priority\"\n"
-                .into(),
-        };
-        let new = Layer {
-            origin: Some("new.toml".into()),
-            text: "seed = 3\n\n[gc.rlgc_qtc]\nunseen_copies = 1\n\n[cache.page_type_eviction]\nalpha = 0.5\n\
-                   [transaction_scheduler]\npolicy = \"priority\"\n"
-                .into(),
-        };
+        let old = Layer::named(
+            "old.toml",
+            "seed = 3\n\n[gc.qtc]\nunseen_copies = 1\n\n[cache.fsp]\nalpha = 0.5\n[scheduler]\npolicy = \"priority\"\n",
+        );
+        let new = Layer::named(
+            "new.toml",
+            "seed = 3\n\n[gc.rlgc_qtc]\nunseen_copies = 1\n\n[cache.page_type_eviction]\nalpha = 0.5\n\
+                   [transaction_scheduler]\npolicy = \"priority\"\n",
+        );
         let sets = ["scheduler.max_wait_ns=5".to_string()];
         let from_old = load_config(Some("tiny"), &[old], &sets).unwrap();
         let from_new = load_config(Some("tiny"), &[new], &["transaction_scheduler.max_wait_ns=5".into()]).unwrap();

@@ -13,9 +13,10 @@ pub enum Error {
     #[error("{}", format_config(.path, .problems))]
     Config { path: Option<PathBuf>, problems: Vec<ConfigProblem> },
 
-    /// A malformed trace line or an unreadable trace.
+    /// A malformed trace line or an unreadable trace; `kind` says which, so a caller can say
+    /// what helps (skipping helps a bad line, not a truncated file).
     #[error("{}:{line}: {reason}", .path.display())]
-    Trace { path: PathBuf, line: u64, reason: String },
+    Trace { path: PathBuf, line: u64, reason: String, kind: TraceErrorKind },
 
     /// An I/O failure on a named file.
     #[error("{}: {source}", .path.display())]
@@ -37,6 +38,39 @@ pub enum Error {
     /// A broken internal invariant: a bug in ssdlab, never the user's input.
     #[error("internal invariant violated: {reason}")]
     Invariant { reason: String },
+}
+
+/// What is wrong with a trace, by what would fix it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TraceErrorKind {
+    /// A line the format cannot read: `on_bad_line = "skip"` would skip it.
+    BadLine,
+    /// The file does not fit the format (or none is detected), or a line that skipping cannot
+    /// get past: the format, or the column mapping, is what to change.
+    Format,
+    /// No requests at all: an empty file, or only headers and comments.
+    Empty,
+    /// Compressed (or binary trace) data that ends early or is damaged: the file itself.
+    Corrupt,
+    /// A request older than one already replayed, beyond `reorder_window`.
+    OutOfOrder,
+    /// Anything else.
+    #[default]
+    Other,
+}
+
+impl TraceErrorKind {
+    /// The id Python sees (`TraceFormatError.kind`).
+    pub fn id(self) -> &'static str {
+        match self {
+            TraceErrorKind::BadLine => "bad_line",
+            TraceErrorKind::Format => "format",
+            TraceErrorKind::Empty => "empty",
+            TraceErrorKind::Corrupt => "corrupt",
+            TraceErrorKind::OutOfOrder => "out_of_order",
+            TraceErrorKind::Other => "other",
+        }
+    }
 }
 
 /// One problem in a configuration: the dotted key it concerns and why it is wrong.
@@ -62,9 +96,18 @@ impl Error {
         Error::Config { path: None, problems: vec![ConfigProblem { key: key.into(), reason: reason.into() }] }
     }
 
-    /// A trace error at a line (1-based; 0 when the problem concerns the whole file).
+    /// A trace error at a line (1-based; 0 when the problem concerns the whole file), of kind
+    /// `Other` until `of_kind` says what it is.
     pub fn trace(path: impl Into<PathBuf>, line: u64, reason: impl Into<String>) -> Self {
-        Error::Trace { path: path.into(), line, reason: reason.into() }
+        Error::Trace { path: path.into(), line, reason: reason.into(), kind: TraceErrorKind::Other }
+    }
+
+    /// A trace error of `kind` (other errors unchanged).
+    pub fn of_kind(self, kind: TraceErrorKind) -> Self {
+        match self {
+            Error::Trace { path, line, reason, .. } => Error::Trace { path, line, reason, kind },
+            other => other,
+        }
     }
 
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

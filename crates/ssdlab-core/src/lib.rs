@@ -21,6 +21,6 @@ pub mod workload;
 
 pub use catalog::{config_schema, config_schema_json, load_config};
 pub use config::{Config, ValidatedConfig};
-pub use error::{Error, Result};
+pub use error::{Error, Result, TraceErrorKind};
 pub use sim::Simulation;
 pub use stats::Report;

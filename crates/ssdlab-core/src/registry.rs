@@ -19,6 +19,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::config::UNKNOWN_KEY;
 use crate::error::{ConfigProblem, Error, Result};
 
 /// One registered policy: its id (config value, report value, file name), a one-line summary
@@ -113,6 +114,12 @@ impl Settings {
         table
     }
 
+    /// Every key of the table, as its schema lists them.
+    pub fn keys(&self) -> Vec<String> {
+        let schema = (self.schema)();
+        schema.get("properties").and_then(|p| p.as_object()).map_or_else(Vec::new, |p| p.keys().cloned().collect())
+    }
+
     /// The policy's settings in a run's config (`Config::policy_tables`): the table as written,
     /// defaults for what it leaves out, all defaults without a table.
     pub fn decode<T: PolicySettings>(&self, tables: &PolicyTables) -> Result<T> {
@@ -150,7 +157,7 @@ fn decode_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> (Optio
     let decoded: std::result::Result<T, _> = serde_path_to_error::deserialize(deserializer);
     let mut problems: Vec<ConfigProblem> = unknown
         .into_iter()
-        .map(|key| ConfigProblem { key: format!("{path}.{key}"), reason: "unknown key".into() })
+        .map(|key| ConfigProblem { key: format!("{path}.{key}"), reason: UNKNOWN_KEY.into() })
         .collect();
     match decoded {
         Ok(settings) => {
@@ -160,7 +167,10 @@ fn decode_settings<T: PolicySettings>(path: &str, table: &toml::Table) -> (Optio
         Err(e) => {
             let at = e.path().to_string();
             let key = if at == "." || at.is_empty() { path.to_string() } else { format!("{path}.{at}") };
-            problems.push(ConfigProblem { key, reason: e.into_inner().message().to_string() });
+            let message = e.into_inner().message().to_string();
+            // `deny_unknown_fields`: the loader words it as any unknown key (place, suggestion).
+            let reason = if message.starts_with("unknown field `") { UNKNOWN_KEY.to_string() } else { message };
+            problems.push(ConfigProblem { key, reason });
             (None, problems)
         }
     }

@@ -1,6 +1,7 @@
 //! ssdlab's exception classes, created here (`ssdlab.errors` re-exports them), and the one
 //! mapping from core errors to them, with their attributes: `.message`, `.path`, `.line`,
-//! `.problems` (list of (key, reason)).
+//! `.problems` (list of (key, reason)), `.kind` (a trace error's: what is wrong, by what fixes
+//! it, `ssdlab_core::TraceErrorKind::id`).
 //!
 //! The classes are made with `type(name, bases, namespace)`, not `#[pyclass]`: a pyclass adds
 //! its own instance layout, and a class cannot have two bases with different layouts, so
@@ -27,16 +28,17 @@ struct Classes {
 
 static CLASSES: GILOnceCell<Classes> = GILOnceCell::new();
 
-/// `SsdlabError.__init__(self, message, path=None, line=None, problems=None)`; bound as a
-/// method through `functools.partialmethod` (a builtin function is not a descriptor).
+/// `SsdlabError.__init__(self, message, path=None, line=None, problems=None, kind=None)`; bound
+/// as a method through `functools.partialmethod` (a builtin function is not a descriptor).
 #[pyfunction]
-#[pyo3(signature = (this, message, path=None, line=None, problems=None))]
+#[pyo3(signature = (this, message, path=None, line=None, problems=None, kind=None))]
 fn init_error(
     this: &Bound<'_, PyAny>,
     message: String,
     path: Option<String>,
     line: Option<u64>,
     problems: Option<Vec<(String, String)>>,
+    kind: Option<String>,
 ) -> PyResult<()> {
     let py = this.py();
     py.get_type::<PyException>().call_method1("__init__", (this, &message))?;
@@ -44,6 +46,7 @@ fn init_error(
     this.setattr("path", path)?;
     this.setattr("line", line)?;
     this.setattr("problems", problems.unwrap_or_default())?;
+    this.setattr("kind", kind)?;
     Ok(())
 }
 
@@ -75,7 +78,8 @@ pub fn register<'py>(m: &Bound<'py, PyModule>) -> PyResult<()> {
         PyTuple::new(py, [py.get_type::<PyException>()])?,
         "Base of every ssdlab error.\n\nAttributes:\n    message: the error's text.\n    path: the file \
          concerned (config, trace), if any.\n    line: the 1-based line in that file, if known.\n    problems: \
-         for configuration errors, every (key, reason) found.",
+         for configuration errors, every (key, reason) found.\n    kind: for trace errors, what is wrong: \
+         \"bad_line\", \"format\", \"empty\", \"corrupt\", \"out_of_order\" or \"other\".",
         Some(&init),
     )?;
     let with = |extra: Option<Bound<'py, PyType>>| -> PyResult<Bound<'py, PyTuple>> {
@@ -139,28 +143,31 @@ pub fn register<'py>(m: &Bound<'py, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// (exception class, .path, .line, .problems)
-type Fields<'a> = (&'a Py<PyType>, Option<String>, Option<u64>, Vec<(String, String)>);
+/// (exception class, .path, .line, .problems, .kind)
+type Fields<'a> = (&'a Py<PyType>, Option<String>, Option<u64>, Vec<(String, String)>, Option<&'static str>);
 
 pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
     let Some(classes) = CLASSES.get(py) else {
         return PyErr::new::<PyException, _>(err.to_string());
     };
     let message = err.to_string();
-    let (class, path, line, problems): Fields = match &err {
+    let (class, path, line, problems, kind): Fields = match &err {
         Error::Config { path, problems } => (
             &classes.config,
             path.as_ref().map(|p| p.display().to_string()),
             None,
             problems.iter().map(|p| (p.key.clone(), p.reason.clone())).collect(),
+            None,
         ),
-        Error::Trace { path, line, .. } => (&classes.trace, Some(path.display().to_string()), Some(*line), vec![]),
-        Error::Io { path, .. } => (&classes.io, Some(path.display().to_string()), None, vec![]),
-        Error::DeviceFull { .. } => (&classes.device_full, None, None, vec![]),
-        Error::Invariant { .. } => (&classes.internal, None, None, vec![]),
-        Error::Action(_) => (&classes.action, None, None, vec![]),
+        Error::Trace { path, line, kind, .. } => {
+            (&classes.trace, Some(path.display().to_string()), Some(*line), vec![], Some(kind.id()))
+        }
+        Error::Io { path, .. } => (&classes.io, Some(path.display().to_string()), None, vec![], None),
+        Error::DeviceFull { .. } => (&classes.device_full, None, None, vec![], None),
+        Error::Invariant { .. } => (&classes.internal, None, None, vec![], None),
+        Error::Action(_) => (&classes.action, None, None, vec![], None),
     };
-    match class.bind(py).call1((message, path, line, problems)) {
+    match class.bind(py).call1((message, path, line, problems, kind)) {
         Ok(instance) => PyErr::from_value(instance),
         Err(e) => e,
     }

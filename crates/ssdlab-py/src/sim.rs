@@ -3,9 +3,11 @@
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use ssdlab_core::config::{presets as core_presets, to_toml, ConfigWarning, Layer};
+use ssdlab_core::config::{
+    presets as core_presets, to_toml, to_toml_with_origins, ConfigOverride, ConfigWarning, Layer,
+};
 use ssdlab_core::load_config;
 use ssdlab_core::ValidatedConfig;
 
@@ -29,12 +31,18 @@ fn step(d: Decision) -> Step {
     (d.observation, d.mask, d.reward, d.builtin_action, d.reward_parts)
 }
 
-fn layers(raw: Vec<(Option<String>, String)>) -> Vec<Layer> {
-    raw.into_iter().map(|(origin, text)| Layer { origin: origin.map(PathBuf::from), text }).collect()
+/// A layer as Python passes it: (origin, TOML, generated: made from the caller's arguments, not
+/// written by the user, so messages give it no line).
+pub type RawLayer = (Option<String>, String, bool);
+
+fn layers(raw: Vec<RawLayer>) -> Vec<Layer> {
+    raw.into_iter()
+        .map(|(origin, text, generated)| Layer { origin: origin.map(PathBuf::from), text, generated })
+        .collect()
 }
 
-/// A configuration as Python passes it: (preset, layers as (origin, TOML), overrides).
-pub type RawConfig = (Option<String>, Vec<(Option<String>, String)>, Vec<String>);
+/// A configuration as Python passes it: (preset, layers, overrides).
+pub type RawConfig = (Option<String>, Vec<RawLayer>, Vec<String>);
 
 /// `RawConfig` -> validated config (ConfigError with every problem).
 pub fn config_of(py: Python<'_>, (preset, raw_layers, overrides): RawConfig) -> PyResult<ValidatedConfig> {
@@ -44,7 +52,7 @@ pub fn config_of(py: Python<'_>, (preset, raw_layers, overrides): RawConfig) -> 
 fn validated(
     py: Python<'_>,
     preset: Option<&str>,
-    raw_layers: Vec<(Option<String>, String)>,
+    raw_layers: Vec<RawLayer>,
     overrides: Vec<String>,
 ) -> PyResult<ValidatedConfig> {
     load_config(preset, &layers(raw_layers), &overrides).py_err(py)
@@ -81,17 +89,40 @@ fn warnings(cfg: &ValidatedConfig) -> Vec<Warning> {
         .collect()
 }
 
-/// The fully resolved, validated configuration as TOML, and what loading it warned about.
+/// A key a later layer overrode: (key, [(value as TOML or None: its default, origin)], the
+/// line `key: A (from X) -> B (from Y)`).
+pub type Overridden = (String, Vec<(Option<String>, String)>, String);
+
+fn overridden(cfg: &ValidatedConfig) -> Vec<Overridden> {
+    cfg.overridden()
+        .into_iter()
+        .map(|o: ConfigOverride| {
+            let line = o.to_string();
+            (o.key, o.steps.into_iter().map(|s| (s.value, s.origin)).collect(), line)
+        })
+        .collect()
+}
+
+/// The fully resolved, validated configuration as TOML (with each value's origin as a comment
+/// if `origins`), what loading it warned about, and the keys a later layer overrode.
 #[pyfunction]
-#[pyo3(signature = (preset, layers, overrides))]
+#[pyo3(signature = (preset, layers, overrides, origins=false))]
 pub fn resolve_config(
     py: Python<'_>,
     preset: Option<&str>,
-    layers: Vec<(Option<String>, String)>,
+    layers: Vec<RawLayer>,
     overrides: Vec<String>,
-) -> PyResult<(String, Vec<Warning>)> {
+    origins: bool,
+) -> PyResult<(String, Vec<Warning>, Vec<Overridden>)> {
     let cfg = validated(py, preset, layers, overrides)?;
-    Ok((to_toml(cfg.config()), warnings(&cfg)))
+    let text = if origins { to_toml_with_origins(&cfg) } else { to_toml(cfg.config()) };
+    Ok((text, warnings(&cfg), overridden(&cfg)))
+}
+
+/// The config keys closest to `key` (a misspelt one), best first: what the loader suggests.
+#[pyfunction]
+pub fn config_key_suggestions(key: &str) -> Vec<String> {
+    ssdlab_core::catalog::key_suggestions(key)
 }
 
 /// Every renamed table as (old, new) dotted paths: the old names still load, with a warning.
@@ -104,8 +135,16 @@ pub fn config_renames() -> Vec<(&'static str, &'static str)> {
 /// their measured workload. Opaque: it lives in Rust and is never copied into Python.
 #[pyclass(module = "ssdlab._core")]
 pub struct WarmDrive {
-    // A Mutex for Sync, as `Simulation`'s.
-    inner: Mutex<ssdlab_core::sim::WarmDrive>,
+    // A Mutex for Sync, as `Simulation`'s; an Arc so that the vector env's workers start from
+    // it without the GIL (`vector.rs`).
+    inner: Arc<Mutex<ssdlab_core::sim::WarmDrive>>,
+}
+
+impl WarmDrive {
+    /// The drive, for a worker thread to start a simulation from.
+    pub fn shared(&self) -> Arc<Mutex<ssdlab_core::sim::WarmDrive>> {
+        Arc::clone(&self.inner)
+    }
 }
 
 /// One simulation run. Build it from a preset, TOML layers and `key=value` overrides, then
@@ -160,12 +199,7 @@ impl Simulation {
 impl Simulation {
     #[new]
     #[pyo3(signature = (preset, layers, overrides))]
-    fn new(
-        py: Python<'_>,
-        preset: Option<&str>,
-        layers: Vec<(Option<String>, String)>,
-        overrides: Vec<String>,
-    ) -> PyResult<Self> {
+    fn new(py: Python<'_>, preset: Option<&str>, layers: Vec<RawLayer>, overrides: Vec<String>) -> PyResult<Self> {
         let cfg = validated(py, preset, layers, overrides)?;
         let inner = py.allow_threads(|| ssdlab_core::Simulation::new(cfg)).py_err(py)?;
         Ok(Simulation { inner: Mutex::new(inner), decision_buffers: None })
@@ -182,7 +216,7 @@ impl Simulation {
     fn warm_drive(&mut self, py: Python<'_>) -> PyResult<WarmDrive> {
         let inner = &mut self.inner;
         let drive = py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).warm_drive());
-        Ok(WarmDrive { inner: Mutex::new(drive.py_err(py)?) })
+        Ok(WarmDrive { inner: Arc::new(Mutex::new(drive.py_err(py)?)) })
     }
 
     /// Start from `drive` instead of warming up (ConfigError if it was made with another
@@ -218,6 +252,11 @@ impl Simulation {
     /// What loading the configuration warned about (see `resolve_config`).
     fn config_warnings(&self) -> Vec<Warning> {
         warnings(self.sim().config())
+    }
+
+    /// The keys a later layer overrode (see `resolve_config`).
+    fn config_overridden(&self) -> Vec<Overridden> {
+        overridden(self.sim().config())
     }
 
     /// Exact latency distribution as (value_ns, count) pairs: which = "read" | "write" | "trim" |

@@ -3,6 +3,8 @@
 //! released, their decisions written into numpy buffers the caller owns. `ssdlab.gym.vector`
 //! builds Gymnasium's `VectorEnv` on it.
 
+use std::sync::{Arc, Mutex};
+
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 
@@ -11,13 +13,17 @@ use ssdlab_core::{Error, Result, Simulation, ValidatedConfig};
 
 use crate::buffers::{writable, write_row};
 use crate::errors::to_py;
-use crate::sim::{config_of, RawConfig};
+use crate::sim::{config_of, RawConfig, WarmDrive};
 use crate::workers::Workers;
+
+/// A warm drive shared by the environments that start from it.
+type SharedDrive = Arc<Mutex<ssdlab_core::sim::WarmDrive>>;
 
 /// What a step asks of one environment.
 enum Input {
-    /// Built anew from a config, run to its first decision.
-    Restart(Box<ValidatedConfig>),
+    /// Built anew from a config (and started from a warm drive if given), run to its first
+    /// decision.
+    Restart(Box<ValidatedConfig>, Option<SharedDrive>),
     /// Take the action, run to the next decision.
     Act(u32),
 }
@@ -28,8 +34,12 @@ type Outcome = Result<Option<Decision>>;
 /// A step's job for one environment.
 fn run(slot: &mut Option<Simulation>, (kind, input): (DecisionKind, Input)) -> Outcome {
     match input {
-        Input::Restart(cfg) => {
+        Input::Restart(cfg, drive) => {
             let mut sim = Simulation::new(*cfg)?;
+            if let Some(drive) = drive {
+                // The lock is held for the copy of the drive: restarts from one drive take turns.
+                sim.start_from(&drive.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))?;
+            }
             sim.attach(kind)?;
             let first = sim.advance()?;
             *slot = Some(sim);
@@ -117,39 +127,47 @@ impl VecSimulation {
 
     /// One step of every environment, without the GIL: environment i takes `actions[i]` and
     /// runs to its next decision, or, where `restarts[i]` holds a config, is built anew from it
-    /// and runs to its first decision (its action ignored), or, with a negative action and no
+    /// (started from `drives[i]` if that holds a warm drive) and runs to its first decision
+    /// (its action ignored), or, with a negative action and no
     /// restart, is held (not stepped; its rows untouched). The actions of the environments
     /// stepped are checked against their masks first (ActionError naming the first bad one,
     /// no environment stepped). Writes each decision's observation, mask, reward and built-in
     /// action into the bound buffers, and 1 into `done[i]` where the run ended (its row keeps
     /// the previous values, reward 0).
-    #[pyo3(signature = (actions, restarts=None))]
+    #[pyo3(signature = (actions, restarts=None, drives=None))]
     fn step(
         &mut self,
         py: Python<'_>,
         actions: PyBuffer<i64>,
         restarts: Option<Vec<Option<RawConfig>>>,
+        drives: Option<Vec<Option<PyRef<'_, WarmDrive>>>>,
     ) -> PyResult<()> {
         let n = self.workers.len();
         let Some(b) = &self.buffers else {
             return Err(pyo3::exceptions::PyRuntimeError::new_err("bind the buffers before the first step"));
         };
         let actions = actions.to_vec(py)?;
-        if actions.len() != n || restarts.as_ref().is_some_and(|r| r.len() != n) {
+        if actions.len() != n
+            || restarts.as_ref().is_some_and(|r| r.len() != n)
+            || drives.as_ref().is_some_and(|d| d.len() != n)
+        {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "{n} environments: got {} actions and {} restarts",
+                "{n} environments: got {} actions, {} restarts and {} drives",
                 actions.len(),
-                restarts.as_ref().map_or(n, Vec::len)
+                restarts.as_ref().map_or(n, Vec::len),
+                drives.as_ref().map_or(n, Vec::len)
             )));
         }
         let mask = b.mask.as_slice(py).expect("bound as C-contiguous");
         let (kind, m) = (self.kind, self.actions);
         let mut inputs = Vec::with_capacity(n);
         let mut restarts = restarts.map(Vec::into_iter);
+        let mut drives = drives.map(Vec::into_iter);
         for (i, &action) in actions.iter().enumerate() {
             let restart = restarts.as_mut().and_then(Iterator::next).flatten();
+            let drive = drives.as_mut().and_then(Iterator::next).flatten().map(|d| d.shared());
             inputs.push(match restart {
-                Some(raw) => Some((kind, Input::Restart(Box::new(config_of(py, raw)?)))),
+                Some(raw) => Some((kind, Input::Restart(Box::new(config_of(py, raw)?), drive))),
                 None if action >= 0 => {
                     let a = u32::try_from(action).unwrap_or(u32::MAX);
                     let row = &mask[i * m..(i + 1) * m];

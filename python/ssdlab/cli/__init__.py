@@ -60,13 +60,72 @@ cli.add_command(reproduce)
 cli.add_command(report)
 
 
-def _hint(err: SsdlabError) -> str:
-    if isinstance(err, ConfigError):
-        return "hint: `ssdlab config show` prints every key with its resolved value"
-    if isinstance(err, TraceFormatError):
+#: Commands whose reader options are `-O KEY=VALUE` (the others take `--set workload.trace.KEY=VALUE`).
+_TRACE_COMMANDS = ("trace stats", "trace fit", "trace convert", "trace detect", "trace synth")
+
+
+def _command(argv: list[str] | None) -> str:
+    """The command a command line ran, as `trace stats` (the groups and command named, options
+    skipped)."""
+    args = sys.argv[1:] if argv is None else argv
+    path: list[str] = []
+    group: click.Command = cli
+    for arg in args:
+        if not isinstance(group, click.Group):
+            break
+        sub = group.commands.get(arg)
+        if sub is None:
+            if arg.startswith("-"):
+                continue
+            break
+        path.append(arg)
+        group = sub
+    return " ".join(path)
+
+
+def _reader_option(command: str, key: str, value: str) -> str:
+    """How `command` takes reader option `key`: `-O key=value` or `--set workload.trace.key=value`."""
+    if command in _TRACE_COMMANDS:
+        return f"-O {key}={value}"
+    return f"--set workload.trace.{key}={value}"
+
+
+def _trace_hint(err: SsdlabError, command: str) -> str:
+    """What helps a trace error of its kind, in the syntax of `command`."""
+    kind = getattr(err, "kind", None)
+    if kind == "bad_line":
         return (
-            "hint: force a format with --format, or skip bad lines with --set workload.trace.on_bad_line=skip"
+            f"hint: skip unreadable lines with {_reader_option(command, 'on_bad_line', 'skip')} (the "
+            "report counts them), or name the format with --format if it was detected wrongly"
         )
+    if kind == "format":
+        return (
+            "hint: name the format with --format (docs/traces.md shows each with a sample line), or "
+            "describe the columns with --format generic and a column mapping (docs/traces.md, generic)"
+        )
+    if kind == "empty":
+        return "hint: the file holds no requests: check the path, and that a download or copy finished"
+    if kind == "corrupt":
+        return (
+            "hint: the file ends early or is damaged (an interrupted download or copy?): check it "
+            "with `gzip -t` or `zstd -t` and fetch it again; skipping lines cannot help"
+        )
+    if kind == "out_of_order":
+        return (
+            f"hint: sort over a wider window with {_reader_option(command, 'reorder_window', '65536')}, "
+            f"or replay late requests at the last time with {_reader_option(command, 'on_out_of_order', 'clamp')}"
+        )
+    return ""
+
+
+def _hint(err: SsdlabError, command: str = "") -> str:
+    """A hint that fits the error's kind and the command that met it (empty if none helps)."""
+    if isinstance(err, TraceFormatError):
+        return _trace_hint(err, command)
+    if isinstance(err, ConfigError):
+        if command in _TRACE_COMMANDS:
+            return "hint: reader options are -O KEY=VALUE (docs/traces.md lists them)"
+        return "hint: `ssdlab config show` prints every key with its resolved value and where it came from"
     return ""
 
 
@@ -105,7 +164,7 @@ def _main(argv: list[str] | None) -> None:
             raise
         # The message is text, not markup: a grid's `[axes]` must print as written.
         console_err.print(f"[bold red]error:[/] {escape(e.message)}", highlight=False, markup=True)
-        hint = _hint(e)
+        hint = _hint(e, _command(argv))
         if hint:
             console_err.print(hint, highlight=False, markup=False)
         sys.exit(2 if isinstance(e, INPUT_ERRORS) else 1)

@@ -96,8 +96,8 @@ PRESETS = {"fsp_lru": "li-qlc-fsp", "fsp_rl": "li-qlc-fsp"}
     "--env",
     "env",
     is_flag=True,
-    help="Instead: decisions per second of a Gymnasium environment with a random agent (one env, "
-    "SyncVectorEnv, AsyncVectorEnv and the native vector env; needs the gym extra).",
+    help="Instead: decisions per second of a Gymnasium environment with a random agent, resets "
+    "included (one env, SyncVectorEnv, AsyncVectorEnv and the native vector env; needs the gym extra).",
 )
 @click.option(
     "--env-id",
@@ -106,15 +106,29 @@ PRESETS = {"fsp_lru": "li-qlc-fsp", "fsp_rl": "li-qlc-fsp"}
     type=click.Choice(["ssdlab/GcScheduling-v0", "ssdlab/FspPlacement-v0", "ssdlab/SlcCache-v0"]),
     help="With --env: the environment.",
 )
+@click.option(
+    "--env-setup",
+    default="default",
+    show_default=True,
+    type=click.Choice(["default", "light"]),
+    help="With --env: the environment's default setup (what gym.make(id) runs, its episodes and "
+    "resets), or the lightest simulation between decisions in episodes of a million requests.",
+)
 @click.option("--envs", default=8, show_default=True, help="With --env: environments per vector env.")
 @click.option("--decisions", default=200_000, show_default=True, help="With --env: decisions per row.")
 def bench(
-    requests: int, scenario: tuple[str, ...], env: bool, env_id: str, envs: int, decisions: int
+    requests: int,
+    scenario: tuple[str, ...],
+    env: bool,
+    env_id: str,
+    env_setup: str,
+    envs: int,
+    decisions: int,
 ) -> None:
     """Measure simulated host requests per wall second (warm-up excluded) and peak memory; with
-    --env, the decisions per second of the Gymnasium environments."""
+    --env, the decisions per second of the Gymnasium environments, resets included."""
     if env:
-        _env_bench(env_id, decisions, envs)
+        _env_bench(env_id, env_setup, decisions, envs)
         return
     from ssdlab.api import Simulation
 
@@ -151,24 +165,31 @@ def bench(
     console.print("peak RSS: whole process incl. Python; WAF: - for a scenario without writes")
 
 
-def _env_bench(env_id: str, decisions: int, envs: int) -> None:
-    from ssdlab.gym.bench import env_bench
+def _env_bench(env_id: str, setup: str, decisions: int, envs: int) -> None:
+    from ssdlab.gym.bench import WARMUP_SEED, env_bench
 
-    rows = env_bench(decisions=decisions, envs=envs, env_id=env_id)
+    rows = env_bench(decisions=decisions, envs=envs, env_id=env_id, setup=setup)
     table = new_table(
         f"ssdlab bench --env on {platform.processor() or platform.machine()} ({platform.system()})"
     )
-    for col in ("stepping", "envs", "decisions", "wall s", "decisions/s", "x one env"):
-        table.add_column(col, justify="left" if col == "stepping" else "right", no_wrap=True)
+    table.add_column("stepping", overflow="fold")
+    for col in ("episodes", "decisions/s", "x one env", "no resets", "with/no", "reset ms"):
+        table.add_column(col, justify="right", no_wrap=True)
     single = rows[0].per_s
     for row in rows:
+        alone = row.per_s_without_resets
         table.add_row(
             row.name,
-            str(row.envs),
-            f"{row.decisions:,}",
-            f"{row.wall_s:.2f}",
+            f"{row.episodes:,}",
             f"{row.per_s:,.0f}",
             f"{row.per_s / single:.2f}",
+            "-" if alone is None else f"{alone:,.0f}",
+            "-" if alone is None else f"{row.per_s / alone:.2f}",
+            "-" if row.mean_reset_s is None else f"{row.mean_reset_s * 1e3:.1f}",
         )
     console.print(table)
-    console.print(f"random agent; {env_id} on its workload in ssdlab.gym.bench")
+    console.print(
+        f"random agent; {env_id}, {setup} setup (ssdlab.gym.bench), about {decisions:,} decisions a "
+        "row; decisions/s: resets included (episodes: begun); no resets: the steps alone (one env); "
+        f"with/no: their ratio; reset ms: the mean reset; shared warm-up: warmup_seed={WARMUP_SEED}"
+    )

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
 
 from ssdlab._console import console, console_err
 
-__all__ = ["config_options", "console", "console_err"]
+__all__ = ["config_options", "console", "console_err", "note_overridden"]
 
 
 def _bundled_trace(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -22,8 +22,17 @@ def _bundled_trace(ctx: click.Context, param: click.Parameter, value: str | None
     return resolve_trace(value)
 
 
+def note_overridden(overridden: Iterable[object]) -> None:
+    """Each key a later layer overrode, once, on stderr: `note: workload.count: 200000 (from
+    workload:randwrite:6) -> 30000 (from my.toml:2)`."""
+    for item in overridden:
+        console_err.print(f"note: {item}", markup=False, highlight=False, soft_wrap=True)
+
+
 def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """--preset, --workload, --trace, --format, --config, --set."""
+    """--preset, --workload, --trace, --trace-with-workload, --format, --config, --set. The
+    layers merge in that order of precedence, lowest first: preset, built-in workload pattern or
+    trace, config files, --set."""
     options = [
         click.option(
             "--preset", "-p", default="tiny", show_default=True, help="Device preset (see `ssdlab presets`)."
@@ -32,7 +41,8 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--workload",
             "-w",
             default=None,
-            help="Built-in pattern (see `ssdlab presets`: randwrite, fio-64-randread, ...) or a TOML file.",
+            help="Built-in pattern (see `ssdlab presets`: randwrite, fio-64-randread, ...) or a TOML file. "
+            "--config files and --set go over a built-in's keys (each key they change is printed).",
         ),
         click.option(
             "--trace",
@@ -43,6 +53,13 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Replay this trace file, or a bundled real trace by name (see `ssdlab presets`).",
         ),
         click.option(
+            "--trace-with-workload",
+            is_flag=True,
+            default=False,
+            help="Allow --trace with a built-in --workload pattern or spec: the trace replaces its requests, "
+            "its other keys (warm-up, request count) stay. Refused without this flag.",
+        ),
+        click.option(
             "--format", "trace_format", default=None, help="Trace format (default: detected from content)."
         ),
         click.option(
@@ -51,7 +68,7 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "config_files",
             multiple=True,
             type=click.Path(dir_okay=False),
-            help="Extra TOML config file(s), merged in order.",
+            help="TOML config file(s), merged in order, over the preset and --workload/--trace.",
         ),
         click.option(
             "--set",
@@ -59,7 +76,8 @@ def config_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "overrides",
             multiple=True,
             metavar="KEY=VALUE",
-            help="Override any dotted key, e.g. --set gc.victim=fifo --set device.utilization=0.85.",
+            help="Override any dotted key, over everything else, e.g. --set gc.victim=fifo "
+            "--set device.utilization=0.85.",
         ),
     ]
     for option in reversed(options):

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table
-from ssdlab.cli.common import config_options, console
+from ssdlab.cli.common import config_options, console, note_overridden
 
 
 def _cell(mean: float, sd: float, fmt) -> str:
@@ -23,6 +23,21 @@ def _cell(mean: float, sd: float, fmt) -> str:
     return text
 
 
+#: The mark of a variant whose agent was still exploring when its runs ended (a footnote says why).
+EXPLORING_MARK = "†"
+
+
+def _label_cells(row: dict[str, Any], keys: list[str]) -> list[str]:
+    """The variant's key values (a control's last one with ` (random control)`), the last
+    marked when its agent was still exploring."""
+    cells = [str(row[k]) for k in keys]
+    if row["control"]:
+        cells[-1] += " (random control)"
+    if row.get("exploring"):
+        cells[-1] += f" {EXPLORING_MARK}"
+    return cells
+
+
 def comparison_table(rows: list[dict[str, Any]], keys: list[str], seeds: int):
     table = new_table(
         f"write latency, WAF and erases per variant (mean of {seeds} seeds)" if seeds > 1 else None
@@ -33,7 +48,7 @@ def comparison_table(rows: list[dict[str, Any]], keys: list[str], seeds: int):
         table.add_column(header, justify="right", no_wrap=True)
     for row in rows:
         table.add_row(
-            *(str(row[k]) for k in keys),
+            *_label_cells(row, keys),
             _cell(row["write_p99_us"], row["write_p99_us_sd"], fmt_duration_us),
             _cell(row["write_p99_99_us"], row["write_p99_99_us_sd"], fmt_duration_us),
             _cell(row["waf"], row["waf_sd"], lambda v: fmt_number(v, ".2f")),
@@ -56,6 +71,11 @@ def comparison_table(rows: list[dict[str, Any]], keys: list[str], seeds: int):
 @click.option(
     "--seeds", "-n", default=1, show_default=True, help="Runs per variant, seeds S..S+N-1 (S: the set seed)."
 )
+@click.option(
+    "--with-controls",
+    is_flag=True,
+    help="Beside every variant whose policy learns, its random-action control (same seeds).",
+)
 @click.option("--jobs", "-j", type=int, default=None, help="Parallel processes (default: one per core).")
 @click.option(
     "--out",
@@ -69,11 +89,13 @@ def compare(
     preset: str,
     workload: str | None,
     trace: str | None,
+    trace_with_workload: bool,
     trace_format: str | None,
     config_files: tuple[str, ...],
     overrides: tuple[str, ...],
     varies: tuple[str, ...],
     seeds: int,
+    with_controls: bool,
     jobs: int | None,
     out: str,
 ) -> None:
@@ -85,6 +107,13 @@ def compare(
     as a share of the mean), and writes to --out: runs.csv (every figure of every run),
     write_latency_tail.png (1-CDF on log-log axes, seeds pooled) and reports/*.json (full
     reports).
+
+    A variant whose learning agent was still exploring when its runs ended (its epsilon
+    schedule's initial phase not over, or more than 10 % of its decisions random) is marked †,
+    with a footnote giving its share of random decisions and its schedule; runs.csv has the
+    columns exploration_share and exploring. --with-controls runs, beside each variant whose
+    policy learns, its random-action control ("rlgc (random control)": every learned decision
+    drawn at random), so that what learning adds can be read off.
 
     \b
     `make run` compares the GC schedulers on the bundled real MSR trace excerpt
@@ -106,12 +135,23 @@ def compare(
     """
     from ssdlab.experiments import compare as experiment
 
-    setup = experiment.Setup(preset, workload, trace, trace_format, config_files, overrides)
+    setup = experiment.Setup(
+        preset, workload, trace, trace_format, config_files, overrides, trace_with_workload
+    )
+    note_overridden(experiment.overridden(setup))
     parsed = [experiment.Vary.parse(spec) for spec in varies]
-    comparison = experiment.compare(setup, parsed, seeds=seeds, processes=jobs)
+    comparison = experiment.compare(setup, parsed, seeds=seeds, processes=jobs, controls=with_controls)
     source = f"trace {Path(trace).name}" if trace else f"workload {workload or 'from the configuration'}"
     written = experiment.write_outputs(comparison, Path(out), title=f"{preset}, {source}")
-    console.print(comparison_table(comparison.table(), comparison.keys, seeds))
+    rows = comparison.table()
+    console.print(comparison_table(rows, comparison.keys, seeds))
+    for row in rows:
+        if row["exploring"]:
+            console.print(f"{EXPLORING_MARK} {row['variant']}: {row['exploring']}", highlight=False)
+    if any(row["exploring"] for row in rows):
+        from ssdlab.exploration import MEANING
+
+        console.print(f"{EXPLORING_MARK}: {MEANING}", highlight=False)
     if seeds > 1:
         console.print(
             f"±: standard deviation over the {seeds} seeds, as a share of the mean", highlight=False

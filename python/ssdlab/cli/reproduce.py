@@ -90,18 +90,22 @@ def _run(name: str, traces, traces_dir, out, jobs, backend, address, resume, shi
     import importlib
 
     from ssdlab._console import console
+    from ssdlab.cli.sweep import engine_statuses
     from ssdlab.experiments.common import Runner
 
     experiment = importlib.import_module(f"ssdlab.experiments.{name}")
     runner = Runner(processes=jobs, backend=backend, address=address, resume=resume, ship_traces=ship_traces)
     start = time.perf_counter()
-    experiment.reproduce(
-        [Path(t) for t in traces] or None,
-        Path(out),
-        shared_traces=Path(traces_dir),
-        runner=runner,
-        **settings,
-    )
+    # The sweep engine's warnings, and its statuses: 3 for a directory in use by another run,
+    # 143 for SIGTERM (the finished runs stay in OUT/cells).
+    with engine_statuses():
+        experiment.reproduce(
+            [Path(t) for t in traces] or None,
+            Path(out),
+            shared_traces=Path(traces_dir),
+            runner=runner,
+            **settings,
+        )
     # The full reproductions are meant to finish in minutes on 2 cores: say how long this took.
     console.print(f"wall time: {time.perf_counter() - start:.0f} s")
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table, run_with_progress
-from ssdlab.cli.common import config_options, console
+from ssdlab.cli.common import config_options, console, note_overridden
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -126,6 +126,7 @@ def run(
     preset: str,
     workload: str | None,
     trace: str | None,
+    trace_with_workload: bool,
     trace_format: str | None,
     config_files: tuple[str, ...],
     overrides: tuple[str, ...],
@@ -145,7 +146,10 @@ def run(
     if verify is not None:
         extra.append(f"verify={'true' if verify else 'false'}")
     # The core streams the log to the file as the run goes (memory stays flat).
-    sim = Simulation(preset, workload, trace, extra, config_files, trace_format, request_log=requests_parquet)
+    sim = Simulation(
+        preset, workload, trace, extra, config_files, trace_format, requests_parquet, trace_with_workload
+    )
+    note_overridden(sim.overridden)
     start = time.perf_counter()
     report = run_with_progress(sim, quiet)
     wall = time.perf_counter() - start

@@ -236,16 +236,68 @@ def _side_by_side(results: dict[str, dict[str, Any]], rows: list[Row], title: st
         yield table
 
 
+def _write_formats() -> list[str]:
+    return [name for fmt, aliases in ssdlab_trace.WRITE_FORMATS.items() for name in (fmt, *aliases)]
+
+
+to_option = click.option(
+    "--to",
+    "to",
+    type=click.Choice(_write_formats()),
+    default="binary",
+    show_default=True,
+    help="The format to write: binary (.sstr, exact), msr (MSR Cambridge CSV), disksim_ms (DiskSim ASCII; "
+    "alias disksim), disksim_ns (DiskSim with ns times, as MQSim reads it), blkparse (blkparse text; alias "
+    "blkparse-text). Each reads back with --format of the same id (docs/traces.md).",
+)
+
+
+def _converted_line(converted: ssdlab_trace.Converted, out: str, to: str) -> str:
+    """What was written, and what the format could not hold."""
+    notes = []
+    if converted.skipped_trims:
+        notes.append(f"{converted.skipped_trims:,} trims skipped ({to} has no trim)")
+    if converted.widened_to_sectors:
+        notes.append(f"{converted.widened_to_sectors:,} records widened to whole 512-byte sectors")
+    return f"{converted.records:,} records written to {out}" + (f"; {'; '.join(notes)}" if notes else "")
+
+
 @trace.command()
-@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("source")
 @click.argument("out", type=click.Path(dir_okay=False))
+@to_option
 @trace_format_option
 @trace_options_option
-def convert(source: str, out: str, trace_format: str | None, options: tuple[str, ...]) -> None:
-    """Convert a trace to ssdlab's compact binary format (replays faster)."""
+@click.option(
+    "--requests",
+    type=click.IntRange(min=1),
+    default=None,
+    help="A workload spec's length (default: the spec's). A trace's first N: -O max_requests=N.",
+)
+@click.option("--seed", default=1, show_default=True, help="Random seed of a workload spec.")
+def convert(
+    source: str,
+    out: str,
+    to: str,
+    trace_format: str | None,
+    options: tuple[str, ...],
+    requests: int | None,
+    seed: int,
+) -> None:
+    """Write a trace, or a workload spec drawn into one, in another format.
+
+    SOURCE is a trace file (any format ssdlab reads, or a bundled trace's name), an ssdlab
+    binary trace, or a workload spec (a TOML file or a built-in spec's name), so that a
+    synthetic trace can run in another simulator (MQSim reads disksim_ns, DiskSim disksim_ms).
+    Streamed: memory does not grow with the trace. Trims are skipped and counted in formats
+    without them (msr, disksim); requests off a 512-byte sector are widened to whole sectors in
+    the formats addressed in sectors (disksim, blkparse), and counted."""
+    from ssdlab.data import resolve_trace
+
     _options_toml(trace_format, options)
-    n = ssdlab_trace.convert(source, out, options, trace_format)
-    console.print(f"{n:,} records written to {out}")
+    source = source if ssdlab_trace.is_spec(source) else resolve_trace(source)
+    converted = ssdlab_trace.convert(source, out, options, trace_format, to=to, requests=requests, seed=seed)
+    console.print(_converted_line(converted, out, to), highlight=False)
 
 
 @trace.command()
@@ -273,6 +325,14 @@ def detect(files: tuple[str, ...]) -> None:
     metavar="SIZE",
     help="Scale the address space (and the footprints with it) to SIZE, e.g. 64g (default: the trace's).",
 )
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0, min_open=True),
+    default=0.2,
+    show_default=True,
+    help="Relative tolerance of the comparison: a figure further than this from the trace's is a miss "
+    "(shares: this relatively or a tenth of it absolutely, whichever is wider).",
+)
 def fit(
     source: str,
     out: str,
@@ -281,33 +341,113 @@ def fit(
     page_bytes: int,
     requests: int | None,
     address_space: str | None,
+    tolerance: float,
 ) -> None:
     """Fit a workload spec to a real trace, to replay it at any length or address space.
 
     The spec keeps the trace's read ratio, sizes, popularity, re-reads, sequential runs and
-    arrivals (docs/workloads.md); compare with `ssdlab trace synth` and `ssdlab trace stats A B`."""
+    arrivals (docs/workloads.md). The spec is then drawn at the trace's length (its first million
+    requests when longer; seed 1, as `trace synth`) and its key figures are printed beside the
+    trace's; a figure outside the tolerance is marked and named in a closing warning."""
     from ssdlab.data import resolve_trace
 
     space = _size_bytes(address_space) if address_space else None
     _options_toml(trace_format, options)
-    fitted = ssdlab_trace.fit(resolve_trace(source), options, page_bytes, requests, space, trace_format)
+    fitted = ssdlab_trace.fit(
+        resolve_trace(source), options, page_bytes, requests, space, trace_format, tolerance=tolerance
+    )
     Path(out).write_text(fitted.spec_toml)
+    console.print(f"workload spec written to {out}", highlight=False)
+    console.print(_comparison_table(fitted.comparison))
+    console.print(_comparison_note(fitted.comparison), highlight=False)
     for w in fitted.warnings:
         console.print(f"[yellow]not fitted:[/] {w}", highlight=False)
-    console.print(f"workload spec written to {out}", highlight=False)
+    misses = fitted.comparison["rows"]
+    misses = [row for row in misses if row["within"] is False]
+    if misses:
+        named = ", ".join(
+            f"{row['figure']} ({_value(row, 'original')} vs {_value(row, 'fitted')})" for row in misses
+        )
+        console.print(
+            f"[yellow]warning:[/] {len(misses)} figure{'s' if len(misses) > 1 else ''} outside the "
+            f"{tolerance:.0%} tolerance: {named}",
+            highlight=False,
+        )
+
+
+def _value(row: dict[str, Any], column: str) -> str:
+    """A comparison cell in the figure's unit."""
+    value = row[column]
+    kind = row["kind"]
+    if kind == "share":
+        return f"{value:.3f}" if row["figure"] == "read ratio" else _pct(value)
+    if kind == "bytes":
+        return fmt_bytes(value)
+    if kind == "nanoseconds":
+        return fmt_duration_us(value / 1e3)
+    return f"{value:,.0f}"
+
+
+def _difference(row: dict[str, Any]) -> str:
+    """Fitted minus original: in points for a share shown in percent, relative otherwise."""
+    original, fitted = row["original"], row["fitted"]
+    if row["kind"] == "share":
+        if row["figure"] == "read ratio":
+            return f"{fitted - original:+.3f}"
+        return f"{100 * (fitted - original):+.1f} pt"
+    if original == 0:
+        return MISSING if fitted == 0 else "new"
+    return f"{fitted / original - 1:+.0%}"
+
+
+def _comparison_table(comparison: dict[str, Any]):
+    """One row per key figure: the trace's value, the fitted spec's, the difference, and
+    whether it is within the tolerance."""
+    table = new_table("fitted spec against the trace")
+    table.add_column("figure", no_wrap=True)
+    for column in ("trace", "fitted", "difference"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    for row in comparison["rows"]:
+        if row["samples"] == 0:
+            table.add_row(row["figure"], MISSING, MISSING, MISSING, "")
+            continue
+        if row["within"] is None:
+            mark = f"[dim]{row['samples']} samples[/]"
+        else:
+            mark = "ok" if row["within"] else "[red]miss[/]"
+        table.add_row(row["figure"], _value(row, "original"), _value(row, "fitted"), _difference(row), mark)
+    return table
+
+
+def _comparison_note(comparison: dict[str, Any]) -> str:
+    drawn, total = comparison["requests"], comparison["trace_requests"]
+    length = (
+        f"at the trace's length ({drawn:,} requests)"
+        if drawn >= total
+        else f"at {drawn:,} requests, against the trace's first {drawn:,} (of {total:,})"
+    )
+    scale = comparison["address_space_scale"]
+    scaled = f"; fitted footprints divided by the address-space scale ({scale:,.3g})" if scale != 1 else ""
+    return (
+        f"The fitted spec drawn {length} with seed 1 (as `trace synth`){scaled}. miss: further from the "
+        f"trace than the tolerance ({comparison['tolerance']:.0%}; shares: or {comparison['tolerance'] / 10:.1%} "
+        f"points); N samples: too few in the trace to judge (fewer than 200)."
+    )
 
 
 @trace.command()
 @click.argument("spec")
-@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False), help="Binary trace to write.")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False), help="The trace to write.")
 @click.option(
     "--requests", type=click.IntRange(min=1), default=None, help="Requests (default: the spec's length)."
 )
 @click.option("--seed", default=1, show_default=True, help="Random seed.")
-def synth(spec: str, out: str, requests: int | None, seed: int) -> None:
-    """Draw a workload spec (a file or a built-in spec) into a binary trace."""
-    n = ssdlab_trace.synth(spec, out, requests, seed)
-    console.print(f"{n:,} records written to {out}")
+@to_option
+def synth(spec: str, out: str, requests: int | None, seed: int, to: str) -> None:
+    """Draw a workload spec (a file or a built-in spec) into a trace (binary unless --to)."""
+    converted = ssdlab_trace.convert(spec, out, to=to, requests=requests, seed=seed, spec=True)
+    console.print(_converted_line(converted, out, to), highlight=False)
 
 
 def _size_bytes(text: str) -> int:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ssdlab._console import console
 from ssdlab.errors import ConfigError, SsdlabError
+from ssdlab.exploration import MEANING, run_columns
 from ssdlab.sweeps.job import Job, WarmGroup
 
 if TYPE_CHECKING:
@@ -184,6 +185,51 @@ def write_tables(path: Path, tables: dict[str, pd.DataFrame], preamble: str = ""
             f.write(preamble.rstrip("\n") + "\n\n")
         for title, table in tables.items():
             f.write(f"### {title}\n\n{table.round(3).to_markdown()}\n\n")
+
+
+def exploration_columns(report: Any) -> dict[str, Any]:
+    """A run's learning agents' exploration as a reproduction's runs columns:
+    `rl_exploration_share` (explored decisions over the agents' decisions; NaN without an agent)
+    and `rl_exploring` (still exploring when the run ended, `ssdlab.exploration`; None without
+    an agent)."""
+    return {f"rl_{k}": v for k, v in run_columns(report).items()}
+
+
+def exploration_table(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame | None:
+    """Per group of runs (`by`) with a learning agent, the random-action controls left out: the
+    runs, the share of the agents' decisions explored (mean, smallest, largest) and how many were
+    still exploring when they ended (`ssdlab.exploration`: the epsilon schedule's initial phase
+    not over, or more than 10 % of decisions explored), marked `†`: their figures are largely
+    those of random actions, whatever a table beside this one says of learning. None when no run
+    has an agent, or the runs predate these columns."""
+    import pandas as pd
+
+    if "rl_exploring" not in runs.columns:
+        return None
+    learned = runs[runs["rl_exploring"].notna()]
+    if "rl_control" in learned.columns:
+        learned = learned[learned["rl_control"].astype(str) != "True"]
+    if learned.empty:
+        return None
+    rows = []
+    for key, group in learned.groupby(list(by), sort=False):
+        share = group["rl_exploration_share"].astype(float)
+        flagged = int(group["rl_exploring"].astype(str).eq("True").sum())
+        rows.append(
+            {
+                **dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+                "runs": len(group),
+                "explored (mean)": share.mean(),
+                "explored (min)": share.min(),
+                "explored (max)": share.max(),
+                "still exploring": f"{flagged} of {len(group)} †" if flagged else "0",
+            }
+        )
+    return pd.DataFrame(rows).set_index(list(by))
+
+
+#: The title of a reproduction's `exploration_table`.
+EXPLORATION_TITLE = f"Learned agents' exploration (share of decisions taken at random; †: runs {MEANING})"
 
 
 #: A figure of ours within this share of the paper's counts as reproduced, within twice as far as

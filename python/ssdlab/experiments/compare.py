@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ssdlab.config import resolve
+from ssdlab import exploration
+from ssdlab.config import ConfigOverride, flatten, resolve, resolve_explained
 from ssdlab.errors import ConfigError
 from ssdlab.experiments.common import Job, Runner, run_jobs
 from ssdlab.report import run_figures
@@ -68,16 +69,22 @@ def _split_top_level(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Variant:
-    """One combination of varied values: `settings` maps each varied key to its value."""
+    """One combination of varied values: `settings` maps each varied key to its value.
+    `control_keys` makes it the random-action control of that combination's learned policies
+    (`--with-controls`): each key (`gc.rlgc.random_control`, ...) set to true."""
 
     settings: dict[str, str]
+    control_keys: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
-        """The value alone when one key varies (`greedy`), else `key=value` pairs."""
+        """The value alone when one key varies (`greedy`), else `key=value` pairs; a control's
+        label ends in ` (random control)`."""
         if len(self.settings) == 1:
-            return next(iter(self.settings.values()))
-        return " ".join(f"{k}={v}" for k, v in self.settings.items())
+            label = next(iter(self.settings.values()))
+        else:
+            label = " ".join(f"{k}={v}" for k, v in self.settings.items())
+        return f"{label}{CONTROL_SUFFIX}" if self.control_keys else label
 
     @property
     def slug(self) -> str:
@@ -85,7 +92,11 @@ class Variant:
         return re.sub(r"[^A-Za-z0-9._-]+", "_", self.label).strip("_") or "variant"
 
     def overrides(self) -> list[str]:
-        return [f"{k}={v}" for k, v in self.settings.items()]
+        return [f"{k}={v}" for k, v in self.settings.items()] + [f"{k}=true" for k in self.control_keys]
+
+
+#: What a random-action control's label ends with.
+CONTROL_SUFFIX = " (random control)"
 
 
 @dataclass
@@ -98,6 +109,7 @@ class Setup:
     trace_format: str | None = None
     config_files: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
+    trace_with_workload: bool = False
 
 
 @dataclass
@@ -117,18 +129,32 @@ class Comparison:
     histograms: list[dict[str, list[tuple[int, int]]]] = field(default_factory=list, repr=False)
 
     def table(self) -> list[dict[str, Any]]:
-        """Per variant: its settings, the number of runs, and for each of TABLE_METRICS the mean
+        """Per variant: its settings, the number of runs, for each of TABLE_METRICS the mean
         over seeds and the sample standard deviation (NaN with one seed, or where a figure does
-        not exist, e.g. write latencies of a read-only run)."""
+        not exist, e.g. write latencies of a read-only run), whether it is a random-action
+        control (`control`), and `exploring` (`exploring`)."""
         rows = []
         for variant in self.variants:
             mine = [r for r in self.runs if r["variant"] == variant.label]
-            row: dict[str, Any] = {**variant.settings, "variant": variant.label, "runs": len(mine)}
+            row: dict[str, Any] = {
+                **variant.settings,
+                "variant": variant.label,
+                "control": bool(variant.control_keys),
+                "runs": len(mine),
+            }
             for metric in TABLE_METRICS:
                 values = [float(r[metric]) for r in mine]
                 row[metric], row[f"{metric}_sd"] = _mean_sd(values)
+            row["exploring"] = self.exploring(variant.label)
             rows.append(row)
         return rows
+
+    def exploring(self, label: str) -> str:
+        """Why the variant `label`'s agents count as still exploring when its runs ended, with
+        their share of explored decisions and their epsilon schedule (`ssdlab.exploration`);
+        empty when they do not (or it has no agent)."""
+        mine = [raw for row, raw in zip(self.runs, self.reports, strict=True) if row["variant"] == label]
+        return exploration.group_why(mine)
 
 
 def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
@@ -152,22 +178,91 @@ def variants(varies: Sequence[Vary]) -> list[Variant]:
     ]
 
 
-def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant], list[Job]]:
+def overridden(setup: Setup) -> list[ConfigOverride]:
+    """The keys a later layer of the shared configuration overrode (before the varied keys)."""
+    return resolve_explained(
+        setup.preset,
+        setup.workload,
+        setup.trace,
+        setup.overrides,
+        setup.config_files,
+        setup.trace_format,
+        setup.trace_with_workload,
+        origins=False,
+    ).overridden
+
+
+def control_keys() -> tuple[str, ...]:
+    """The keys that turn a learned policy into its random-action control: the `random_control`
+    of every policy settings table that has one (`gc.rlgc`, `cache.page_type_eviction`,
+    `slc.rl`), read from the configuration schema, so a new learned seam is found here too."""
+    from ssdlab.sweeps.keys import config_keys
+
+    return tuple(sorted(k for k in config_keys() if k.endswith(".random_control")))
+
+
+def _resolve(setup: Setup, overrides: Sequence[str]) -> str:
+    return resolve(
+        setup.preset,
+        setup.workload,
+        setup.trace,
+        overrides,
+        setup.config_files,
+        setup.trace_format,
+        setup.trace_with_workload,
+    )
+
+
+def with_controls(setup: Setup, all_variants: Sequence[Variant]) -> list[Variant]:
+    """Every variant followed by its random-action control when its configuration runs a policy
+    that learns: the control sets each `control_keys` key the core accepts for it to true (the
+    core's check refuses a control for a policy that does not learn: `gc.scheduler = "greedy"`,
+    or an eviction policy without a write buffer). A variant that already is a control gets none.
+    Refused when no variant learns."""
+    out: list[Variant] = []
+    keys = control_keys()
+    for variant in all_variants:
+        out.append(variant)
+        base = (*setup.overrides, *variant.overrides())
+        resolved = flatten(tomllib.loads(_resolve(setup, base)))
+        if any(resolved.get(k) is True for k in keys):
+            continue
+        learned = []
+        for key in keys:
+            try:
+                _resolve(setup, (*base, f"{key}=true"))
+            except ConfigError:
+                continue
+            learned.append(key)
+        if learned:
+            out.append(Variant(variant.settings, tuple(learned)))
+    if len(out) == len(all_variants):
+        raise ConfigError(
+            "--with-controls: no compared variant runs a policy that learns, so none has a random-action "
+            f"control (set by {', '.join(keys)})",
+            problems=[("--with-controls", ", ".join(v.label for v in all_variants))],
+        )
+    return out
+
+
+def plan(
+    setup: Setup, varies: Sequence[Vary], seeds: int, controls: bool = False
+) -> tuple[list[Variant], list[Job]]:
     """Validate every variant's configuration (all problems before anything runs) and build the
     jobs. A variant's seeds are S, S+1, ..., S+seeds-1, S being its configured seed (0 unless set
-    or varied)."""
+    or varied). With `controls`, each learned variant is followed by its random-action control
+    (`with_controls`), run with the same seeds."""
     if seeds < 1:
         raise ConfigError("--seeds must be at least 1", problems=[("--seeds", str(seeds))])
     all_variants = variants(varies)
     if seeds > 1 and any("seed" in v.settings for v in all_variants):
         raise ConfigError("vary `seed` or give --seeds, not both", problems=[("--seeds", str(seeds))])
+    if controls:
+        all_variants = with_controls(setup, all_variants)
     jobs = []
     for variant in all_variants:
         overrides = (*setup.overrides, *variant.overrides())
-        resolved = resolve(
-            setup.preset, setup.workload, setup.trace, overrides, setup.config_files, setup.trace_format
-        )
-        base_seed = tomllib.loads(resolved)["seed"]
+        base_seed = tomllib.loads(_resolve(setup, overrides))["seed"]
         for seed in range(base_seed, base_seed + seeds):
             jobs.append(
                 Job(
@@ -178,6 +273,7 @@ def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant
                     overrides=(*overrides, f"seed={seed}"),
                     config_files=setup.config_files,
                     trace_format=setup.trace_format,
+                    trace_with_workload=setup.trace_with_workload,
                 )
             )
     return all_variants, jobs
@@ -186,7 +282,8 @@ def plan(setup: Setup, varies: Sequence[Vary], seeds: int) -> tuple[list[Variant
 def _worker(job: Job) -> dict[str, Any]:
     report = job.run()
     return {
-        "row": {**job.labels, **run_figures(report)},
+        # The agents' exploration beside the figures: a learned policy still exploring is flagged.
+        "row": {**job.labels, **run_figures(report), **exploration.run_columns(report)},
         "write_histogram": report.histograms.get("write", []),
         "raw": report.raw,
         "histograms": report.histograms,
@@ -201,10 +298,17 @@ def _pool(histograms: Sequence[Sequence[tuple[int, int]]]) -> list[tuple[int, in
     return sorted(pooled.items())
 
 
-def compare(setup: Setup, varies: Sequence[Vary], seeds: int = 1, processes: int | None = None) -> Comparison:
+def compare(
+    setup: Setup,
+    varies: Sequence[Vary],
+    seeds: int = 1,
+    processes: int | None = None,
+    controls: bool = False,
+) -> Comparison:
     """Run every variant over `seeds` seeds, in up to `processes` processes (default: one per
-    core), and collect the results."""
-    all_variants, jobs = plan(setup, varies, seeds)
+    core), and collect the results; with `controls`, each learned variant's random-action
+    control beside it (`with_controls`)."""
+    all_variants, jobs = plan(setup, varies, seeds, controls)
     results = run_jobs(jobs, _worker, Runner(processes=processes))
     tails = {
         v.label: _pool([r["write_histogram"] for r in results if r["row"]["variant"] == v.label])

@@ -67,9 +67,12 @@ import ssdlab
 from ssdlab._console import console
 from ssdlab.config import workload_spec_toml
 from ssdlab.experiments.common import (
+    EXPLORATION_TITLE,
     Job,
     Runner,
     choose_traces,
+    exploration_columns,
+    exploration_table,
     print_frame,
     run_jobs,
     verified,
@@ -271,16 +274,24 @@ def check(grid: list[Job]) -> None:
 
 
 def _learning(report: ssdlab.Report, seed: int) -> dict[str, Any]:
-    """The eviction agent's diagnostics (None for a policy that does not learn) and, for seed 0,
-    its learning curve (for `learning_plots`)."""
+    """The eviction agent's diagnostics (None for a policy that does not learn), its exploration
+    (`exploration_columns`) and, for seed 0, its learning curve (for `learning_plots`)."""
     learning = report.learning
+    explored = exploration_columns(report)
     if "eviction" not in learning.index:
-        return {"rl_control": None, "rl_mean_reward": None, "rl_q_spread_mean": None, "learning_curve": None}
+        return {
+            "rl_control": None,
+            "rl_mean_reward": None,
+            "rl_q_spread_mean": None,
+            **explored,
+            "learning_curve": None,
+        }
     row = learning.loc["eviction"]
     return {
         "rl_control": row["control"],
         "rl_mean_reward": row["mean_reward"],
         "rl_q_spread_mean": row["q_spread_mean"],
+        **explored,
         "learning_curve": report.learning_curve("eviction").to_dict("list") if seed == 0 else None,
     }
 
@@ -667,6 +678,13 @@ def reproduce(
     paper[f"{PAPER_PART}: what placement alone allows"] = placement_table(paper_runs)
     result = {**paper, **tables(runs)}
     result["Real traces: what placement alone allows"] = placement_table(runs)
+    for title, frame in (
+        (f"{PAPER_PART}: {EXPLORATION_TITLE}", paper_runs),
+        (f"Real traces: {EXPLORATION_TITLE}", runs),
+    ):
+        explored = exploration_table(frame, ["trace", "policy"])
+        if explored is not None:
+            result[title] = explored
     write_tables(
         out / "tables.md",
         result,

@@ -11,7 +11,12 @@ device running its configured policies. Importing this module registers the envi
 
 >>> import gymnasium as gym
 >>> import ssdlab.gym  # registers the environments
->>> env = gym.make("ssdlab/GcScheduling-v0", preset="tiny", requests=2000)
+>>> env = gym.make("ssdlab/GcScheduling-v0")  # its default setup (`GcSchedulingEnv`)
+>>> obs, info = env.reset(seed=0)
+>>> venv = gym.make_vec("ssdlab/GcScheduling-v0", num_envs=8, vectorization_mode="vector_entry_point")
+
+Each is registered with a `vector_entry_point`, the native vector environment
+(`ssdlab.gym.vector.NativeVectorEnv`), which `gym.make_vec` takes by default.
 
 docs/lab.md shows how to plug in an agent. The environments are built on
 `ssdlab.Simulation.attach` / `advance` / `act`, which any other agent loop can use directly."""
@@ -22,15 +27,15 @@ from gymnasium.envs.registration import register, registry
 
 from ssdlab.gym.decision_env import DecisionEnv, FspPlacementEnv, GcSchedulingEnv, SlcCacheEnv
 
-#: The environments this module registers, by id.
+#: The environments this module registers, by id: (entry point, vector entry point).
 ENVIRONMENTS = {
-    "ssdlab/GcScheduling-v0": "ssdlab.gym.decision_env:GcSchedulingEnv",
-    "ssdlab/FspPlacement-v0": "ssdlab.gym.decision_env:FspPlacementEnv",
-    "ssdlab/SlcCache-v0": "ssdlab.gym.decision_env:SlcCacheEnv",
+    "ssdlab/GcScheduling-v0": ("ssdlab.gym.decision_env:GcSchedulingEnv", "ssdlab.gym.vector:gc_scheduling"),
+    "ssdlab/FspPlacement-v0": ("ssdlab.gym.decision_env:FspPlacementEnv", "ssdlab.gym.vector:fsp_placement"),
+    "ssdlab/SlcCache-v0": ("ssdlab.gym.decision_env:SlcCacheEnv", "ssdlab.gym.vector:slc_cache"),
 }
 
-for _id, _entry in ENVIRONMENTS.items():
+for _id, (_entry, _vector_entry) in ENVIRONMENTS.items():
     if _id not in registry:
-        register(id=_id, entry_point=_entry)
+        register(id=_id, entry_point=_entry, vector_entry_point=_vector_entry)
 
 __all__ = ["ENVIRONMENTS", "DecisionEnv", "FspPlacementEnv", "GcSchedulingEnv", "SlcCacheEnv"]

@@ -12,13 +12,31 @@ trace's end, or `requests` requests).
 - reward: the policy's paper's, earned since the previous decision (components in
   `info["reward_parts"]`); `info["builtin_action"]` is what the built-in agent would do.
 
-`reset(seed=s)` builds the run with `seed = s`, from which every random stream of the simulation
-derives (workload, policies, eviction); without a seed, the environment's own generator draws
-one. Stepping a finished episode raises `gymnasium.error.ResetNeeded`."""
+**The default setup.** `gym.make(id)` with none of `preset`, `trace`, `workload` and
+`config_files` runs the environment's `DEFAULT_SETUP`: a preset, the overrides that cut it to a
+drive that resets fast and bring it to where the policy decides, a workload drawn from the seed,
+and an episode length (`requests`); your `overrides` and `requests` go on top of it. Give any of
+those four and you describe the run yourself: the default preset stands in for a missing
+`preset`, nothing else of the default setup applies, and `requests=None` is the whole trace or
+workload.
+
+**Seeds.** `reset(seed=s)` builds the run with `seed = s`; without a seed, the environment's own
+generator draws one. By default every episode warms its drive up itself (`[warmup]`), so the
+seed draws everything: the warm-up's random writes, the workload, the policies' random streams.
+With a shared warm-up (`warmup_seed=w` at construction, or `reset(options={"warmup_seed": w})`,
+which holds for later episodes too; `None` ends it), the drive is warmed up once with
+`warmup.seed = w`, kept (`Simulation.warm_drive`, in Rust) and each reset starts from a copy of
+it (`Simulation.start_from`): the episode is byte for byte the one that warms up itself with
+`seed = s` and `warmup.seed = w`, but every episode starts from the same drive; `s` still draws
+the workload and the policies' random streams of the measured run. On a drive that is
+preconditioned, a reset then costs a copy of the drive instead of its warm-up.
+
+Stepping a finished episode raises `gymnasium.error.ResetNeeded`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,47 +44,92 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ssdlab.api import Simulation
-from ssdlab.config import RawConfig, raw_config
+from ssdlab.api import Simulation, WarmDrive
+from ssdlab.config import Overrides, RawConfig, override_strings, raw_config
 from ssdlab.errors import ActionError, ConfigError
+from ssdlab.report import Report
 
 #: The largest seed drawn when `reset` is given none (the config's seed is a u64).
 _SEED_BOUND = 2**31
+
+#: Warm drives an environment keeps (by warm-up seed): the latest ones.
+_DRIVES_KEPT = 4
+
+#: What `reset(options=...)` takes.
+_OPTIONS = ("warmup_seed",)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """An environment's default setup: what `gym.make(id)` runs (see the module)."""
+
+    preset: str
+    #: A built-in workload pattern or spec (`ssdlab presets`), or None: the overrides' workload.
+    workload: str | None
+    overrides: tuple[str, ...]
+    #: Requests per episode.
+    requests: int
+
+
+def _check_seed(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ConfigError(f"{what} must be a non-negative integer or None, got {value!r}")
+    return int(value)
 
 
 class DecisionEnv(gym.Env):
     """A decision point of `KIND` as a Gymnasium environment (see the module)."""
 
     KIND: ClassVar[str] = ""
-    #: What to change when a run ends before its first decision.
-    NO_DECISION_HINT: ClassVar[str] = "a longer trace or more requests"
+    #: The policy of `KIND` the environment chooses unless the overrides choose one.
+    POLICY: ClassVar[str] = ""
+    DEFAULT_SETUP: ClassVar[Setup]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(
         self,
-        preset: str | None = "tiny",
+        preset: str | None = None,
         trace: str | Path | None = None,
         workload: str | Path | None = None,
-        overrides: Sequence[str] = (),
+        overrides: Overrides = (),
         requests: int | None = None,
         config_files: Iterable[str | Path] = (),
         trace_format: str | None = None,
+        warmup_seed: int | None = None,
     ) -> None:
         """`workload` is a built-in pattern, a workload file or a workload spec; `requests` cuts
-        the episode to that many requests (default: the whole trace or workload). A config
-        whose policy has no `KIND` decision point is refused here, with the reason."""
+        the episode to that many requests (default: the default setup's episode, or the whole
+        trace or workload of your own); `warmup_seed`: episodes share a warm-up drawn from it
+        (see the module). A config whose policy has no `KIND` decision point is refused here,
+        with the reason."""
+        config_files = tuple(config_files)
+        setup = self.DEFAULT_SETUP
+        #: Whether the run is the default setup (your overrides and requests on top of it).
+        self.default_setup = preset is None and trace is None and workload is None and not config_files
+        base: list[str] = []
+        if self.default_setup:
+            workload, base = setup.workload, list(setup.overrides)
+            requests = setup.requests if requests is None else requests
         self._build = {
-            "preset": preset,
+            "preset": setup.preset if preset is None else preset,
             "trace": trace,
             "workload": workload,
-            "config_files": tuple(config_files),
+            "config_files": config_files,
             "trace_format": trace_format,
         }
-        self._overrides = list(overrides)
+        overrides = override_strings(overrides)
+        if not any(o.split("=", 1)[0].strip() == self.KIND for o in overrides):
+            base.insert(0, f"{self.KIND}={self.POLICY}")
+        self._overrides = [*base, *overrides]
         if requests is not None:
             if requests < 1:
                 raise ConfigError(f"{self._name()}: requests must be at least 1, got {requests}")
             self._overrides.append(f"workload.count={requests}")
+        self.warmup_seed = _check_seed(warmup_seed, f"{self._name()}: warmup_seed")
+        #: Warm drives by warm-up seed (a vector env's slots of one config share theirs).
+        self._drives: dict[int, WarmDrive] = {}
         # The space comes from the policy itself: build once, attach, keep what it says.
         space = self._simulation(None).attach(self.KIND)
         self.features: list[dict[str, Any]] = space["features"]
@@ -84,19 +147,45 @@ class DecisionEnv(gym.Env):
         spec = getattr(self, "spec", None)
         return spec.id if spec is not None else type(self).__name__
 
+    def _seeds(self, seed: int | None, warmup_seed: int | None) -> list[str]:
+        keys = [] if seed is None else [f"seed={seed}"]
+        return keys if warmup_seed is None else [*keys, f"warmup.seed={warmup_seed}"]
+
     def _simulation(self, seed: int | None) -> Simulation:
-        overrides = self._overrides if seed is None else [*self._overrides, f"seed={seed}"]
-        return Simulation(overrides=overrides, **self._build)
+        return Simulation(overrides=[*self._overrides, *self._seeds(seed, self.warmup_seed)], **self._build)
 
     def raw_config(self, seed: int) -> RawConfig:
         """The configuration of the episode `reset(seed=seed)` runs, as the core takes it (the
         native vector environment builds its runs from it)."""
-        return raw_config(overrides=[*self._overrides, f"seed={seed}"], **self._build)
+        return raw_config(overrides=[*self._overrides, *self._seeds(seed, self.warmup_seed)], **self._build)
 
     def run_seed(self, seed: int | None) -> int:
         """The run seed of `reset(seed=seed)`: `seed` itself, else drawn from the environment's
         generator (seeded by the last `reset` given one)."""
         return seed if seed is not None else int(self.np_random.integers(_SEED_BOUND))
+
+    def warm_drive(self, warmup_seed: int) -> WarmDrive:
+        """The drive warmed up with `warmup.seed = warmup_seed` (warmed up now unless kept), that
+        every episode of that warm-up seed starts from."""
+        drive = self._drives.get(warmup_seed)
+        if drive is None:
+            overrides = [*self._overrides, *self._seeds(None, warmup_seed)]
+            drive = Simulation(overrides=overrides, **self._build).warm_drive()
+            while len(self._drives) >= _DRIVES_KEPT:
+                del self._drives[next(iter(self._drives))]
+            self._drives[warmup_seed] = drive
+        return drive
+
+    def set_options(self, options: dict[str, Any] | None) -> None:
+        """Take `reset`'s options: `warmup_seed` (an int: share that warm-up from now on; None:
+        each episode warms up itself). Any other key is refused."""
+        if not options:
+            return
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            raise ConfigError(f"{self._name()}: unknown reset option(s) {unknown}; known: {list(_OPTIONS)}")
+        if "warmup_seed" in options:
+            self.warmup_seed = _check_seed(options["warmup_seed"], f"{self._name()}: warmup_seed")
 
     def _info(self, builtin: int, parts: Sequence[float]) -> dict[str, Any]:
         return {
@@ -107,20 +196,28 @@ class DecisionEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
+        self.set_options(options)
         self._sim = self._simulation(self.run_seed(seed))
+        if self.warmup_seed is not None:
+            self._sim.start_from(self.warm_drive(self.warmup_seed))
         self._sim.attach(self.KIND)
         # Each decision's observation and mask are written into these arrays (no list a step).
         self._sim.bind_decisions(self._obs, self._mask)
         decision = self._sim.advance_into()
         if decision is None:
             raise ConfigError(
-                f"{self._name()}: the run ended before its first {self.KIND} decision ({self.NO_DECISION_HINT})"
+                f"{self._name()}: the run ended before its first {self.KIND} decision: "
+                f"{self.no_decision_hint(self._sim.report())}"
             )
         self._done = False
         _, builtin, _ = decision
         info = self._info(builtin, [0.0] * len(self.reward_parts))
         info["features"] = self.features
         return self._obs.copy(), info
+
+    def no_decision_hint(self, report: Report) -> str:
+        """Why a run (its `report`) ended before its first decision, and what to change."""
+        return "a longer trace or more requests"
 
     def step(self, action):
         if self._done or self._sim is None:
@@ -147,12 +244,37 @@ class DecisionEnv(gym.Env):
         return self._sim.report()
 
 
-def _choose(overrides: Sequence[str], key: str, default: str) -> list[str]:
-    """`overrides` with `key=default` first, unless they set `key` themselves."""
-    overrides = list(overrides)
-    if not any(o.split("=", 1)[0].strip() == key for o in overrides):
-        overrides.insert(0, f"{key}={default}")
-    return overrides
+#: The docs' GC drive (docs/lab.md, examples/dqn_gc.py, `make run`): a 3 GiB cut of the 128 Gb
+#: die (512 blocks per plane), 60 % of it in use, filled and overwritten once at random, so the
+#: free blocks are at RLGC's trigger from the first request; addresses packed.
+GC_DRIVE = (
+    "device.blocks_per_plane=512",
+    "device.utilization=0.6",
+    "warmup.fill=true",
+    "warmup.random_writes=1.0",
+    'workload.fold="compact"',
+)
+
+#: The FSP paper's QLC drive cut small: 2 channels of 64 blocks of 256 pages, a 1 MiB buffer.
+FSP_DRIVE = (
+    "device.channels=2",
+    "device.chips_per_channel=1",
+    "device.blocks_per_plane=64",
+    "device.pages_per_block=256",
+    "device.overprovisioning=0.2",
+    "gc.trigger_free_blocks=8",
+    'cache.capacity="1MiB"',
+)
+
+#: The RL-SLC paper's hybrid drive cut small (256 blocks of 256 pages), a step every 2 SLC
+#: blocks of writes, the size in steps of 8 blocks.
+SLC_DRIVE = (
+    "device.blocks_per_plane=256",
+    "device.pages_per_block=256",
+    "device.overprovisioning=0.2",
+    "slc.rl.step_slc_blocks=2",
+    "slc.rl.size_step_blocks=8",
+)
 
 
 class GcSchedulingEnv(DecisionEnv):
@@ -167,15 +289,44 @@ class GcSchedulingEnv(DecisionEnv):
     percentile thresholds of its operation type, 1 / 0.5 / 0 / -0.5, credited to the decision
     before it. The scheduler must be one of RLGC's framework (`rlgc`, `rlgc_aggressive`,
     `rlgc_qtc`, `predictor`); the environment sets `gc.scheduler = "rlgc"` unless the overrides
-    choose one (`gc.scheduler=...`)."""
+    choose one (`gc.scheduler=...`).
+
+    Default setup: the docs' GC drive (`GC_DRIVE` on `kang-3d-128gb`) under the paper's Table 1
+    workload `rlgc-home1` (bursts and idle gaps, drawn from the seed), 10,000 requests: about
+    3,200 decisions an episode (3,078-3,277 on seeds 0-4, a random agent). RLGC decides only after an idle gap on a drive at its trigger,
+    so a closed-loop workload or a fresh drive gives no decision."""
 
     KIND: ClassVar[str] = "gc.scheduler"
-    NO_DECISION_HINT: ClassVar[str] = (
-        "GC never triggered: a longer trace, more requests, or a fuller drive, e.g. warmup.fill = true"
-    )
+    POLICY: ClassVar[str] = "rlgc"
+    DEFAULT_SETUP: ClassVar[Setup] = Setup("kang-3d-128gb", "rlgc-home1", GC_DRIVE, 10_000)
 
-    def __init__(self, preset: str | None = "tiny", overrides: Sequence[str] = (), **kwargs: Any) -> None:
-        super().__init__(preset=preset, overrides=_choose(overrides, "gc.scheduler", "rlgc"), **kwargs)
+    def no_decision_hint(self, report: Report) -> str:
+        gc = report["policies"]["gc_scheduler_report"]
+        if not isinstance(gc, dict) or "skipped_zero_interval" not in gc:
+            return "the scheduler never decided"
+        trigger = gc["trigger_free_blocks"]
+        skipped = gc["skipped_zero_interval"]
+        intensive = (gc.get("intensive") or {}).get("steps", 0)
+        if skipped > 0:
+            return (
+                f"GC triggered ({skipped:,} writes), but never after an idle gap, and RLGC decides only "
+                'after one (gc.rlgc.zero_interval = "no_idle_gap"); a closed-loop workload leaves none. '
+                'Use open-loop arrivals with gaps (workload.arrival="onoff", a trace, a spec such as '
+                'workload="rlgc-home1"), or decide at every triggered write: '
+                'gc.rlgc.zero_interval="same_arrival"'
+            )
+        if intensive > 0:
+            return (
+                f"GC ran only as intensive GC ({intensive:,} steps, the host-usable free blocks at or "
+                "below gc.rlgc.intensive_enter_free_blocks), where RLGC does not decide: its trigger, "
+                f"gc.trigger_free_blocks = {trigger}, leaves no room above that. Raise it (e.g. "
+                "gc.trigger_free_blocks=12 on the tiny preset)"
+            )
+        return (
+            f"GC never triggered: the free blocks never fell to gc.trigger_free_blocks = {trigger} in "
+            f"{report['workload']['requests']:,} requests. Precondition the drive (warmup.fill=true and "
+            "warmup.random_writes=1.0: at the trigger from the first request) or run more requests"
+        )
 
 
 class FspPlacementEnv(DecisionEnv):
@@ -197,15 +348,24 @@ class FspPlacementEnv(DecisionEnv):
     whether it was read since) and, if read, the latency part (1 / 0.5 / 0 / -1 by its last
     read's band), summed over the pages settled since the previous decision. The eviction
     policy must be `rl_fsp`; the environment sets `cache.eviction = "rl_fsp"` unless the
-    overrides choose one."""
+    overrides choose one.
+
+    Default setup: `li-qlc-fsp` cut small (`FSP_DRIVE`), random 16 KiB reads and writes half
+    and half, 10,000 requests: about 10,000 decisions an episode (9,990-10,078 on seeds 0-4: a
+    page type per page written),
+    and rewards from the first thousand programmed pages on."""
 
     KIND: ClassVar[str] = "cache.eviction"
-    NO_DECISION_HINT: ClassVar[str] = "no host write reached the write buffer: a workload with writes"
+    POLICY: ClassVar[str] = "rl_fsp"
+    DEFAULT_SETUP: ClassVar[Setup] = Setup(
+        "li-qlc-fsp",
+        None,
+        (*FSP_DRIVE, 'workload.rw="randrw"', "workload.rwmixread=50", "workload.bs=16384"),
+        10_000,
+    )
 
-    def __init__(
-        self, preset: str | None = "li-qlc-fsp", overrides: Sequence[str] = (), **kwargs: Any
-    ) -> None:
-        super().__init__(preset=preset, overrides=_choose(overrides, "cache.eviction", "rl_fsp"), **kwargs)
+    def no_decision_hint(self, report: Report) -> str:
+        return 'no host write reached the write buffer: a workload with writes (e.g. workload.rw="randrw")'
 
 
 class SlcCacheEnv(DecisionEnv):
@@ -220,14 +380,25 @@ class SlcCacheEnv(DecisionEnv):
     cost against the average of the steps before, 1 if not above it, else -1 (0 at the first
     step). The step is taken when the write that crosses the step boundary arrives, before
     anything is done for it, as the built-in agent takes it. The SLC policy must be `rl`; the
-    environment sets `slc.policy = "rl"` unless the overrides choose one."""
+    environment sets `slc.policy = "rl"` unless the overrides choose one.
+
+    Default setup: `yoo-hybrid-qlc` cut small (`SLC_DRIVE`: a step every 2 SLC blocks of
+    writes), random 64 KiB reads and writes (30 % reads), 20,000 requests: about 1,750 decisions
+    an episode (1,739-1,761 on seeds 0-4), the drive written over three times (GC and migration
+    between steps)."""
 
     KIND: ClassVar[str] = "slc.policy"
-    NO_DECISION_HINT: ClassVar[str] = (
-        "fewer host writes than one step, slc.rl.step_slc_blocks SLC blocks' worth: more requests or a smaller step"
+    POLICY: ClassVar[str] = "rl"
+    DEFAULT_SETUP: ClassVar[Setup] = Setup(
+        "yoo-hybrid-qlc",
+        None,
+        (*SLC_DRIVE, 'workload.rw="randrw"', "workload.rwmixread=30", "workload.bs=65536"),
+        20_000,
     )
 
-    def __init__(
-        self, preset: str | None = "yoo-hybrid-qlc", overrides: Sequence[str] = (), **kwargs: Any
-    ) -> None:
-        super().__init__(preset=preset, overrides=_choose(overrides, "slc.policy", "rl"), **kwargs)
+    def no_decision_hint(self, report: Report) -> str:
+        written_mib = report["workload"]["write_bytes"] / 2**20
+        return (
+            f"fewer host writes ({written_mib:,.1f} MiB) than one step, slc.rl.step_slc_blocks SLC "
+            "blocks' worth: more requests, or a smaller step (e.g. slc.rl.step_slc_blocks=1)"
+        )

@@ -8,7 +8,13 @@ traces or presets per environment).
 
 Seeding follows `SyncVectorEnv` over the single environment: `reset(seed=s)` runs environment i
 with seed s + i, and each later episode's seed comes from environment i's own generator, so the
-same seed gives the same trajectories as `SyncVectorEnv` (tests/unit/test_gym_vector.py).
+same seed gives the same trajectories as `SyncVectorEnv` (tests/unit/test_gym_vector.py). A
+shared warm-up (`warmup_seed=w`, or `reset(options={"warmup_seed": w})`, as the single
+environment takes it) is warmed up once for the environments of one config, and every restart
+copies the drive on the worker threads.
+
+`gym.make_vec(id, num_envs=n, vectorization_mode="vector_entry_point", **kwargs)` builds it (each
+id is registered with its `vector_entry_point`, the functions at the end of this module).
 
 `Sb3VecEnv` adapts it to stable-baselines3's `VecEnv` contract (same-step reset, the final
 observation in `info["terminal_observation"]`) without importing stable-baselines3."""
@@ -55,6 +61,10 @@ class NativeVectorEnv(VectorEnv):
             gym.make(env_id, **{**kwargs, **(configs[i] if configs else {})}).unwrapped
             for i in range(num_envs)
         ]
+        # The slots of one config share its warm drives (a drive is warmed up once for them).
+        drives: dict[str, dict] = {}
+        for i, t in enumerate(self.templates):
+            t._drives = drives.setdefault(repr(configs[i]) if configs else "", t._drives)
         first = self.templates[0]
         for i, t in enumerate(self.templates[1:], 1):
             if t.observation_space != first.observation_space or t.action_space != first.action_space:
@@ -83,18 +93,27 @@ class NativeVectorEnv(VectorEnv):
         if not self._restart.any():
             self._native.step(actions)
             return
-        restarts = []
+        restarts, drives = [], []
         for i, t in enumerate(self.templates):
             if not self._restart[i]:
                 restarts.append(None)
+                drives.append(None)
                 continue
             seed = None if seeds is None else seeds[i]
             if seed is not None:
                 gym.Env.reset(t, seed=seed)  # seeds the slot's generator, as the env's reset does
             restarts.append(t.raw_config(t.run_seed(seed)))
-        self._native.step(actions, restarts)
+            drives.append(None if t.warmup_seed is None else t.warm_drive(t.warmup_seed))
+        self._native.step(actions, restarts, drives)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+        """`seed`: environment i runs with seed + i (or a seed per environment); `options`: as
+        the single environment's (`warmup_seed`), for every environment."""
+        if self.closed:
+            raise gym.error.ClosedEnvironmentError(f"{self.env_id}: the vector env is closed")
+        super().reset(seed=seed if isinstance(seed, int) else None)
+        for t in self.templates:
+            t.set_options(options)
         if seed is None or isinstance(seed, int):
             seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
         else:
@@ -107,6 +126,8 @@ class NativeVectorEnv(VectorEnv):
         return self._obs.copy(), self._infos()
 
     def step(self, actions):
+        if self.closed:
+            raise gym.error.ClosedEnvironmentError(f"{self.env_id}: the vector env is closed")
         if not self._started:
             raise gym.error.ResetNeeded(f"{self.env_id}: call reset() before step()")
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
@@ -142,9 +163,16 @@ class NativeVectorEnv(VectorEnv):
         started = self._restart if restarted is None else restarted
         empty = np.flatnonzero(started & self._done.astype(bool))
         if len(empty):
+            i = int(empty[0])
+            t = self.templates[i]
             raise ConfigError(
-                f"{self.env_id}: environment {empty[0]}'s run ended before its first decision (GC never triggered)"
+                f"{self.env_id}: environment {i}'s run ended before its first {t.KIND} decision: "
+                f"{t.no_decision_hint(self._native.report(i))}"
             )
+
+    def close_extras(self, **kwargs: Any) -> None:
+        # The worker threads stop with the native vector env (absent if building failed).
+        self.__dict__.pop("_native", None)
 
     def _infos(self) -> dict[str, Any]:
         return {
@@ -198,3 +226,18 @@ class Sb3VecEnv:
 
     def close(self) -> None:
         self.venv.close()
+
+
+def _vector_entry_point(env_id: str):
+    def make(num_envs: int = 1, **kwargs: Any) -> NativeVectorEnv:
+        return NativeVectorEnv(env_id, num_envs, **kwargs)
+
+    make.__doc__ = f"""`gym.make_vec("{env_id}", vectorization_mode="vector_entry_point")`: the native
+    vector environment of `num_envs` environments built from `kwargs`."""
+    return make
+
+
+#: The registered `vector_entry_point` of each environment (`ssdlab.gym.ENVIRONMENTS`).
+gc_scheduling = _vector_entry_point("ssdlab/GcScheduling-v0")
+fsp_placement = _vector_entry_point("ssdlab/FspPlacement-v0")
+slc_cache = _vector_entry_point("ssdlab/SlcCache-v0")

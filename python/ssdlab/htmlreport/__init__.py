@@ -5,7 +5,8 @@ figures that opens in a browser with no network.
 Modules, from the input to the file: `sources` (tell the kind of input and read it),
 `distributions` (latency curves), `figures` (Vega-Lite figures of groups of runs), `tables`,
 `sections` (the sections every kind shares), one `*_page` module per kind (what its page holds),
-and `page` (the HTML document: the figures compiled to Vega, Vega's JavaScript embedded once).
+`static_svg` (each figure drawn once as an SVG the page holds, complete without JavaScript) and
+`page` (the HTML document: the figures compiled to Vega, Vega's JavaScript embedded once).
 From Python: `write_report("results/demo", "results/demo/report.html")`; docs/report.md says
 what a page holds.
 """

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ssdlab import axis_units
 from ssdlab.htmlreport import distributions
 
 if TYPE_CHECKING:
@@ -46,15 +47,42 @@ SOURCES = {
     "buffer_flush": "#54a24b",
 }
 
-#: The time series of a report, with their axis titles.
+#: The time series of a report, in the order the page shows them, with their titles: those the
+#: core samples today and those it is being taught (throughput, latency percentiles, WAF, GC
+#: copies per interval). A series of another name is drawn too, after these, titled from its
+#: name (`series_title`), its unit from its suffix (`series_unit`).
 SERIES = {
+    "iops": "IOPS",
+    "mb_per_s": "throughput",
+    "read_latency_p50_us": "read latency p50",
+    "read_latency_p99_us": "read latency p99",
+    "write_latency_p50_us": "write latency p50",
+    "write_latency_p99_us": "write latency p99",
+    "waf": "WAF",
+    "gc_pages_copied": "GC pages copied",
     "free_blocks": "free blocks",
     "buffer_occupied_pages": "buffer pages in use",
     "buffer_dirty_pages": "dirty buffer pages",
 }
 
+#: What a series shows, for its caption.
+SERIES_CAPTIONS = {
+    "free_blocks": "garbage collection reclaims blocks when they fall to its trigger, so the curve "
+    "shows when and how hard it works",
+    "waf": "flash programs per host program within each interval",
+    "gc_pages_copied": "valid pages garbage collection copied within each interval",
+}
+
 #: Points kept of a time series (a run keeps up to `report.max_samples`, 4096 by default).
 SERIES_POINTS = 1500
+
+#: A legend below a figure: at most this many columns, each label cut at this many pixels
+#: (the page lowers the columns to what a narrower figure holds: `page.LEGEND_COLUMN_PX`).
+LEGEND_COLUMNS = 6
+LEGEND_LABEL_PX = 180
+
+#: A learning curve of at most this many windows shows its points.
+LEARNING_POINTS_SHOWN = 30
 
 #: Significant digits a figure's numbers keep (the tables hold the exact values).
 DIGITS = 8
@@ -82,10 +110,9 @@ def numbers(values: Any) -> list[float | int | None]:
     return [number(v) for v in np.asarray(values, dtype=float)]
 
 
-def figure(spec: Spec, height: int) -> Spec:
-    """A top-level spec: the schema, the spec, and the height the page reserves for it
-    (`usermeta`, which Vega-Lite ignores) so that the page does not jump as figures are drawn."""
-    return {"$schema": SCHEMA, **spec, "usermeta": {"height": height}}
+def figure(spec: Spec) -> Spec:
+    """A top-level spec: the schema and the spec."""
+    return {"$schema": SCHEMA, **spec}
 
 
 def _colours(labels: Sequence[str], legend: bool) -> dict[str, Any]:
@@ -97,7 +124,13 @@ def _colours(labels: Sequence[str], legend: bool) -> dict[str, Any]:
         "title": None,
         "sort": list(labels),
         "scale": {"domain": list(labels), "range": [colour(i) for i in range(len(labels))]},
-        "legend": {"orient": "bottom", "columns": 8, "symbolType": "stroke", "symbolStrokeWidth": 2.5}
+        "legend": {
+            "orient": "bottom",
+            "columns": min(LEGEND_COLUMNS, len(labels)),
+            "labelLimit": LEGEND_LABEL_PX,
+            "symbolType": "stroke",
+            "symbolStrokeWidth": 2.5,
+        }
         if legend and len(labels) > 1
         else None,
     }
@@ -126,15 +159,17 @@ def latency_curve(reports: Sequence[Report], op: str) -> distributions.LatencyCu
     return distributions.from_percentiles([r["latency"][op] for r in issued])
 
 
-def _curve_layers(y: str, exact_step: str, x_title: str, y_axis: dict[str, Any], labels, legend) -> list:
+def _curve_layers(
+    y: str, exact_step: str, unit: str, y_axis: dict[str, Any], labels, legend, op: str
+) -> list:
     """The lines of the groups' curves in a panel: exact curves as steps, curves through
     percentiles dashed with a marker at each percentile (they are exact only there)."""
-    x = {"field": "x", "type": "quantitative", "scale": {"type": "log"}, "title": x_title}
+    x = {"field": "x", "type": "quantitative", "scale": {"type": "log"}, "title": f"{op} latency ({unit})"}
     y_enc = {"field": y, "type": "quantitative", **y_axis}
     colours = _colours(labels, legend)
     tooltip = [
         {"field": "g", "title": "group"},
-        {"field": "x", "title": "latency (us)", "format": ".4~s"},
+        {"field": "x", "title": f"latency ({unit})", "format": ".4~s"},
         {"field": y, "title": y_axis.get("title", y), "format": ".6~g"},
     ]
     return [
@@ -151,27 +186,35 @@ def _curve_layers(y: str, exact_step: str, x_title: str, y_axis: dict[str, Any],
     ]
 
 
+def curve_points(curve: distributions.LatencyCurve, unit: axis_units.Unit) -> dict[str, list]:
+    """A curve's points as a figure draws them, latencies in `unit`. An exact curve starts from
+    P = 0 at its fastest request (a step up from 0 there), so that its CDF is read from zero, not
+    from the share of requests as fast as the fastest (30 % of a buffered run's writes, 99 % of
+    a read-mostly run's reads); a curve through percentiles starts at its p50, all it knows."""
+    x_us, cdf, tail = curve.latency_us, curve.cdf, curve.at_least
+    if curve.exact:
+        x_us = np.concatenate(([x_us[0]], x_us))
+        cdf, tail = np.concatenate(([0.0], cdf)), np.concatenate(([1.0], tail))
+    return {"x": numbers(unit.of_ns(x_us * 1e3)), "cdf": numbers(cdf), "tail": numbers(tail)}
+
+
 def latency(groups: Groups, op: str, pooled_over: str = "") -> Drawn | None:
-    """The CDF of `op` latency (left) and its tail, the fraction of requests at least that slow,
-    on log-log axes (right), one line per group. Dotted lines mark where p99 and p99.99 read."""
+    """The CDF of `op` latency (left, from 0) and its tail, the fraction of requests at least that
+    slow, on log-log axes (right), one line per group, latencies in the unit their range asks for
+    (`axis_units.latency_unit`). Dotted lines mark where p99 and p99.99 read."""
     curves = {label: latency_curve(reports, op) for label, reports in groups.items()}
     if not any(curves.values()):
         return None
+    unit = axis_units.latency_unit(
+        v * 1e3 for c in curves.values() if c is not None for v in (c.latency_us[0], c.latency_us[-1])
+    )
     rows, approximate = [], []
     for label, curve in curves.items():
         if curve is None:
             continue
         if not curve.exact:
             approximate.append(label)
-        rows.append(
-            {
-                "g": label,
-                "exact": curve.exact,
-                "x": numbers(curve.latency_us),
-                "cdf": numbers(curve.cdf),
-                "tail": numbers(curve.at_least),
-            }
-        )
+        rows.append({"g": label, "exact": curve.exact, **curve_points(curve, unit)})
     labels = [r["g"] for r in rows]
     # The levels where p99 and p99.99 read, those the curves reach (a rule further down would
     # stretch the axis past every curve).
@@ -189,16 +232,17 @@ def latency(groups: Groups, op: str, pooled_over: str = "") -> Drawn | None:
         "layer": _curve_layers(
             "cdf",
             "step-after",
-            f"{op} latency (us)",
+            unit.symbol,
             {"title": "CDF", "scale": {"domain": [0, 1.02]}},
             labels,
             True,
+            op,
         ),
     }
     tail_layers = _curve_layers(
-        "tail", "step-before", f"{op} latency (us)",
+        "tail", "step-before", unit.symbol,
         {"title": "fraction at least this slow", "scale": {"type": "log"}, "axis": {"format": "~e", "values": decades}},
-        labels, False,
+        labels, False, op,
     )  # fmt: skip
     cdf["layer"][0]["params"] = cdf.pop("params")
     tail_layers[0]["params"] = _zoom(f"zoom_{op}_tail")
@@ -219,10 +263,9 @@ def latency(groups: Groups, op: str, pooled_over: str = "") -> Drawn | None:
             "transform": [{"flatten": ["x", "cdf", "tail"]}],
             "hconcat": [cdf, tail],
         },
-        height + 110 + (30 if len(labels) > 1 else 0),
     )
     caption = (
-        f"{op.capitalize()} latency of every request{pooled_over}. Right: the fraction of requests at "
+        f"{op.capitalize()} latency of every request{pooled_over}, in {unit.symbol}. Right: the fraction of requests at "
         "least as slow as x, down to 1/N at the slowest request; dotted lines mark where p99 and "
         "p99.99 read. Drag to pan, scroll to zoom, double-click to reset."
     )
@@ -240,63 +283,123 @@ def _thin(values: np.ndarray, points: int) -> np.ndarray:
     return values[::step]
 
 
-def time_series(groups: Groups) -> Drawn | None:
-    """Free blocks (and the write buffer's pages, with a buffer) over simulated time, one line per
-    group: the first run of the group (a time series does not average across seeds whose
-    bursts fall at different times)."""
+def series_names(reports: Sequence[Report]) -> list[str]:
+    """The time series the runs hold with at least one sample: those of `SERIES` in its order,
+    then any other, by name."""
+    present = {
+        name
+        for r in reports
+        for name, series in (r.raw.get("time_series") or {}).items()
+        if isinstance(series, Mapping) and len(series.get("values") or ())
+    }
+    return [n for n in SERIES if n in present] + sorted(present - set(SERIES))
+
+
+def series_title(name: str) -> str:
+    """A series' title: `SERIES`' own, else its name read (`read_latency_p999_us` -> `read latency
+    p999`)."""
+    from ssdlab.htmlreport.tables import readable
+
+    return SERIES.get(name) or readable(name)
+
+
+def series_unit(name: str, values_ns_or_plain: Sequence[float] = ()) -> tuple[str, float]:
+    """The unit of a series' values from its name's suffix, and the factor its values are
+    multiplied by to show them in it: `_us` a latency in the unit its largest value reaches
+    (us, ms or s), `mb_per_s` MB/s, `iops` IOPS, `_pages` (or `pages` in the name) pages,
+    `_blocks` blocks; `("", 1)` for a plain number (the WAF)."""
+    if name.endswith("_us"):
+        top = max((abs(v) for v in values_ns_or_plain if v is not None and math.isfinite(v)), default=0.0)
+        unit = axis_units.latency_span_unit(top * 1e3)
+        return unit.symbol, 1e3 / unit.ns
+    if name.endswith("mb_per_s"):
+        return "MB/s", 1.0
+    if name == "iops" or name.endswith("_iops"):
+        return "IOPS", 1.0
+    if name.endswith("_pages") or "pages" in name.split("_"):
+        return "pages", 1.0
+    if name.endswith("_blocks"):
+        return "blocks", 1.0
+    return "", 1.0
+
+
+def _interval_text(ns: float) -> str:
+    unit = axis_units.time_unit(ns)
+    return f"{unit.of_ns(ns):.3g} {unit.symbol}"
+
+
+def time_series(groups: Groups) -> list[Drawn]:
+    """A figure per time series the runs hold (`series_names`: every series of their reports'
+    `time_series`, so that a series the core adds is drawn without a change here), one line
+    per group: the first run of the group (a time series does not average across seeds whose
+    bursts fall at different times). Every figure's time axis is in the same unit, chosen from
+    the longest series (`axis_units.time_unit`); each series' values are in the unit its name
+    says (`series_unit`)."""
     firsts = {label: reports[0] for label, reports in groups.items() if reports}
-    names = [n for n in SERIES if any(n in r["time_series"] for r in firsts.values())]
-    if not names or not any(len(r["time_series"]["free_blocks"]["values"]) for r in firsts.values()):
-        return None
-    rows = []
-    for label, report in firsts.items():
-        for name in names:
-            if name not in report["time_series"]:
-                continue
-            series = report["time_series"][name]
-            t = _thin(np.asarray(series["time_ns"], dtype=float) / 1e9, SERIES_POINTS)
-            v = _thin(np.asarray(series["values"], dtype=float), SERIES_POINTS)
-            rows.append({"g": label, "series": name, "t": numbers(t), "v": numbers(v)})
-    labels = list(dict.fromkeys(r["g"] for r in rows))
-    height = 150
-    views = []
-    for i, name in enumerate(names):
-        last = i == len(names) - 1
-        views.append(
+    names = series_names(list(firsts.values()))
+    if not names:
+        return []
+    span_ns = max(
+        float(max(series["time_ns"]))
+        for r in firsts.values()
+        for name in names
+        if (series := r["time_series"].get(name)) and len(series.get("time_ns") or ())
+    )
+    time = axis_units.time_unit(span_ns)
+    several = any(len(reports) > 1 for reports in groups.values())
+    drawn = []
+    for name in names:
+        kept = {label: r["time_series"][name] for label, r in firsts.items() if name in r["time_series"]}
+        values = [float(v) for series in kept.values() for v in series["values"] if v is not None]
+        unit, factor = series_unit(name, values)
+        rows = []
+        for label, series in kept.items():
+            t = _thin(time.of_ns(np.asarray(series["time_ns"], dtype=float)), SERIES_POINTS)
+            v = _thin(
+                np.asarray([np.nan if x is None else x for x in series["values"]], dtype=float) * factor,
+                SERIES_POINTS,
+            )
+            rows.append({"g": label, "t": numbers(t), "v": numbers(v)})
+        labels = list(kept)
+        title = series_title(name)
+        # The unit in brackets unless the title names it (`free blocks`, `IOPS`).
+        axis_title = f"{title} ({unit})" if unit and unit.lower() not in title.lower().split() else title
+        height = 160
+        spec = figure(
             {
-                "transform": [{"filter": {"field": "series", "equal": name}}],
+                "data": {"values": rows},
+                "transform": [{"flatten": ["t", "v"]}],
                 "height": height,
                 "mark": {"type": "line", "strokeWidth": 1.5},
-                "params": _zoom(f"zoom_{name}"),
+                "params": _zoom(f"zoom_series_{name}"),
                 "encoding": {
-                    "x": {
-                        "field": "t", "type": "quantitative", "title": "simulated time (s)" if last else None,
-                        "axis": {"labels": last},
+                    "x": {"field": "t", "type": "quantitative", "title": f"simulated time ({time.symbol})"},
+                    "y": {
+                        "field": "v",
+                        "type": "quantitative",
+                        "title": axis_title,
+                        "scale": {"zero": False},
                     },
-                    "y": {"field": "v", "type": "quantitative", "title": SERIES[name], "scale": {"zero": False}},
-                    "color": _colours(labels, last),
-                    "tooltip": [{"field": "g", "title": "group"}],
+                    "color": _colours(labels, True),
+                    "tooltip": [
+                        {"field": "g", "title": "group"},
+                        {"field": "t", "title": f"time ({time.symbol})", "format": ".4~g"},
+                        {"field": "v", "title": axis_title, "format": ".4~g"},
+                    ],
                 },
-            }
-        )  # fmt: skip
-    spec = figure(
-        {
-            "data": {"values": rows},
-            "transform": [{"flatten": ["t", "v"]}],
-            "vconcat": views,
-            "resolve": {"scale": {"x": "shared"}},
-        },
-        (height + 20) * len(names) + 80 + (30 if len(labels) > 1 else 0),
-    )
-    several = any(len(reports) > 1 for reports in groups.values())
-    caption = (
-        "Free blocks over simulated time: garbage collection reclaims blocks when they fall to its "
-        "trigger, so the curve shows when and how hard it works. The core samples the free blocks "
-        "(and a write buffer's pages), not the WAF: the WAF is the run's total, in the tables."
-    )
-    if several:
-        caption += " One run per group (its first seed): seeds' bursts fall at different times, so their series are not averaged."
-    return spec, caption
+            },
+        )
+        intervals = {int(s["interval_ns"]) for s in kept.values() if s.get("interval_ns")}
+        caption = f"{title[:1].upper()}{title[1:]} over simulated time"
+        if len(intervals) == 1:
+            caption += f", sampled at most every {_interval_text(next(iter(intervals)))}"
+        if name in SERIES_CAPTIONS:
+            caption += f": {SERIES_CAPTIONS[name]}"
+        caption += "."
+        if several:
+            caption += " One run per group (its first seed): seeds' bursts fall at different times, so their series are not averaged."
+        drawn.append((spec, caption))
+    return drawn
 
 
 def by_source(reports: Sequence[Report]) -> dict[str, dict[str, float]]:
@@ -366,7 +469,7 @@ def flash_accounting(groups: Groups) -> Drawn | None:
         }
         for op, title in FLASH_OPS.items()
     ]
-    spec = figure({"data": {"values": rows}, "hconcat": views}, height + 130)
+    spec = figure({"data": {"values": rows}, "hconcat": views})
     several = any(len(reports) > 1 for reports in groups.values())
     caption = (
         "Flash operations by the source that issued them (device.counters.by_source): host I/O, "
@@ -413,6 +516,9 @@ def learning(groups: Groups, point: str) -> Drawn | None:
     x = {"field": "decisions", "type": "quantitative", "title": "decisions"}
     colours = _colours(labels, True)
     height = 300
+    # A curve of few windows (one, for a run just past its first) is drawn with its points: a
+    # line through one point draws nothing.
+    points = max(len(r["decisions"]) for r in rows) <= LEARNING_POINTS_SHOWN
     spec = figure(
         {
             "data": {"values": rows},
@@ -421,7 +527,7 @@ def learning(groups: Groups, point: str) -> Drawn | None:
             "layer": [
                 {
                     "params": _zoom(f"zoom_learning_{point}"),
-                    "mark": {"type": "line", "strokeWidth": 1.5},
+                    "mark": {"type": "line", "strokeWidth": 1.5, "point": points},
                     "encoding": {
                         "x": x,
                         "y": {"field": "window", "type": "quantitative", "title": "reward"},
@@ -435,7 +541,6 @@ def learning(groups: Groups, point: str) -> Drawn | None:
                 },
             ],
         },
-        height + 80 + (30 if len(labels) > 1 else 0),
     )
     several = any(len(reports) > 1 for reports in groups.values())
     caption = (
@@ -461,8 +566,12 @@ def metrics_by_value(frame: pd.DataFrame, axis: str, metrics: Mapping[str, str])
     for metric, title in metrics.items():
         stats = grouped[metric].agg(["mean", "min", "max"])
         values = [str(v) for v in stats.index]
+        factor = 1.0
+        if metric.endswith("_us"):  # in the unit the cells' range asks for
+            unit = axis_units.latency_unit(float(v) * 1e3 for v in stats[["min", "max"]].to_numpy().ravel())
+            factor, title = 1e3 / unit.ns, f"{title} ({unit.symbol})"
         rows = [
-            {"v": v, "mean": number(m), "min": number(lo), "max": number(hi)}
+            {"v": v, "mean": number(m * factor), "min": number(lo * factor), "max": number(hi * factor)}
             for v, m, lo, hi in zip(values, stats["mean"], stats["min"], stats["max"], strict=True)
         ]
         # Latencies of cells apart by orders of magnitude: a log axis.
@@ -490,7 +599,7 @@ def metrics_by_value(frame: pd.DataFrame, axis: str, metrics: Mapping[str, str])
                 ],
             }
         )  # fmt: skip
-    spec = figure({"hconcat": views}, height + 110)
+    spec = figure({"hconcat": views})
     caption = (
         f"The sweep's figures against {axis}: per value, the mean over every cell with that value "
         "(the other axes and seeds), bars from the smallest to the largest; latencies on log axes."
@@ -547,7 +656,6 @@ def verdict_ratios(verdicts: pd.DataFrame, colours: Sequence[str]) -> Drawn | No
                 },
             ],
         },
-        height + 80,
     )
     left_out = int((~keep).sum())
     caption = "Each headline's figure as a ratio of the paper's (1: the same; log axis)."

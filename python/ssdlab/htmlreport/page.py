@@ -7,20 +7,35 @@ issue #32's 2 s budget (a 100-run sweep's report opens in under 2 s and stays un
 vega-embed (`vl_convert.javascript_bundle`, 0.9 MB, 0.3 MB gzipped) and draws Vega specs that
 `figures`' Vega-Lite specs were compiled into here, by `vl_convert` (the same Vega-Lite the
 bundle holds), so that the browser only parses and draws them: compiling the 100-run sweep's
-ten Vega-Lite specs in the browser cost its renderer 0.2-0.3 s more CPU on first open. The bundle is embedded
-gzipped and base64 encoded; the page decodes it natively (a `data:` URL fetched) and inflates
-it with the browser's own `DecompressionStream` (Chrome and Edge 80, Firefox 113, Safari 16.4
-and later), evaluates it once, then draws every figure, one at a time in page order, those in
-view first (so that a link of the contents shows its figures next), letting the page scroll
-between two. Each figure is compiled at `FIGURE_WIDTH` and set to its container's width when
-drawn (and drawn again when the window's width changes). A browser without
-`DecompressionStream` shows a message in place of each figure; the tables do not need
-JavaScript and show as soon as the page is parsed.
+ten Vega-Lite specs in the browser cost its renderer 0.2-0.3 s more CPU on first open. The
+bundle is embedded gzipped and base64 encoded; the page decodes it natively (a `data:` URL
+fetched) and inflates it with the browser's own `DecompressionStream` (Chrome and Edge 80,
+Firefox 113, Safari 16.4 and later), evaluates it once, then draws every figure, one at a time
+in page order, those in view first (so that a link of the contents shows its figures next),
+letting the page scroll between two. Each figure is compiled at `FIGURE_WIDTH` and set to its
+container's width when drawn (and drawn again when the window's width changes).
+
+Complete with no JavaScript (issue #45): each figure's container holds, from the start, the
+figure drawn once when the page was written (`static_svg`: Vega's SVG at `FIGURE_WIDTH`,
+coordinates rounded to 0.1 px, scaled down to a narrower container like any drawing). The
+library is inflated and evaluated after the page's `load` event, so a capture taken at `load`
+(`chromium --headless --screenshot` or `--print-to-pdf` alone), a converter or viewer that runs
+no script, or a browser without `DecompressionStream` would otherwise show no figure at all;
+they now show the static drawings (a browser that cannot draw the interactive figures says so
+under each). The interactive drawing is made in a hidden element beside the static one, which
+it replaces only once complete, as it replaces its own drawing at another width: a figure never
+shows blank. A printout shows whatever each container holds, static or interactive, scaled to
+the paper by the print stylesheet, which also shows tables whole; no drawing overflows its
+container (`_CSS`). The cost: 0.3-0.6 s a figure when the page is written, and some 0.1 MB a
+figure on the page (a 100-run sweep's page grows from 0.85 MB to 1.5 MB; issue #32's 5 MB are
+far off, so no option leaves them out).
 
 The styling every figure shares (`CONFIG`) is applied when compiling. The page declares how
-many figures it holds (`<meta name="ssdlab-figures">`) and, once all are drawn, sets
-`data-figures-rendered` on `<body>` (or `data-render-error` if drawing failed), which is what
-the browser test checks.
+many figures it holds (`<meta name="ssdlab-figures">`) and, once every interactive figure is
+drawn, sets `data-figures-rendered` on `<body>` (or `data-render-error` if drawing failed),
+resolves `window.ssdlabFiguresDrawn` and fires `ssdlab-figures-drawn` on `document`: what a
+headless capture that wants the interactive drawings waits for, and what the browser test
+checks.
 """
 
 from __future__ import annotations
@@ -33,9 +48,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ssdlab.htmlreport import static_svg
+
 #: The width (px) figures are compiled at: the page's widest figure container (its 1400 px
 #: column less the margins). The page sets each figure to its own container's width.
 FIGURE_WIDTH = 1336
+
+#: The room (px) a legend column takes: a label of `figures.LEGEND_LABEL_PX` and its symbol. A
+#: legend below a figure gets as many columns as its width holds (`figures` asks for at most
+#: `figures.LEGEND_COLUMNS`), so that a long legend wraps onto more rows instead of overflowing.
+LEGEND_COLUMN_PX = 210
 
 #: The Vega-Lite configuration every figure is compiled with (plotly's white look, which the
 #: page had before: light grid, no frame). No ARIA description per mark: Vega-Lite would give
@@ -74,7 +96,7 @@ def sized(spec: dict[str, Any], width: int) -> dict[str, Any]:
     of a row share it (each less room for its axis), a view in a column takes it all less its
     axis, and a view alone fits it, axis and labels included (`fit-x`). The page does the same
     to the compiled spec (`_DRAW_JS`'s `sized`)."""
-    out = {k: v for k, v in spec.items() if k != "usermeta"}
+    out = dict(spec)
     if "hconcat" in out:
         n = len(out["hconcat"])
         out["hconcat"] = [{**view, "width": max(120, (width - 90 * n) // n)} for view in out["hconcat"]]
@@ -103,13 +125,13 @@ def _script_json(value: str) -> str:
 
 @dataclass
 class Figure:
-    """A figure placed on the page: its id, its Vega-Lite JSON, caption and the height reserved
-    for it."""
+    """A figure placed on the page: its id, its compiled Vega spec (JSON), its static drawing
+    (`static_svg`) and its caption."""
 
     id: str
     spec: str
+    static: str
     caption: str
-    height: int
 
 
 @dataclass
@@ -134,10 +156,11 @@ class Section:
         self.parts.append(f'<p class="note">{escape(text)}</p>')
 
     def figure(self, spec: dict[str, Any], caption: str) -> None:
-        """Place a Vega-Lite figure (`figures`), drawn in the browser from its JSON."""
+        """Place a Vega-Lite figure (`figures`): its static drawing in its container, replaced
+        by the interactive one the browser draws from its JSON."""
         figure = self.page.add_figure(spec, caption)
         self.parts.append(
-            f'<figure><div class="figure-plot" id="{figure.id}" style="min-height:{figure.height}px"></div>'
+            f'<figure><div class="figure-plot" id="{figure.id}">{figure.static}</div>'
             f"<figcaption>{escape(caption)}</figcaption></figure>"
         )
 
@@ -185,10 +208,12 @@ class Page:
         return anchor
 
     def add_figure(self, spec: dict[str, Any], caption: str) -> Figure:
-        """Compile a Vega-Lite figure into the Vega spec the page draws."""
-        height = int(spec.get("usermeta", {}).get("height") or 420)
-        text = json.dumps(compile_figure(spec), separators=(",", ":"), allow_nan=False)
-        figure = Figure(f"figure-{len(self.figures) + 1}", text, caption, height)
+        """Compile a Vega-Lite figure into the Vega spec the page draws, and draw it once here
+        (`static_svg`)."""
+        vega = compile_figure(spec)
+        text = json.dumps(vega, separators=(",", ":"), allow_nan=False)
+        target = f"figure-{len(self.figures) + 1}"
+        figure = Figure(target, text, static_svg.draw(vega, id_prefix=f"{target}-static"), caption)
         self.figures.append(figure)
         return figure
 
@@ -240,11 +265,13 @@ def _contents(sections: list[Section]) -> str:
     return f"<nav><ul>{''.join(items)}</ul></nav>"
 
 
-_DRAW_JS = """
+_DRAW_JS_TEMPLATE = """
 (async function () {
   const body = document.body;
-  // Figures are drawn one at a time, in page order, except that those scrolled into view (or
-  // reached by a link of the contents) go first; the page scrolls between two figures.
+  // Every figure is on the page from the start, drawn when the page was written (a static SVG).
+  // The interactive figures replace them one at a time, in page order, except that those
+  // scrolled into view (or reached by a link of the contents) go first; the page scrolls between
+  // two figures. A printout shows whatever each container holds, static or interactive.
   const queue = [...document.querySelectorAll("script.ssdlab-figure")];
   // Which figure goes next is decided when it is drawn, from where the page is then (a link of
   // the contents, or the reader's scrolling): the first one in or near the view, else the first
@@ -255,27 +282,54 @@ _DRAW_JS = """
   };
   const total = queue.length;
   const drawn = new Map();  // container id -> {spec, view, width}
+  let resolveDrawn, rejectDrawn;
+  // For a headless capture (a screenshot, a PDF): a promise that settles once every figure is
+  // drawn (or drawing failed), beside body[data-figures-rendered] and the `ssdlab-figures-drawn`
+  // event on document.
+  window.ssdlabFiguresDrawn = new Promise((resolve, reject) => { resolveDrawn = resolve; rejectDrawn = reject; });
+  window.ssdlabFiguresDrawn.catch(() => {});
   // Each view gets the container's width, as page.py's `sized` gives it: the panels of a row
   // share it (Vega-Lite compiled their common width into the signal `childWidth`, and the row
   // into a layout of its group marks, a column into a layout of one column), a single view
-  // fits it.
+  // fits it; a legend gets as many columns as fit.
   const sized = (spec, width) => {
     const columns = !spec.layout ? 1 : spec.layout.columns || spec.marks.filter(m => m.type === "group").length;
     const each = Math.max(120, columns > 1 ? Math.floor((width - 90 * columns) / columns) : width - 110);
     const signals = (spec.signals || []).map(s => s.name === "childWidth" ? Object.assign({}, s, {value: each}) : s);
     const alone = typeof spec.width === "number" ? {width: Math.max(120, width - 20)} : {};  // fit-x
-    return Object.assign({}, spec, {signals: signals}, alone);
+    const legends = (spec.legends || []).map(l => l.columns ? Object.assign({}, l, {
+      columns: Math.max(1, Math.min(l.columns, Math.floor(width / __LEGEND_COLUMN_PX__)))}) : l);
+    return Object.assign({}, spec, {signals: signals, legends: legends}, alone);
   };
+  // A figure is drawn into a new element beside what the container shows (its static drawing,
+  // or its interactive one at another width), which stays until the new one is complete: a
+  // figure never shows blank.
   const draw = async (target, spec) => {
     const container = document.getElementById(target);
     const width = container.clientWidth;
     const old = drawn.get(target);
+    const shown = old ? old.element : container.querySelector(".__STATIC_CLASS__");
+    const fresh = document.createElement("div");
+    fresh.className = "figure-view";
+    if (shown) fresh.classList.add("pending");
+    container.appendChild(fresh);
+    const {view} = await vegaEmbed(fresh, sized(spec, width), {mode: "vega", renderer: "svg", actions: false});
     if (old) old.view.finalize();
-    const {view} = await vegaEmbed(container, sized(spec, width),
-                                   {mode: "vega", renderer: "svg", actions: false});
+    if (shown) {
+      shown.remove();
+      fresh.classList.remove("pending");
+    }
     container.classList.add("drawn");
-    drawn.set(target, {spec: spec, view: view, width: width});
+    drawn.set(target, {spec: spec, view: view, width: width, element: fresh});
   };
+  const next = () => queue.splice(Math.max(0, queue.findIndex(nearView)), 1)[0];
+  const drawNext = async () => {
+    const script = next();
+    await draw(script.dataset.target, JSON.parse(script.textContent));
+    performance.mark("ssdlab-drawn " + script.dataset.target);
+    if (queue.length === total - 1) performance.mark("ssdlab-first-figure-drawn");
+  };
+  const printing = () => window.matchMedia("print").matches;
   try {
     if (typeof DecompressionStream === "undefined") {
       throw new Error("this browser cannot inflate the embedded plotting library " +
@@ -288,28 +342,36 @@ _DRAW_JS = """
     (0, eval)(await new Response(stream).text());
     performance.mark("ssdlab-library-loaded");
     while (queue.length) {
-      const next = queue.splice(Math.max(0, queue.findIndex(nearView)), 1)[0];
-      await draw(next.dataset.target, JSON.parse(next.textContent));
-      performance.mark("ssdlab-drawn " + next.dataset.target);
-      if (queue.length === total - 1) performance.mark("ssdlab-first-figure-drawn");
+      await drawNext();
       await new Promise(resolve => setTimeout(resolve, 0));
     }
     performance.mark("ssdlab-figures-drawn");
     body.dataset.figuresRendered = String(total);
+    resolveDrawn(total);
+    document.dispatchEvent(new Event("ssdlab-figures-drawn"));
   } catch (err) {
+    // The figures not drawn keep their static drawing, and say why they are not interactive.
     body.dataset.renderError = String(err);
     for (const plot of document.querySelectorAll(".figure-plot:not(.drawn)")) {
       plot.classList.add("failed");
-      plot.textContent = "figure not drawn: " + err.message;
+      for (const pending of plot.querySelectorAll(".figure-view.pending")) pending.remove();
+      const message = document.createElement("p");
+      message.className = "figure-failed";
+      message.textContent = "interactive figure not drawn: " + err.message;
+      plot.appendChild(message);
     }
     console.error("ssdlab report: figures not drawn: " + err);
+    rejectDrawn(err);
+    document.dispatchEvent(new Event("ssdlab-figures-drawn"));
     return;
   }
-  // A window of another width: the figures drawn again to fit it, one at a time.
+  // A window of another width: the figures drawn again to fit it, one at a time (not while
+  // printing: the print stylesheet scales them to the paper).
   let resizing = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizing);
     resizing = setTimeout(async () => {
+      if (printing()) return;
       for (const [target, figure] of drawn) {
         if (document.getElementById(target).clientWidth !== figure.width) await draw(target, figure.spec);
       }
@@ -317,6 +379,9 @@ _DRAW_JS = """
   });
 })();
 """
+_DRAW_JS = _DRAW_JS_TEMPLATE.replace("__LEGEND_COLUMN_PX__", str(LEGEND_COLUMN_PX)).replace(
+    "__STATIC_CLASS__", static_svg.STATIC_CLASS
+)
 
 _CSS = """
 :root { --ink: #1d2330; --muted: #5b6475; --rule: #d9dee7; --band: #f4f6f9; --accent: #2f5fb3; }
@@ -338,10 +403,15 @@ p.note { color: var(--muted); font-size: .9rem; }
 figure { margin: 1rem 0 1.6rem; }
 figure img { max-width: 100%; border: 1px solid var(--rule); }
 figcaption { color: var(--muted); font-size: .88rem; margin-top: .3rem; max-width: 70rem; }
-.figure-plot { width: 100%; }
-.figure-plot.drawn { min-height: 0 !important; }
-.figure-plot.failed { display: flex; align-items: center; justify-content: center;
-                      border: 1px dashed #c33; color: #c33; }
+.figure-plot { width: 100%; position: relative; }
+/* Whatever Vega draws (the static drawing at the widest container's width, a long legend, wide
+   axis labels), it never overflows its container: a wider drawing is scaled down to fit. */
+.figure-plot .vega-embed { display: block; width: 100%; }
+.figure-plot svg { display: block; max-width: 100%; height: auto; }
+.figure-view.pending { position: absolute; top: 0; left: 0; width: 100%; visibility: hidden; }
+.figure-plot .figure-failed { color: #c33; font-size: .85rem; margin: .2rem 0; }
+.warning { border-left: 3px solid #c77700; background: #fff7e6; padding: .4rem .8rem; margin: .8rem 0; }
+.warning p, .warning ul { margin: .2rem 0; }
 .table-wrap { overflow-x: auto; max-height: 34rem; overflow-y: auto; margin: .6rem 0 1rem; }
 table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
 th, td { padding: .25rem .6rem; border-bottom: 1px solid var(--rule); text-align: left;
@@ -360,6 +430,21 @@ dl.facts dd { margin: 0; }
 .verdicts td.verdict { font-weight: 600; }
 .verdict-good { color: #17723a; } .verdict-bad { color: #b3261e; } .verdict-mid { color: #9a6700; }
 .markdown table { margin: .6rem 0 1rem; }
+@media print {
+  /* Every figure on paper: its drawing, static or interactive, is scaled to the page (the rule
+     above), tables show all
+     their rows and wrap their cells to the page's width (a wider one makes the browser shrink
+     the whole printout), and a figure or a table row is not cut across two pages. */
+  nav { display: none; }
+  header { background: none; }
+  main { max-width: none; padding: 0 .5rem; }
+  .table-wrap { max-height: none; overflow: visible; }
+  table { font-size: .72rem; max-width: 100%; }
+  th, td { position: static; white-space: normal; padding: .15rem .35rem; }
+  td.text { min-width: 0; }
+  figure, tr { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+}
 """
 
 _DOCUMENT = """<!DOCTYPE html>

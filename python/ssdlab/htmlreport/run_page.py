@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ssdlab import exploration
 from ssdlab.htmlreport import sections, tables
 from ssdlab.htmlreport.page import Page
 
@@ -30,6 +31,9 @@ def build(source: RunInput) -> Page:
     )
     summary = page.section("Summary")
     summary.raw(tables.facts(headline(report), columns=3))
+    exploring = exploration.group_why([report])
+    if exploring:
+        summary.raw(sections.exploring_warning([exploring]))
     summary.raw(
         tables.frame_table(
             percentile_table(report),
@@ -57,6 +61,13 @@ def headline(report: Report) -> dict[str, str]:
     out.update(
         {tables.readable(name): tables.format_value(name, v) for name, v in run_figures(report).items()}
     )
+    for agent in exploration.of_report(report):
+        text = exploration.share_text([agent])
+        if agent.control:
+            text += " (random control)"
+        elif agent.exploring:
+            text += " (still exploring)"
+        out[f"{agent.point} agent ({agent.policy})"] = text
     return out
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ssdlab import exploration
 from ssdlab.config import flatten
 from ssdlab.htmlreport import figures, tables
 from ssdlab.htmlreport.page import Page, Section, escape
@@ -39,9 +40,11 @@ def run_sections(
             drawn += 1
     if not drawn:
         latency.note("No read or write request completed: no latency to draw.")
-    result = figures.time_series(groups) if over_time else None
-    if result:
-        new_section("Over time").figure(*result)
+    series = figures.time_series(groups) if over_time else []
+    if series:
+        over = new_section("Over time")
+        for drawn_series in series:
+            over.figure(*drawn_series)
     accounting = new_section("Flash operations by source")
     result = figures.flash_accounting(groups)
     if result:
@@ -67,8 +70,10 @@ def source_table(groups: figures.Groups) -> pd.DataFrame:
 
 
 def learning_section(new_section: NewSection, groups: figures.Groups) -> None:
-    """Per decision point with an agent: its learning curve, and what the agents did (decisions,
-    explorations, rewards, states visited, Q-value spread; means over a group's runs)."""
+    """Per decision point with an agent: its learning curve (or why there is none yet), the
+    agents still exploring when their runs ended (`ssdlab.exploration`), and what the agents did
+    (decisions, explorations and their share, rewards, states visited, Q-value spread; means
+    over a group's runs)."""
     points = [
         p
         for p in LEARNING_POINTS
@@ -82,12 +87,63 @@ def learning_section(new_section: NewSection, groups: figures.Groups) -> None:
         if result:
             section.figure(*result)
         else:
-            section.note(f"The `{point}` agent received no reward yet: no learning curve.")
+            section.note(no_curve_text(groups, point))
+        flagged = [
+            text if len(groups) == 1 else f"{label}: {text}"
+            for label, reports in groups.items()
+            if (text := exploration.why_at(reports, point))
+        ]
+        if flagged:
+            section.raw(exploring_warning(flagged))
         frame = learning_table(groups, point)
-        section.raw(tables.frame_table(frame, headers={c: tables.readable(c) for c in frame.columns}))
+        section.raw(
+            tables.frame_table(
+                frame, headers={c: LEARNING_HEADERS.get(c, tables.readable(c)) for c in frame.columns}
+            )
+        )
+
+
+def exploring_warning(flagged: Sequence[str], mark: str = "") -> str:
+    """The warning (HTML) beside the figures of agents still exploring, `exploration.why` each:
+    one sentence, or a list for several."""
+    meaning = f"{mark + ' ' if mark else ''}{exploration.MEANING[:1].upper()}{exploration.MEANING[1:]}."
+    if len(flagged) == 1:
+        return f'<p class="warning">{escape(meaning)} {escape(flagged[0])}.</p>'
+    items = "".join(f"<li>{escape(text)}</li>" for text in flagged)
+    return f'<div class="warning"><p>{escape(meaning)}</p><ul>{items}</ul></div>'
+
+
+def no_curve_text(groups: figures.Groups, point: str) -> str:
+    """Why a point has no learning curve: its runs took fewer decisions than one reward window
+    (`fewer decisions (599) than one reward window (1,000)`), or no window held a reward."""
+    entries = [
+        r.raw["learning"][point] for rs in groups.values() for r in rs if point in r.raw.get("learning", {})
+    ]
+    decisions = sorted(int(e.get("decisions", 0)) for e in entries)
+    windows = sorted({int(e["reward_window_decisions"]) for e in entries if e.get("reward_window_decisions")})
+    taken = f"{decisions[0]:,}" if decisions[0] == decisions[-1] else f"{decisions[0]:,}-{decisions[-1]:,}"
+    if windows and decisions[-1] < windows[0]:
+        every = "" if len(entries) == 1 else f" in each of its {len(entries)} runs"
+        return (
+            f"The `{point}` agent took fewer decisions ({taken}) than one reward window "
+            f"({windows[0]:,}){every}: no learning curve yet."
+        )
+    if not windows and not any(e.get("reward_series") for e in entries):
+        # A report written before the window was recorded: the window is not known.
+        return f"The `{point}` agent's runs ({taken} decisions) completed no reward window: no learning curve yet."
+    return f"The `{point}` agent received no reward in any window ({taken} decisions): no learning curve."
+
+
+#: Column titles of the learning table where the column name alone would not say it.
+LEARNING_HEADERS = {
+    "exploration_share": "explored",
+    "still_exploring": "still exploring",
+}
 
 
 def learning_table(groups: figures.Groups, point: str) -> pd.DataFrame:
+    """Per group: its policy, decisions, explorations and their share (`explored`, flagged when
+    still exploring), rewards, states visited and Q spread; means over the group's runs."""
     import pandas as pd
 
     columns = [
@@ -108,12 +164,21 @@ def learning_table(groups: figures.Groups, point: str) -> pd.DataFrame:
         policy = ", ".join(
             sorted(set(both["policy"]) | ({"(random control)"} if both["control"].any() else set()))
         )
+        agents = [a for r in reports for a in exploration.of_report(r) if a.point == point]
+        flagged = sum(a.exploring for a in agents)
+        means = both[columns].astype(float).mean().to_dict()
         rows.append(
             {
                 "group": label,
                 "runs": len(frames),
                 "policy": policy,
-                **both[columns].astype(float).mean().to_dict(),
+                "decisions": means.pop("decisions"),
+                "explorations": means.pop("explorations"),
+                "exploration_share": exploration.percent_span([a.share for a in agents]),
+                "still_exploring": (f"yes ({flagged} of {len(agents)})" if len(agents) > 1 else "yes")
+                if flagged
+                else ("control" if all(a.control for a in agents) else "no"),
+                **means,
             }
         )
     return pd.DataFrame(rows)

@@ -15,20 +15,12 @@ if TYPE_CHECKING:
 
     from ssdlab.htmlreport.sources import SweepInput
 
-#: The figures shown per cell and per axis value (results.parquet columns), with titles.
+#: The figures shown per cell and per axis value (results.parquet columns), with titles (a
+#: latency's axis gets the unit its range asks for when drawn).
 METRICS = {
     "write_p99_us": "write p99",
     "write_p99_99_us": "write p99.99",
     "read_p99_us": "read p99",
-    "waf": "WAF",
-    "erases": "erases",
-}
-
-#: The same figures as axis titles, with their units.
-METRIC_AXES = {
-    "write_p99_us": "write p99 (us)",
-    "write_p99_99_us": "write p99.99 (us)",
-    "read_p99_us": "read p99 (us)",
     "waf": "WAF",
     "erases": "erases",
 }
@@ -99,7 +91,7 @@ def axis_sections(new_section: sections.NewSection, source: SweepInput) -> None:
         section = new_section(f"By {axis}")
         ok = results[results["status"] == "ok"]
         section.raw(tables.frame_table(value_table(results, axis), numeric=set(METRICS.values())))
-        drawn = figures.metrics_by_value(ok, axis, METRIC_AXES)
+        drawn = figures.metrics_by_value(ok, axis, METRICS)
         if drawn:
             section.figure(*drawn)
         groups = value_groups(source, axis)

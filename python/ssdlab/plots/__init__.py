@@ -1,5 +1,7 @@
 """Plots of reports: latency CDFs (with the tail on a log scale), time series, and bar tables
-normalised to a baseline like the papers' tables. Uses matplotlib's non-interactive backend."""
+normalised to a baseline like the papers' tables. Uses matplotlib's non-interactive backend.
+Time and latency axes are in the unit their range asks for (`ssdlab.axis_units`: a run of 21
+days of simulated time in days, not 1.8 M seconds), and a CDF starts from 0."""
 
 from __future__ import annotations
 
@@ -13,28 +15,41 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ssdlab import axis_units
 from ssdlab.report import Report
 
 
 def latency_cdf(
     reports: Mapping[str, Report], which: str = "write", tail: bool = False, path: str | Path | None = None
 ):
-    """Latency CDF per labelled report. With `tail=True` the y axis shows 1 - CDF on a log scale
-    (how the RLGC paper's Fig. 7 reads the p99.99 and beyond)."""
+    """Latency CDF per labelled report, from 0 at its fastest request. With `tail=True` the y
+    axis shows 1 - CDF on a log scale (how the RLGC paper's Fig. 7 reads the p99.99 and
+    beyond)."""
     fig, ax = plt.subplots(figsize=(6, 4))
-    for label, report in reports.items():
-        cdf = report.latency_cdf(which)
+    cdfs = {label: report.latency_cdf(which) for label, report in reports.items()}
+    unit = axis_units.latency_unit(
+        v * 1e3
+        for cdf in cdfs.values()
+        if not cdf.empty
+        for v in (cdf["latency_us"].iloc[0], cdf["latency_us"].iloc[-1])
+    )
+    for label, cdf in cdfs.items():
         if cdf.empty:
             continue
+        x = unit.of_ns(cdf["latency_us"].to_numpy() * 1e3)
         if tail:
-            ax.step(cdf["latency_us"], np.maximum(1.0 - cdf["cdf"], 1e-9), where="post", label=label)
+            ax.step(x, np.maximum(1.0 - cdf["cdf"], 1e-9), where="post", label=label)
             ax.set_yscale("log")
             ax.set_ylabel("1 - CDF")
         else:
-            ax.step(cdf["latency_us"], cdf["cdf"], where="post", label=label)
+            # From 0: the step up at the fastest request shows how many requests were that fast.
+            ax.step(
+                np.concatenate(([x[0]], x)), np.concatenate(([0.0], cdf["cdf"])), where="post", label=label
+            )
+            ax.set_ylim(0, 1.02)
             ax.set_ylabel("CDF")
     ax.set_xscale("log")
-    ax.set_xlabel(f"{which} latency (us)")
+    ax.set_xlabel(f"{which} latency ({unit.symbol})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     return _finish(fig, path)
@@ -54,14 +69,17 @@ def latency_tail(
     comparisons does not accumulate open figures."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
     drawn = 0
+    unit = axis_units.latency_unit(
+        v for pairs in histograms.values() if pairs for v in (pairs[0][0], pairs[-1][0])
+    )
     for label, pairs in histograms.items():
         if not pairs:
             continue
-        values_ms = np.array([v for v, _ in pairs], dtype=float) / 1e6
+        values = unit.of_ns(np.array([v for v, _ in pairs], dtype=float))
         counts = np.array([c for _, c in pairs], dtype=float)
         below = np.concatenate(([0.0], np.cumsum(counts)[:-1]))  # requests faster than each value
         at_least = 1.0 - below / counts.sum()
-        ax.step(values_ms, at_least, where="pre", label=label)
+        ax.step(values, at_least, where="pre", label=label)
         drawn += 1
     for level, name in ((1e-2, "p99"), (1e-4, "p99.99")):
         ax.axhline(level, color="grey", linestyle=":", linewidth=0.8)
@@ -76,7 +94,7 @@ def latency_tail(
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(f"{what} latency (ms)")
+    ax.set_xlabel(f"{what} latency ({unit.symbol})")
     ax.set_ylabel("1 - CDF: fraction at least this slow")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
@@ -86,16 +104,24 @@ def latency_tail(
 
 
 def time_series(reports: Mapping[str, Report], name: str = "free_blocks", path: str | Path | None = None):
-    """One time series (e.g. free blocks) per labelled report."""
+    """One time series (e.g. free blocks) per labelled report, against simulated time in the
+    unit its span asks for."""
     fig, ax = plt.subplots(figsize=(6, 4))
-    for label, report in reports.items():
-        ts = report.time_series(name)
-        ax.plot(ts["time_s"], ts[name], label=label)
-    ax.set_xlabel("simulated time (s)")
+    series = {label: report.time_series(name) for label, report in reports.items()}
+    unit = time_axis_unit(ts["time_s"] for ts in series.values())
+    for label, ts in series.items():
+        ax.plot(unit.of_ns(ts["time_s"].to_numpy() * 1e9), ts[name], label=label)
+    ax.set_xlabel(f"simulated time ({unit.symbol})")
     ax.set_ylabel(name.replace("_", " "))
     ax.grid(True, alpha=0.3)
     ax.legend()
     return _finish(fig, path)
+
+
+def time_axis_unit(times_s) -> axis_units.Unit:
+    """The unit of a simulated-time axis through series of times in seconds (`axis_units`)."""
+    span_s = max((float(np.max(t)) for t in times_s if len(t)), default=0.0)
+    return axis_units.time_unit(span_s * 1e9)
 
 
 def normalized_bars(table: pd.DataFrame, baseline: str, path: str | Path | None = None, title: str = ""):
@@ -168,5 +194,6 @@ __all__ = [
     "normalized_bars",
     "panel_grid",
     "save_figure",
+    "time_axis_unit",
     "time_series",
 ]

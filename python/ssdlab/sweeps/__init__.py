@@ -10,8 +10,10 @@ Two entry points:
 
 Modules, one job each: `grid` (the grid file), `locate` (line numbers in it), `keys` (which config
 keys exist), `job` (one simulation to run), `cells` (cells and their stable ids), `plan` (grid -> cells), `outcome` (running one
-worker call), `backends` (local and Ray), `store` (the results directory), `runner`
-(`run_cells`), `worker` (the grid sweep's worker), `table` (the results table).
+worker call), `backends` (local and Ray), `lifetime` (SIGTERM, and workers that end with the
+sweep), `store` (the results directory), `record` (a cell's record and its check), `lock` (one
+sweep per directory), `errors` (DirectoryRefused, SweepWarning), `runner` (`run_cells`),
+`worker` (the grid sweep's worker), `table` (the results table).
 """
 
 from __future__ import annotations
@@ -19,15 +21,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ssdlab import __version__
+from ssdlab.sweeps import lock
+from ssdlab.sweeps.backends import check_backend
 from ssdlab.sweeps.cells import Cell, FileDigests, cell_id, cells_from_jobs
+from ssdlab.sweeps.errors import DirectoryRefused, SweepWarning
 from ssdlab.sweeps.grid import Grid, load_grid
+from ssdlab.sweeps.lifetime import Terminated
 from ssdlab.sweeps.outcome import FILES_KEY, CellOutcome
 from ssdlab.sweeps.plan import plan
-from ssdlab.sweeps.runner import run_cells
-from ssdlab.sweeps.store import GRID_FILE, TABLE_FILE, check_table, read_table, write_atomic, write_table
+from ssdlab.sweeps.runner import run_cells, run_cells_in
+from ssdlab.sweeps.store import (
+    GRID_FILE,
+    TABLE_FILE,
+    CellRecords,
+    claim_directory,
+    read_table,
+    write_atomic,
+    write_table,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,34 +68,37 @@ def run_sweep(
     resume: bool = True,
     ship_traces: bool = False,
     retry_failed: bool = False,
+    wait: bool = False,
+    replace_grid: bool = False,
 ) -> SweepResult:
     """`sweep`, returning the cells and outcomes beside the table (the CLI's summary uses them)."""
     grid = grid if isinstance(grid, Grid) else load_grid(grid)
     cells = plan(grid)
-    out_dir = Path(out) if out is not None else None
-    if out_dir is not None:
-        table_path = out_dir / TABLE_FILE
-        if table_path.exists():
-            check_table(table_path)  # never overwrite, nor resume into, someone else's table
-        write_atomic(out_dir / GRID_FILE, grid.text.encode())
+    check_backend(backend, address, ship_traces)
     from ssdlab.sweeps.table import results_frame
-    from ssdlab.sweeps.worker import run_cell
+    from ssdlab.sweeps.worker import check_result, run_cell
 
-    outcomes = run_cells(
-        cells,
-        run_cell,
-        out=out_dir,
-        backend=backend,
-        processes=processes,
-        address=address,
-        resume=resume,
-        retry_failed=retry_failed,
-        ship_traces=ship_traces,
-    )
-    frame = results_frame(grid.axis_keys, cells, outcomes)
-    if out_dir is None:
-        return SweepResult(grid, cells, outcomes, frame, None)
-    write_table(frame, out_dir / TABLE_FILE, __version__)
+    options: dict[str, Any] = {
+        "backend": backend,
+        "processes": processes,
+        "address": address,
+        "resume": resume,
+        "retry_failed": retry_failed,
+        "ship_traces": ship_traces,
+        "check_result": check_result,
+    }
+    if out is None:
+        outcomes = run_cells_in(None, cells, run_cell, **options)
+        return SweepResult(grid, cells, outcomes, results_frame(grid.axis_keys, cells, outcomes), None)
+    out_dir = Path(out)
+    # The lock is held from before the directory is read until its table is written: another
+    # sweep never sees it half way, nor runs its cells a second time.
+    with lock.hold(out_dir, wait):
+        claim_directory(out_dir, grid.text, grid.path, replace_grid)
+        write_atomic(out_dir / GRID_FILE, grid.text.encode())
+        outcomes = run_cells_in(CellRecords(out_dir), cells, run_cell, **options)
+        frame = results_frame(grid.axis_keys, cells, outcomes)
+        write_table(frame, out_dir / TABLE_FILE, __version__)
     return SweepResult(grid, cells, outcomes, frame, out_dir / TABLE_FILE)
 
 
@@ -94,14 +111,24 @@ def sweep(
     resume: bool = True,
     ship_traces: bool = False,
     retry_failed: bool = False,
+    wait: bool = False,
+    replace_grid: bool = False,
 ) -> pd.DataFrame:
     """Run every cell of a grid file and return the results table (one row per cell, grid
     order). With `out`, the directory gets the table (results.parquet), each cell's report and
     record, and a copy of the grid, and a rerun skips the cells already done (`resume`; failed
     ones too, unless `retry_failed`). Without `out` nothing is written (and nothing resumes).
     The grid's problems raise ConfigError before anything runs; a cell whose configuration is
-    invalid, or whose run fails, is a row with status "failed" and its error."""
-    return run_sweep(grid, out, backend, processes, address, resume, ship_traces, retry_failed).frame
+    invalid, or whose run fails, is a row with status "failed" and its error.
+
+    The directory is refused (DirectoryRefused, before anything runs) while another sweep writes
+    into it (unless `wait`: then this one waits for it), when it holds another grid's results
+    (unless `replace_grid`), or a table or record of another schema or tool. A record that is
+    not its cell's whole, consistent record is set aside (`cells/<id>.json.bad`, a SweepWarning)
+    and its cell runs again."""
+    return run_sweep(
+        grid, out, backend, processes, address, resume, ship_traces, retry_failed, wait, replace_grid
+    ).frame
 
 
 def outcomes_by_status(outcomes: Sequence[CellOutcome]) -> dict[str, int]:
@@ -117,9 +144,12 @@ __all__ = [
     "FILES_KEY",
     "Cell",
     "CellOutcome",
+    "DirectoryRefused",
     "FileDigests",
     "Grid",
     "SweepResult",
+    "SweepWarning",
+    "Terminated",
     "cell_id",
     "cells_from_jobs",
     "load_grid",

@@ -27,11 +27,14 @@ from ssdlab.config import workload_patterns, workload_specs
 from ssdlab.errors import ConfigError, SsdlabError
 from ssdlab.sweeps.cells import error_text
 from ssdlab.sweeps.job import Job
+from ssdlab.sweeps.lifetime import ParentWatch, watch_parent
 from ssdlab.sweeps.outcome import Attempt, Worker, execute
 
 BACKENDS = ("local", "ray")
 #: Jobs queued per process (or Ray CPU) beyond the one it runs, so none waits between jobs.
 QUEUED_PER_WORKER = 1
+#: How long a worker told to stop (SIGTERM) may take before it is killed.
+JOIN_TIMEOUT_S = 10.0
 RAY_MISSING = "Ray is not installed: pip install ssdlab[ray]"
 
 Finished = Iterator[tuple[int, Attempt]]
@@ -69,38 +72,53 @@ def session(
         yield lambda worker, jobs: run_ray(ray, worker, jobs, ship_traces)
 
 
-def _shut_down_broken(executor: ProcessPoolExecutor) -> None:
-    """Shut a broken pool down and end every worker process of it. The pool's manager thread
-    terminates the ones it knows of and then joins them all; a worker started on demand by a
-    submit that raced the break is joined but never told to stop, so the interpreter's exit,
-    which joins that thread, waits forever (seen in CI: a worker blocked in its call queue's
-    get). There is no public handle on the workers; `_processes` is where CPython 3.11-3.13 keeps
-    them, and `shutdown` sets it to None: so they are listed before it (workers are only started
-    by `submit`, on this same thread, so none can appear in between)."""
+def _end_processes(executor: ProcessPoolExecutor) -> None:
+    """Shut a pool down and end every worker process of it at once, waiting until each has
+    exited. For a broken pool, and for a sweep that stops (^C, SIGTERM, an error) with cells
+    still running: their results would be thrown away, and a worker left to finish its cell
+    keeps its process, and the interpreter's exit (which joins the pool's manager thread), for
+    that long. The pool's manager thread terminates the workers it knows of and then joins them
+    all; a worker started on demand by a submit that raced a break is joined but never told to
+    stop, so the interpreter's exit would wait forever (seen in CI: a worker blocked in its call
+    queue's get). There is no public handle on the workers; `_processes` is where CPython
+    3.11-3.13 keeps them, and `shutdown` sets it to None: so they are listed before it (workers
+    are only started by `submit`, on this same thread, so none can appear in between)."""
     processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
+    for process in processes:
+        process.join(timeout=JOIN_TIMEOUT_S)
+        if process.is_alive():  # SIGTERM blocked or ignored by the worker's code: no more asking
+            process.kill()
+            process.join()
 
 
 class _Pool:
-    """A forkserver process pool that is replaced when a process of it dies (which breaks it)."""
+    """A forkserver process pool that is replaced when a process of it dies (which breaks it).
+    Its workers exit when this process ends, however it ends (`lifetime.ParentWatch`)."""
 
     def __init__(self, processes: int) -> None:
         # forkserver, not fork: the progress display runs a thread, and forking a process with
         # threads can copy a held lock into the child.
         self.context = multiprocessing.get_context("forkserver")
         self.processes = processes
+        self.watch = ParentWatch(self.context)
         self.executor = self._new()
 
     def _new(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.processes, mp_context=self.context)
+        return ProcessPoolExecutor(
+            max_workers=self.processes,
+            mp_context=self.context,
+            initializer=watch_parent,
+            initargs=self.watch.initargs,
+        )
 
     def renew(self, broken: ProcessPoolExecutor) -> None:
         """Replace the pool if `broken` is still the current one, ending its processes."""
         if broken is self.executor:
-            _shut_down_broken(broken)
+            _end_processes(broken)
             self.executor = self._new()
 
     def submit(self, worker: Worker, job: Job) -> tuple[Future[Attempt], ProcessPoolExecutor]:
@@ -110,8 +128,16 @@ class _Pool:
             self.renew(self.executor)
             return self.executor.submit(execute, worker, job), self.executor
 
-    def close(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+    def close(self, finished: bool) -> None:
+        """Shut the pool down: `finished`, after its last job (its workers exit as they are told);
+        else with jobs still running (stopped), ending its workers at once."""
+        try:
+            if finished:
+                self.executor.shutdown(wait=True)
+            else:
+                _end_processes(self.executor)
+        finally:
+            self.watch.close()
 
 
 def run_local(worker: Worker, jobs: Sequence[Job], processes: int | None = None) -> Finished:
@@ -131,6 +157,7 @@ def run_local(worker: Worker, jobs: Sequence[Job], processes: int | None = None)
     suspects: list[int] = []
     in_flight: dict[Future[Attempt], tuple[int, float, ProcessPoolExecutor, bool]] = {}
     pool = _Pool(processes)
+    finished = False
     try:
         while waiting or suspects or in_flight:
             if suspects and not in_flight:
@@ -154,8 +181,9 @@ def run_local(worker: Worker, jobs: Sequence[Job], processes: int | None = None)
                     reason = "its worker process died (killed, out of memory or a crash), twice, the second time running it alone"
                     attempt = Attempt("failed", reason, time.perf_counter() - submitted, None)
                 yield index, attempt
+        finished = True
     finally:
-        pool.close()
+        pool.close(finished)
 
 
 def _absolute(job: Job) -> Job:

@@ -42,6 +42,12 @@ SPECIAL_AXES = ("preset", "trace", "workload")
 #: detected); config files (relative to the grid file); "key=value" overrides.
 BASE_KEYS = ("preset", "trace", "workload", "format", "config", "set")
 TOP_LEVEL_KEYS = ("seeds", "base", "axes", "exclude")
+#: TOML's integers are 64-bit signed; Python's TOML reader takes any size, the core's parser
+#: does not. A seed is the core's `u64`, given to it as a TOML integer: 0 .. 2^63 - 1.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+#: `seeds = N` runs every combination N times; beyond this it is a mistake (a typo, an
+#: exponent), and expanding it would take the memory of the machine before anything runs.
+MAX_SEEDS = 1_000_000
 #: Columns of the results table that an axis named like them would collide with.
 TABLE_COLUMNS = ("cell_id", "seed", "status", "error", "wall_s", "ssdlab_version", "verify", "report")
 
@@ -136,7 +142,7 @@ class _Problems:
             return
         self.found.sort(key=lambda problem: problem[0] or 0)
         texts = [
-            f"{self.path}:{line}: {where}: {reason}" if line else f"{self.path}: {where}: {reason}"
+            f"{self.path}{f':{line}' if line else ''}: {f'{where}: ' if where else ''}{reason}"
             for line, where, _, reason in self.found
         ]
         message = (
@@ -150,6 +156,53 @@ class _Problems:
             line=self.found[0][0],
             problems=[(key, reason) for _, _, key, reason in self.found],
         )
+
+
+def not_utf8(data: bytes, error: UnicodeDecodeError) -> tuple[int, str]:
+    """The line of the first byte that is not UTF-8, and what is wrong there."""
+    line = data.count(b"\n", 0, error.start) + 1
+    column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+    return line, f"not UTF-8 text (byte 0x{data[error.start]:02x} at column {column}); TOML files are UTF-8"
+
+
+def _text_file_problem(path: Path) -> str | None:
+    """Why a TOML file a grid names (a config or workload file) cannot be read as text, naming
+    its line: the core reads them as UTF-8."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return f"cannot read {path}: {e.strerror or e}"
+    try:
+        data.decode()
+    except UnicodeDecodeError as e:
+        line, reason = not_utf8(data, e)
+        return f"{path}:{line}: {reason}"
+    return None
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why a trace file cannot be read (None if it can)."""
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+    except OSError as e:
+        return f"cannot read {path}: {e.strerror or e}"
+    return None
+
+
+def _out_of_range(value: Any) -> int | None:
+    """The first integer in `value` (lists and tables searched) that a TOML integer (64-bit,
+    signed) cannot hold, as the core's parser reads one; None if there is none."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if not INT_MIN <= value <= INT_MAX else None
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for child in children:
+        found = _out_of_range(child)
+        if found is not None:
+            return found
+    return None
 
 
 def _type_name(value: Any) -> str:
@@ -168,11 +221,17 @@ def load_grid(path: str | Path) -> Grid:
     every problem."""
     path = Path(path)
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such grid file", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read the grid file: {e}", path=str(path)) from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the grid file: {e.strerror or e}", path=str(path)) from None
+    try:
+        # As `read_text` decodes it (universal newlines): the text copied into the directory.
+        text = data.decode().replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as e:
+        line, reason = not_utf8(data, e)
+        raise ConfigError(f"{path}:{line}: {reason}", path=str(path), line=line) from None
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -206,20 +265,32 @@ def parse_grid(document: dict[str, Any], path: Path, text: str) -> Grid:
         raw_axes = {}
     axes = _axes(raw_axes, raw_base, here, problems)
     excludes = _excludes(document.get("exclude", []), axes, problems)
+    if not problems.found and not document.get("base") and not document.get("axes"):
+        problems.add(
+            "",
+            "",
+            "the grid says nothing to run (no [base] key, no [axes]): it would run the defaults "
+            '(preset "tiny", its default workload); write what to run, e.g. [base] workload = "randwrite"',
+        )
     problems.raise_if_any()
     return Grid(path, text, seeds, base, tuple(axes), tuple(excludes))
 
 
 def _seeds(value: Any, problems: _Problems) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
-        if value >= 1:
+        if 1 <= value <= MAX_SEEDS:
             return tuple(range(value))
-        problems.add("", "seeds", f"expected at least 1 seed, got {value}")
+        if value < 1:
+            problems.add("", "seeds", f"expected at least 1 seed, got {value}")
+        else:
+            problems.add("", "seeds", f"{value} seeds: at most {MAX_SEEDS:,} (give a list for chosen seeds)")
     elif isinstance(value, list):
         if not value:
             problems.add("", "seeds", "an empty list of seeds runs nothing")
         elif not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value):
             problems.add("", "seeds", f"expected seeds that are integers >= 0, got {toml_literal(value)}")
+        elif (big := _out_of_range(value)) is not None:
+            problems.add("", "seeds", f"seed {big} is out of range: a seed is at most 2^63 - 1 ({INT_MAX})")
         elif len(set(value)) != len(value):
             problems.add("", "seeds", f"repeats a seed: {toml_literal(value)}")
         else:
@@ -282,18 +353,24 @@ def _base(raw: dict[str, Any], here: Path, problems: _Problems) -> Base:
         found = _trace_file(name, here)
         if found is None:
             problems.add("base", "trace", f"no such trace file: {here / name} (nor a bundled trace's name)")
+        elif (reason := _unreadable(found)) is not None:
+            problems.add("base", "trace", reason)
         trace = str(found) if found else None
     workload = None
     if "workload" in raw and (name := _string("base", "workload", raw["workload"], problems)) is not None:
         workload = _workload(name, here)
         if workload is None:
             problems.add("base", "workload", f"{name!r} is neither a workload file nor a built-in workload")
+        elif Path(workload).is_absolute() and (reason := _text_file_problem(Path(workload))) is not None:
+            problems.add("base", "workload", reason)
     trace_format = _string("base", "format", raw["format"], problems) if "format" in raw else None
     config_files = []
     for name in _strings("base", "config", raw.get("config", []), problems):
         candidate = here / Path(name).expanduser()
         if not candidate.is_file():
             problems.add("base", "config", f"no such config file: {candidate}")
+        elif (reason := _text_file_problem(candidate)) is not None:
+            problems.add("base", "config", reason)
         config_files.append(str(candidate.resolve()))
     overrides = _strings("base", "set", raw.get("set", []), problems)
     for override in overrides:
@@ -328,6 +405,11 @@ def _axes(raw: dict[str, Any], raw_base: dict[str, Any], here: Path, problems: _
             continue
         if not values:
             problems.add("axes", key, "an axis needs at least one value")
+            continue
+        if (big := _out_of_range(values)) is not None:
+            problems.add(
+                "axes", key, f"{big} is out of range: TOML's integers are 64-bit (-2^63 .. 2^63 - 1)"
+            )
             continue
         repeated = [v for i, v in enumerate(values) if any(same_value(v, w) for w in values[:i])]
         if repeated:
@@ -369,11 +451,15 @@ def _special_arguments(
             found = _trace_file(value, here)
             if found is None:
                 problems.add("axes", key, f"no such trace file: {here / value} (nor a bundled trace's name)")
+            elif (reason := _unreadable(found)) is not None:
+                problems.add("axes", key, reason)
             arguments.append(str(found) if found else value)
         else:
             workload = _workload(value, here)
             if workload is None:
                 problems.add("axes", key, f"{value!r} is neither a workload file nor a built-in workload")
+            elif Path(workload).is_absolute() and (reason := _text_file_problem(Path(workload))) is not None:
+                problems.add("axes", key, reason)
             arguments.append(workload or value)
     return arguments
 

@@ -23,6 +23,8 @@ class Job:
     overrides: tuple[str, ...] = field(default_factory=tuple)
     config_files: tuple[str, ...] = field(default_factory=tuple)
     trace_format: str | None = None
+    #: Replay `trace` with a built-in `workload` pattern's other keys (`ssdlab.run`'s).
+    trace_with_workload: bool = False
     #: A drive warmed up by another job of the same configuration but `[workload]` (set in the
     #: worker by `run_jobs(share_warmups=True)`; never part of the job's identity).
     warm_drive: WarmDrive | None = field(default=None, compare=False, repr=False)
@@ -36,6 +38,7 @@ class Job:
             "overrides": self.overrides,
             "config_files": self.config_files,
             "trace_format": self.trace_format,
+            "trace_with_workload": self.trace_with_workload,
         }
 
     def run(self) -> Report:

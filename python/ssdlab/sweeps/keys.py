@@ -4,11 +4,10 @@ exist (a typo) is an error on the grid file's line, not a sweep whose every cell
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
-from ssdlab.config import renamed_tables, schema_json
+from ssdlab.config import key_suggestions, renamed_tables, schema_json
 
 
 def config_keys() -> frozenset[str]:
@@ -51,10 +50,10 @@ def current_name(key: str) -> str:
 
 def unknown_key_reason(key: str, known: frozenset[str]) -> str | None:
     """None if `key` is a config key (or one under a renamed table's old name), else why not
-    (with the closest keys, if any)."""
+    (with the closest keys, if any: the core's suggestions, as a config file's unknown key
+    gets)."""
     if key in known or current_name(key) in known:
         return None
-    same_depth = sorted(k for k in known if k.count(".") == key.count("."))
-    close = difflib.get_close_matches(key, same_depth, n=3, cutoff=0.75)
+    close = key_suggestions(key)
     hint = f" (did you mean {', '.join(close)}?)" if close else " (docs/config.md lists every key)"
     return f"not a config key{hint}"

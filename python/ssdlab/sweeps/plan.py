@@ -7,9 +7,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from ssdlab.errors import ConfigError
 from ssdlab.sweeps.cells import Cell, FileDigests, cell_of
 from ssdlab.sweeps.grid import Axis, Grid, same_value
 from ssdlab.sweeps.job import Job
+from ssdlab.sweeps.locate import key_lines, line_of
 
 
 def _excluded(values: dict[str, Any], excludes: tuple[dict[str, Any], ...]) -> bool:
@@ -44,7 +46,8 @@ def _job(grid: Grid, combination: tuple[tuple[Axis, int], ...], seed: int, label
 def plan(grid: Grid, digests: FileDigests | None = None) -> list[Cell]:
     """Every cell of the grid in order: axes product, first axis slowest, then seeds. Each
     cell's configuration is resolved here, so an invalid one is known (and recorded as failed)
-    before any cell runs."""
+    before any cell runs. A grid whose every combination is excluded is a ConfigError (on the
+    line of its first [[exclude]]): a sweep of nothing is a mistake, not a success."""
     digests = digests or FileDigests()
     cells = []
     indices = [range(len(axis.values)) for axis in grid.axes]
@@ -56,4 +59,13 @@ def plan(grid: Grid, digests: FileDigests | None = None) -> list[Cell]:
         for seed in grid.seeds:
             labels = {**values, "seed": seed}
             cells.append(cell_of(_job(grid, combination, seed, labels), digests))
+    if not cells:
+        line = line_of(key_lines(grid.text), "exclude#1")
+        where = f"{grid.path}:{line}" if line else str(grid.path)
+        raise ConfigError(
+            f"{where}: [[exclude]]: every combination of the axes is excluded: the grid has no cell to run",
+            path=str(grid.path),
+            line=line,
+            problems=[("exclude", "every combination is excluded")],
+        )
     return cells

@@ -14,6 +14,7 @@ from ssdlab.sweeps.outcome import FILES_KEY
 
 #: Where a cell's report goes in the results directory (`{id}`: the cell's id).
 REPORT_FILE = "reports/{id}.json"
+VERDICTS = ("passed", "failed", "off")
 
 
 def verify_verdict(raw: dict[str, Any]) -> str:
@@ -40,3 +41,21 @@ def run_cell(job: Job) -> dict[str, Any]:
         "ssdlab_version": report["ssdlab_version"],
         FILES_KEY: {REPORT_FILE: text},
     }
+
+
+def check_result(result: dict[str, Any]) -> str | None:
+    """Why a result read back from a record is not one `run_cell` returns (None if it is): the
+    table is made from its figures, verdict and version, so a record whose figures are not
+    numbers is set aside, not used. Keys it does not read are let be (a record of an earlier
+    version may lack a figure added since: its column holds NaN there)."""
+    figures = result.get("figures")
+    if not isinstance(figures, dict):
+        return "its result has no figures"
+    for name, value in figures.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            return f"its figure {name!r} is not a number"
+    if result.get("verify") not in VERDICTS:
+        return f"its result's verify is not one of {', '.join(VERDICTS)}"
+    if not isinstance(result.get("ssdlab_version"), str):
+        return "its result has no ssdlab_version"
+    return None

@@ -15,7 +15,8 @@
 //!
 //! A required key that is missing, or removed for a bad value, is filled with a placeholder of
 //! the right type so the other keys are still checked; the value checks of `ValidatedConfig`
-//! are then skipped, since they would judge the placeholder.
+//! still run, and the loader leaves out what they say about the placeholder (`Decoded::filled`)
+//! and what follows from it (`load.rs`).
 
 use crate::config::schema::{dotted, SchemaView, Segment};
 use crate::config::Config;
@@ -33,9 +34,13 @@ pub(crate) struct Decoded {
     /// Keys whose value was dropped (wrong type, not finite): a value check of these, or one
     /// that names them, would judge the default instead of what the user wrote.
     pub dropped: Vec<String>,
-    /// A required key was filled with a placeholder: the value checks must not run.
-    pub placeholders: bool,
+    /// Required keys filled with a placeholder: a value check of these judges the placeholder.
+    pub filled: Vec<String>,
 }
+
+/// The reason of every unknown key until the loader words it with where it was written and the
+/// keys it may have meant (`load.rs`); the policies' settings tables use it too.
+pub const UNKNOWN_KEY: &str = "unknown key";
 
 /// Whether a value-check problem concerns a dropped key (its key, a key inside it, or a reason
 /// that names it), and so judged the default rather than what the user wrote.
@@ -51,7 +56,7 @@ pub(crate) fn concerns_dropped(problem: &ConfigProblem, dropped: &[String]) -> b
 /// Deserialise `table`, listing every problem. `origin` says where a key's value was written
 /// (`w.toml:3`), for messages.
 pub(crate) fn decode(mut table: toml::Table, origin: &dyn Fn(&[Segment]) -> Option<String>) -> Decoded {
-    let mut out = Decoded { config: None, problems: Vec::new(), dropped: Vec::new(), placeholders: false };
+    let mut out = Decoded { config: None, problems: Vec::new(), dropped: Vec::new(), filled: Vec::new() };
     let mut unknown: Vec<String> = Vec::new();
     let mut schema: Option<SchemaView> = None;
     let mut filled: Vec<String> = Vec::new();
@@ -120,7 +125,6 @@ pub(crate) fn decode(mut table: toml::Table, origin: &dyn Fn(&[Segment]) -> Opti
                 break;
             }
             filled.push(key);
-            out.placeholders = true;
             continue;
         }
 
@@ -165,10 +169,8 @@ pub(crate) fn decode(mut table: toml::Table, origin: &dyn Fn(&[Segment]) -> Opti
     if out.config.is_none() && out.problems.is_empty() {
         out.problems.push(ConfigProblem { key: "config".into(), reason: "could not be read".into() });
     }
-    let unknown = unknown.into_iter().map(|key| ConfigProblem {
-        key,
-        reason: "unknown key (docs/config.md lists every key; `ssdlab config show` prints them resolved)".into(),
-    });
+    out.filled = filled;
+    let unknown = unknown.into_iter().map(|key| ConfigProblem { key, reason: UNKNOWN_KEY.into() });
     // Unknown keys first: a misspelt key is the likeliest cause of the other problems.
     out.problems = unknown.chain(out.problems).collect();
     out
@@ -219,7 +221,7 @@ fn base_key(path: &[Segment]) -> Vec<Segment> {
 }
 
 /// A value as written in TOML, shortened: `-3`, `"fast"`, `nan`, `[1, 2]`.
-fn render(value: &toml::Value) -> String {
+pub(crate) fn render(value: &toml::Value) -> String {
     let text = match value {
         toml::Value::Float(f) if f.is_nan() => "nan".to_string(),
         toml::Value::Float(f) if f.is_infinite() => if *f > 0.0 { "inf" } else { "-inf" }.to_string(),
@@ -361,7 +363,7 @@ mod tests {
 
     #[test]
     fn type_errors_unknown_keys_and_value_checks_are_reported_together() {
-        let layer = Layer { origin: Some("w.toml".into()), text: "[gc]\nvictimm = 'fifo'\n".into() };
+        let layer = Layer::named("w.toml", "[gc]\nvictimm = 'fifo'\n");
         let found = problems(load_validated(
             Some("tiny"),
             &[layer],
@@ -397,10 +399,8 @@ mod tests {
 
     #[test]
     fn a_bad_value_from_a_file_names_the_file_and_line() {
-        let file = Layer {
-            origin: Some("conf/w.toml".into()),
-            text: "# comment\n[gc]\n\ntrigger_free_blocks = -3\n[workload]\nbs = \"4q\"\n".into(),
-        };
+        let file =
+            Layer::named("conf/w.toml", "# comment\n[gc]\n\ntrigger_free_blocks = -3\n[workload]\nbs = \"4q\"\n");
         let found = problems(load(Some("tiny"), std::slice::from_ref(&file), &[]));
         assert!(reason(&found, "gc.trigger_free_blocks").ends_with("got -3 (from conf/w.toml:4)"), "{found:#?}");
         let bs = reason(&found, "workload.bs");
@@ -411,10 +411,7 @@ mod tests {
         let found = problems(load(Some("tiny"), &[file], &overrides(&["gc.trigger_free_blocks=-4"])));
         assert!(reason(&found, "gc.trigger_free_blocks").ends_with("got -4 (from --set)"));
         // Dotted keys and inline tables are located too.
-        let dotted = Layer {
-            origin: Some("d.toml".into()),
-            text: "seed = 1\ngc.x = { y = 1 }\ncache = { high_watermark = \"hi\" }\n".into(),
-        };
+        let dotted = Layer::named("d.toml", "seed = 1\ngc.x = { y = 1 }\ncache = { high_watermark = \"hi\" }\n");
         let found = problems(load(Some("tiny"), &[dotted], &[]));
         assert!(reason(&found, "cache.high_watermark").ends_with("(from d.toml:3)"), "{found:#?}");
     }

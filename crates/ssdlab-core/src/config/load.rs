@@ -1,17 +1,22 @@
 //! Layer: config. Reading and merging configuration layers.
 //!
-//! A run's configuration is the deep merge, in order, of: a preset (compiled in), TOML layers
-//! (a workload or config file), and `key=value` overrides. Values of later layers replace
-//! earlier ones; tables merge key by key.
+//! A run's configuration is the deep merge, in order, of: a preset (compiled in), TOML layers,
+//! and `key=value` overrides. Values of later layers replace earlier ones; tables merge key by
+//! key. The caller puts the layers in order (the Python layer: built-in workload patterns and
+//! the trace to replay before the user's files, so a file never loses to a built-in); every key
+//! a later layer changed is returned with the validated configuration
+//! (`ValidatedConfig::overridden`), and so is where each value came from
+//! (`ValidatedConfig::origin`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::config::decode::{concerns_dropped, decode, drop_non_finite, take, Decoded};
+use crate::config::decode::{concerns_dropped, decode, drop_non_finite, take, Decoded, UNKNOWN_KEY};
 use crate::config::origin::{line_at, Source, Sources};
 use crate::config::renamed::{ConfigWarning, Renamed, Renaming, RENAMED};
-use crate::config::schema::Segment;
-use crate::config::{presets, Config, ValidatedConfig};
+use crate::config::schema::{SchemaView, Segment};
+use crate::config::suggest::{did_you_mean, suggest};
+use crate::config::{geometry_problems, presets, Config, ValidatedConfig, GEOMETRY_KEYS};
 use crate::error::{ConfigProblem, Error, Result};
 
 /// What a higher layer (the catalog, from the policy registries) adds to loading: the tables it
@@ -29,6 +34,8 @@ pub struct Claims {
 pub struct Claim {
     pub path: String,
     pub defaults: toml::Table,
+    /// Every key the table may hold (for "did you mean" when one is misspelt).
+    pub keys: Vec<String>,
 }
 
 /// One TOML document and where it came from (for messages).
@@ -36,16 +43,27 @@ pub struct Claim {
 pub struct Layer {
     pub origin: Option<PathBuf>,
     pub text: String,
+    /// Made by the caller from its arguments (the trace to replay, a spec to draw), not written
+    /// by the user: messages name it without a line, which would point into text nobody wrote.
+    pub generated: bool,
 }
 
 impl Layer {
     pub fn file(path: impl Into<PathBuf>) -> Result<Layer> {
         let path = path.into();
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-        Ok(Layer { origin: Some(path), text })
+        Ok(Layer { origin: Some(path), text, generated: false })
     }
     pub fn inline(text: impl Into<String>) -> Layer {
-        Layer { origin: None, text: text.into() }
+        Layer { origin: None, text: text.into(), generated: false }
+    }
+    /// A text the user wrote, from `origin` (a file's path, for messages).
+    pub fn named(origin: impl Into<PathBuf>, text: impl Into<String>) -> Layer {
+        Layer { origin: Some(origin.into()), text: text.into(), generated: false }
+    }
+    /// A text the caller made (`trace:T`): messages name it without a line.
+    pub fn generated(origin: impl Into<PathBuf>, text: impl Into<String>) -> Layer {
+        Layer { origin: Some(origin.into()), text: text.into(), generated: true }
     }
 }
 
@@ -126,12 +144,17 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String], renam
                 reason: format!("unknown preset '{name}'; known: {}", presets::names().join(", ")),
             }),
             Some(text) => {
-                let layer = Layer { origin: Some(PathBuf::from(format!("preset:{name}"))), text: text.to_string() };
+                let layer = Layer {
+                    origin: Some(PathBuf::from(format!("preset:{name}"))),
+                    text: text.to_string(),
+                    generated: false,
+                };
                 match parse_layer(&layer) {
                     Ok(mut parsed) => {
                         renaming.apply_to_layer(&mut parsed, &origin_label(&layer), &layer.text, false);
                         merge(&mut table, parsed.clone());
-                        sources.push(Source { label: origin_label(&layer), text: Some(layer.text), table: parsed });
+                        let label = origin_label(&layer);
+                        sources.push(Source { label, text: Some(layer.text), table: parsed, replaces: None });
                     }
                     Err(problem) => problems.push(problem),
                 }
@@ -143,7 +166,8 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String], renam
             Ok(mut parsed) => {
                 renaming.apply_to_layer(&mut parsed, &origin_label(layer), &layer.text, true);
                 merge(&mut table, parsed.clone());
-                sources.push(Source { label: origin_label(layer), text: Some(layer.text.clone()), table: parsed });
+                let text = (!layer.generated).then(|| layer.text.clone());
+                sources.push(Source { label: origin_label(layer), text, table: parsed, replaces: None });
             }
             Err(problem) => problems.push(problem),
         }
@@ -155,10 +179,12 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String], renam
             set_path(&mut table, &path, value.clone())?;
             let mut own = toml::Table::new();
             set_path(&mut own, &path, value)?;
-            Ok(own)
+            Ok((own, path))
         });
         match applied {
-            Ok(own) => sources.push(Source { label: "--set".into(), text: None, table: own }),
+            Ok((own, path)) => {
+                sources.push(Source { label: "--set".into(), text: None, table: own, replaces: Some(path) })
+            }
             Err(Error::Config { problems: more, .. }) => problems.extend(more),
             Err(other) => return Err(other),
         }
@@ -173,18 +199,6 @@ fn merge_all(preset: Option<&str>, layers: &[Layer], overrides: &[String], renam
 /// Every renamed table: the config's own and `more`.
 fn all_renamed(more: &[Renamed]) -> Vec<Renamed> {
     RENAMED.iter().chain(more).copied().collect()
-}
-
-fn decode_merged(merged: Merged) -> Decoded {
-    let Merged { table, sources, .. } = merged;
-    decode(table, &|path| sources.origin(path))
-}
-
-fn finish(decoded: Decoded) -> Result<Config> {
-    match decoded.config {
-        Some(config) if decoded.problems.is_empty() => Ok(config),
-        _ => Err(Error::Config { path: None, problems: decoded.problems }),
-    }
 }
 
 /// Preset + layers + overrides -> a validated configuration, with unknown keys, wrong types,
@@ -220,30 +234,142 @@ pub fn load_validated_claiming(
     let mut merged = merge_all(preset, layers, overrides, &all_renamed(&claims.renamed))?;
     let Claimed { tables, mut problems, dropped: dropped_claimed } = claim(&mut merged, claims);
     let Merged { table, sources, warnings } = merged;
-    let Decoded { config, problems: more, mut dropped, placeholders } = decode(table, &|path| sources.origin(path));
+    let Decoded { config, problems: more, mut dropped, filled } = decode(table, &|path| sources.origin(path));
     dropped.extend(dropped_claimed);
+    // A placeholder stands in for a value nobody wrote: what the checks say of it is no problem
+    // of the user's, as with a dropped key.
+    dropped.extend(filled);
     problems.extend(more);
-    let config = config.map(|c| Config { policy_tables: tables, ..c });
-    if let (Some(config), false) = (config, placeholders) {
-        // The config's own problems first, then the higher layer's (which may follow from them).
-        let higher: Vec<ConfigProblem> = extra(&config)
-            .into_iter()
-            .filter(|p| !concerns_dropped(p, &dropped))
-            .map(|p| with_origin(p, &claims.tables, &sources))
-            .collect();
-        match ValidatedConfig::new(config) {
-            Ok(valid) if problems.is_empty() && higher.is_empty() => return Ok(valid.with_warnings(warnings)),
+    if let Some(config) = config.map(|c| Config { policy_tables: tables, ..c }) {
+        match judge(config, &dropped, &extra) {
+            Ok(valid) if problems.is_empty() => return Ok(valid.with_warnings(warnings).with_sources(sources)),
             Ok(_) => {}
-            // A dropped key was checked with its default in place of what the user wrote: only
-            // the problem with the written value is reported.
-            Err(Error::Config { problems: more, .. }) => {
-                problems.extend(more.into_iter().filter(|p| !concerns_dropped(p, &dropped)))
-            }
-            Err(other) => return Err(other),
+            Err(found) => problems.extend(found),
         }
-        problems.extend(higher);
     }
-    Err(Error::Config { path: None, problems })
+    Err(Error::Config { path: None, problems: worded(problems, &sources, claims) })
+}
+
+/// The value checks of a decoded configuration (its own, then the higher layer's `extra`), less
+/// their consequences: a problem of a dropped key's default or placeholder (`concerns_dropped`),
+/// and, where a geometry key is wrong (`channels = 0`, or dropped), whatever depends on the
+/// device's size: the problems that the same configuration with a sound stand-in at those keys
+/// does not have too (the spare blocks of a device of 0 blocks are not a second mistake).
+fn judge(
+    config: Config,
+    dropped: &[String],
+    extra: &impl Fn(&Config) -> Vec<ConfigProblem>,
+) -> std::result::Result<ValidatedConfig, Vec<ConfigProblem>> {
+    let wrong: Vec<ConfigProblem> = geometry_problems(&config.device);
+    let broken: Vec<&str> = GEOMETRY_KEYS
+        .iter()
+        .copied()
+        .filter(|key| dropped.iter().any(|d| d == key) || wrong.iter().any(|p| p.key == *key))
+        .collect();
+    let all = |config: Config| -> Vec<ConfigProblem> {
+        let higher = extra(&config);
+        let mut found = match ValidatedConfig::new(config) {
+            Ok(_) => Vec::new(),
+            Err(Error::Config { problems, .. }) => problems,
+            Err(other) => vec![ConfigProblem { key: "config".into(), reason: other.to_string() }],
+        };
+        found.extend(higher);
+        found
+    };
+    let stand_in = (!broken.is_empty()).then(|| all(with_stand_ins(config.clone(), &broken)));
+    let higher = extra(&config);
+    let mut found = match ValidatedConfig::new(config) {
+        Ok(valid) if higher.is_empty() => return Ok(valid),
+        Ok(_) => Vec::new(),
+        Err(Error::Config { problems, .. }) => problems,
+        Err(other) => vec![ConfigProblem { key: "config".into(), reason: other.to_string() }],
+    };
+    found.extend(higher);
+    found.retain(|p| !concerns_dropped(p, dropped));
+    if let Some(stand_in) = stand_in {
+        found.retain(|p| wrong.contains(p) || stand_in.contains(p));
+    }
+    Err(found)
+}
+
+/// `config` with a sound value at each of the `broken` geometry keys: a small device any check
+/// accepts, so that what its checks still find does not follow from those keys.
+fn with_stand_ins(mut config: Config, broken: &[&str]) -> Config {
+    let d = &mut config.device;
+    let bits = d.cell.bits_per_cell();
+    for key in broken {
+        match *key {
+            "device.channels" => d.channels = 2,
+            "device.chips_per_channel" => d.chips_per_channel = 2,
+            "device.dies_per_chip" => d.dies_per_chip = 1,
+            "device.planes_per_die" => d.planes_per_die = 1,
+            "device.blocks_per_plane" => d.blocks_per_plane = 1024,
+            "device.pages_per_block" => d.pages_per_block = 64 * bits,
+            "device.page_bytes" => d.page_bytes = 4096,
+            "device.overprovisioning" => d.overprovisioning = 0.125,
+            "device.utilization" => d.utilization = 1.0,
+            _ => {}
+        }
+    }
+    config
+}
+
+/// Every problem as the user reads it: an unknown key with where it was written and the keys
+/// it may have meant, any other key's problem with where its value was written (if a layer
+/// wrote it and the reason does not say so already).
+fn worded(problems: Vec<ConfigProblem>, sources: &Sources, claims: &Claims) -> Vec<ConfigProblem> {
+    let mut known: Option<Vec<String>> = None;
+    problems
+        .into_iter()
+        .map(|problem| {
+            if problem.reason == UNKNOWN_KEY {
+                let known = known.get_or_insert_with(|| known_keys(claims));
+                let place =
+                    written_at(&problem.key, sources, false).map(|p| format!(" (from {p})")).unwrap_or_default();
+                let close = suggest(&problem.key, known.iter().map(String::as_str));
+                let advice = if close.is_empty() {
+                    "; docs/config.md lists every key, `ssdlab config show` prints them resolved".to_string()
+                } else {
+                    did_you_mean(&close)
+                };
+                return ConfigProblem { reason: format!("{UNKNOWN_KEY}{place}{advice}"), ..problem };
+            }
+            if problem.reason.contains("(from ") {
+                return problem;
+            }
+            match written_at(&problem.key, sources, true) {
+                Some(place) => ConfigProblem { reason: format!("{} (from {place})", problem.reason), ..problem },
+                None => problem,
+            }
+        })
+        .collect()
+}
+
+/// Where the value at dotted `key` (`rewards[2]`: its key) was written, if a layer wrote it;
+/// `leaf`: only a value, not a table (a problem of a whole table is no one line's).
+fn written_at(key: &str, sources: &Sources, leaf: bool) -> Option<String> {
+    let keys: Vec<&str> = key.split('.').map(|k| k.split('[').next().unwrap_or(k)).collect();
+    let source = sources.0.iter().rev().find(|s| s.written_depth(&keys) == Some(keys.len()))?;
+    if leaf && source.replaces.is_none() && value_in(&source.table, &keys).is_none_or(toml::Value::is_table) {
+        return None;
+    }
+    Some(source.place(&keys))
+}
+
+fn value_in<'t>(table: &'t toml::Table, keys: &[&str]) -> Option<&'t toml::Value> {
+    let (first, rest) = keys.split_first()?;
+    rest.iter().try_fold(table.get(*first)?, |value, key| value.as_table()?.get(*key))
+}
+
+/// Every key a configuration may hold: the config's own (from its schema) and the claimed
+/// policy tables' with theirs.
+pub fn known_keys(claims: &Claims) -> Vec<String> {
+    let mut keys = SchemaView::new().keys();
+    for claim in &claims.tables {
+        keys.push(claim.path.clone());
+        keys.extend(claim.keys.iter().map(|k| format!("{}.{k}", claim.path)));
+    }
+    keys
 }
 
 /// The claimed tables of a merged configuration, their defaults under what was written, and
@@ -267,7 +393,7 @@ fn claim(merged: &mut Merged, claims: &Claims) -> Claimed {
                     let key = format!("{}.{key}", claim.path);
                     let base = key.split('[').next().unwrap_or(&key).to_string();
                     let reason = format!("must be a finite number, got {shown}");
-                    out.problems.push(with_origin(ConfigProblem { key, reason }, &claims.tables, &merged.sources));
+                    out.problems.push(ConfigProblem { key, reason });
                     out.dropped.push(base);
                 }
                 table.extend(written)
@@ -281,20 +407,6 @@ fn claim(merged: &mut Merged, claims: &Claims) -> Claimed {
         out.tables.insert(claim.path.clone(), table);
     }
     out
-}
-
-/// A problem of a claimed table with where its key was written (`(from w.toml:3)`), as `decode`
-/// words the config's own.
-fn with_origin(problem: ConfigProblem, claimed: &[Claim], sources: &Sources) -> ConfigProblem {
-    if !claimed.iter().any(|c| problem.key.starts_with(&format!("{}.", c.path))) {
-        return problem;
-    }
-    let path: Vec<Segment> =
-        problem.key.split('.').map(|k| Segment::Key(k.split('[').next().unwrap_or(k).to_string())).collect();
-    match sources.origin(&path) {
-        Some(place) => ConfigProblem { reason: format!("{} (from {place})", problem.reason), ..problem },
-        None => problem,
-    }
 }
 
 /// The resolved configuration as TOML, every key with its value (defaults included), the
@@ -345,17 +457,18 @@ pub fn to_json(cfg: &Config) -> serde_json::Value {
 pub fn load_claiming(preset: Option<&str>, layers: &[Layer], overrides: &[String], claims: &Claims) -> Result<Config> {
     let mut merged = merge_all(preset, layers, overrides, &all_renamed(&claims.renamed))?;
     let Claimed { tables, mut problems, .. } = claim(&mut merged, claims);
-    let decoded = decode_merged(merged);
+    let Merged { table, sources, .. } = merged;
+    let decoded = decode(table, &|path| sources.origin(path));
     problems.extend(decoded.problems);
     match decoded.config {
         Some(config) if problems.is_empty() => Ok(Config { policy_tables: tables, ..config }),
-        _ => Err(Error::Config { path: None, problems }),
+        _ => Err(Error::Config { path: None, problems: worded(problems, &sources, claims) }),
     }
 }
 
 /// Preset + layers + overrides -> a typed (not yet validated) configuration.
 pub fn load(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<Config> {
-    finish(decode_merged(merge_all(preset, layers, overrides, RENAMED)?))
+    load_claiming(preset, layers, overrides, &Claims::default())
 }
 
 #[cfg(test)]
@@ -396,9 +509,99 @@ mod tests {
         assert_eq!(cfg.device.channels, 2, "preset value kept");
     }
 
+    fn problems(result: Result<impl std::fmt::Debug>) -> Vec<ConfigProblem> {
+        match result {
+            Err(Error::Config { problems, .. }) => problems,
+            other => panic!("expected a configuration error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_says_where_it_was_written_and_what_was_meant() {
+        let file = Layer::named("my.toml", "seed = 1\n[gc]\nvictimm = 'fifo'\ncount = 3\n[gc.rlgc]\nalpah = 0.5\n");
+        let found = problems(load_validated(Some("tiny"), &[file], &["device.colour=3".into()]));
+        let reasons: Vec<String> = found.iter().map(|p| format!("{}: {}", p.key, p.reason)).collect();
+        for expected in [
+            "gc.victimm: unknown key (from my.toml:3); did you mean `gc.victim`?",
+            "gc.count: unknown key (from my.toml:4); did you mean `workload.count`?",
+            "gc.rlgc.alpah: unknown key (from my.toml:6); did you mean `gc.rlgc.alpha`?",
+            "device.colour: unknown key (from --set); docs/config.md lists every key",
+        ] {
+            assert!(reasons.iter().any(|r| r.starts_with(expected)), "{expected} not in {reasons:#?}");
+        }
+    }
+
+    #[test]
+    fn a_geometry_key_of_zero_is_one_problem_not_its_consequences() {
+        for (key, value) in [("channels", "0"), ("blocks_per_plane", "0"), ("pages_per_block", "0")] {
+            let file = Layer::named("d.toml", format!("[device]\n{key} = {value}\n"));
+            let found = problems(load_validated(Some("tiny"), &[file], &[]));
+            assert_eq!(found.len(), 1, "{key}: {found:#?}");
+            assert_eq!(found[0].key, format!("device.{key}"));
+            assert_eq!(found[0].reason, "must be at least 1 (from d.toml:2)");
+        }
+        // A mistake elsewhere is still reported beside it.
+        let found = problems(load_validated(Some("tiny"), &[], &["device.channels=0".into(), "gc.victim=lifo".into()]));
+        assert_eq!(found.len(), 2, "{found:#?}");
+    }
+
+    #[test]
+    fn a_page_no_nand_has_is_refused_with_the_range() {
+        for bytes in ["1099511627776", "1000", "256", "131072"] {
+            let found = problems(load_validated(Some("tiny"), &[], &[format!("device.page_bytes={bytes}")]));
+            assert_eq!(found.len(), 1, "{bytes}: {found:#?}");
+            assert_eq!(found[0].key, "device.page_bytes");
+            assert!(
+                found[0]
+                    .reason
+                    .starts_with(&format!("{bytes} is not a NAND page: a multiple of 512 from 512 to 65536")),
+                "{}",
+                found[0].reason
+            );
+            assert!(found[0].reason.ends_with("(from --set)"), "{}", found[0].reason);
+        }
+        for bytes in ["512", "16384", "65536"] {
+            load_validated(Some("tiny"), &[], &[format!("device.page_bytes={bytes}")]).unwrap();
+        }
+    }
+
+    #[test]
+    fn value_checks_run_beside_a_type_error_of_a_required_key() {
+        // `channels` has no default: dropped for its type, a placeholder stands in, and the
+        // other keys' value checks still run (without judging the placeholder).
+        let found =
+            problems(load_validated(Some("tiny"), &[], &["device.channels=two".into(), "device.utilization=2".into()]));
+        let keys: Vec<&str> = found.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["device.channels", "device.utilization"], "{found:#?}");
+        assert!(found[1].reason.starts_with("2 is outside (0, 1]") && found[1].reason.ends_with("(from --set)"));
+    }
+
+    #[test]
+    fn the_overridden_keys_come_with_the_validated_config() {
+        let pattern = Layer::named("workload:randwrite", crate::config::presets::workload_preset("randwrite").unwrap());
+        let file = Layer::named("my.toml", "[workload]\ncount = 30000\n");
+        let cfg = load_validated(Some("tiny"), &[pattern, file], &["gc.trigger_free_blocks=5".into()]).unwrap();
+        assert_eq!(cfg.workload.count, Some(30000));
+        let lines: Vec<String> = cfg.overridden().iter().map(|o| o.to_string()).collect();
+        assert_eq!(
+            lines,
+            [
+                "gc.trigger_free_blocks: 4 (from preset:tiny:25) -> 5 (from --set)",
+                "workload.count: 200000 (from workload:randwrite:6) -> 30000 (from my.toml:2)",
+            ]
+        );
+        assert_eq!(cfg.origin("workload.count").as_deref(), Some("my.toml:2"));
+        assert_eq!(cfg.origin("workload.bs").as_deref(), Some("workload:randwrite:4"));
+        assert_eq!(cfg.origin("seed"), None);
+        // A generated layer (a trace to replay) is named without a line.
+        let trace = Layer::generated("trace:t.csv", "[workload]\nkind = \"trace\"\n");
+        let cfg = crate::catalog::load(Some("tiny"), &[trace], &[]).unwrap();
+        assert_eq!(cfg.workload.kind, crate::workload::config::WorkloadKind::Trace);
+    }
+
     #[test]
     fn toml_syntax_errors_name_the_line() {
-        let layer = Layer { origin: Some("w.toml".into()), text: "[gc]\nvictim = \n".into() };
+        let layer = Layer::named("w.toml", "[gc]\nvictim = \n");
         let text = load(None, &[layer], &[]).unwrap_err().to_string();
         assert!(text.starts_with("w.toml:2"), "{text}");
     }

@@ -14,21 +14,27 @@
 //! (`docs/config.md`), so a doc comment here is user documentation: say the unit, the range and
 //! the paper section.
 
+mod annotate;
 mod decode;
 mod load;
 pub(crate) mod origin;
+mod overridden;
 pub mod presets;
 mod renamed;
 mod schema;
+pub mod suggest;
 mod validate;
 
+pub use annotate::to_toml_with_origins;
+pub use decode::UNKNOWN_KEY;
 pub use load::{
-    load, load_claiming, load_validated, load_validated_claiming, load_validated_with, parse_override, to_json,
-    to_toml, Claim, Claims, Layer,
+    known_keys, load, load_claiming, load_validated, load_validated_claiming, load_validated_with, parse_override,
+    to_json, to_toml, Claim, Claims, Layer,
 };
+pub use overridden::{ConfigOverride, OverrideStep};
 pub use renamed::{ConfigWarning, Renamed, RENAMED};
 pub use schema::{schema, schema_json, settings_schema};
-pub use validate::{Capacity, ValidatedConfig};
+pub use validate::{geometry_problems, Capacity, ValidatedConfig, GEOMETRY_KEYS, PAGE_BYTES_RANGE};
 
 use std::collections::BTreeMap;
 
@@ -192,7 +198,8 @@ pub struct DeviceConfig {
     pub blocks_per_plane: u32,
     /// Pages per block, a multiple of the bits per cell (a wordline holds one page per bit).
     pub pages_per_block: u32,
-    /// Data bytes per page (at least 512); also the mapping unit.
+    /// Data bytes per page, also the mapping unit: a multiple of 512 from 512 to 65536 (the
+    /// largest page NAND has shipped is 16 KiB, RLGC Table 2).
     pub page_bytes: u64,
     /// Cell type: bits per cell, hence page types per wordline and the length of the per-type
     /// latency lists in `device.timing`.
@@ -544,11 +551,18 @@ pub struct WarmupConfig {
     /// the workload's own (`workload.iodepth` x `workload.numjobs`).
     #[serde(default)]
     pub timed_queue_depth: u32,
+    /// The warm-up's own seed: its random writes and the policies' random streams while it
+    /// runs are drawn from it, and the measured run draws the policies' streams afresh from
+    /// `seed`, so a warm drive (`Simulation::warm_drive`) serves runs of any `seed`: episodes
+    /// that share one warm-up. Unset: `seed` draws both, the policies' streams running on from
+    /// the warm-up into the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl Default for WarmupConfig {
     fn default() -> Self {
-        WarmupConfig { fill: false, random_writes: 0.0, timed_random_writes_ns: 0, timed_queue_depth: 0 }
+        WarmupConfig { fill: false, random_writes: 0.0, timed_random_writes_ns: 0, timed_queue_depth: 0, seed: None }
     }
 }
 

@@ -10,16 +10,43 @@ pub(crate) fn line_at(text: &str, offset: usize) -> usize {
 }
 
 /// One layer as merged, kept to say where a value came from.
+#[derive(Debug)]
 pub(crate) struct Source {
     /// `w.toml`, `preset:tiny`, or `--set` for an override.
     pub label: String,
-    /// The layer's text, for line numbers (None for an override).
+    /// The layer's text, for line numbers (None for an override, and for a layer the caller
+    /// generated, whose lines the user never wrote).
     pub text: Option<String>,
     /// The keys the layer wrote (an override: its one key).
     pub table: toml::Table,
+    /// An override's key: it replaced whatever was there, a whole table too (a file's table
+    /// merges key by key instead).
+    pub replaces: Option<Vec<String>>,
+}
+
+impl Source {
+    /// `label:line` of the last of `keys` in this layer's text, or the label alone.
+    pub(crate) fn place(&self, keys: &[&str]) -> String {
+        match self.text.as_deref().and_then(|text| key_line(text, keys)) {
+            Some(line) => format!("{}:{line}", self.label),
+            None => self.label.clone(),
+        }
+    }
+
+    /// How many leading `keys` this layer wrote a value at (a value above the last key replaces
+    /// what is below it); None if the layer does not touch the key.
+    pub(crate) fn written_depth(&self, keys: &[&str]) -> Option<usize> {
+        if let Some(replaced) = &self.replaces {
+            if keys.len() >= replaced.len() && keys.iter().zip(replaced).all(|(k, r)| k == r) {
+                return Some(replaced.len());
+            }
+        }
+        written_depth(&self.table, keys)
+    }
 }
 
 /// The layers of a configuration, in merge order.
+#[derive(Debug, Default)]
 pub(crate) struct Sources(pub Vec<Source>);
 
 impl Sources {
@@ -28,12 +55,8 @@ impl Sources {
         let keys: Vec<&str> =
             path.iter().map_while(|s| if let Segment::Key(k) = s { Some(k.as_str()) } else { None }).collect();
         self.0.iter().rev().find_map(|source| {
-            let depth = written_depth(&source.table, &keys)?;
-            let line = source.text.as_deref().and_then(|text| key_line(text, &keys[..depth]));
-            Some(match line {
-                Some(line) => format!("{}:{line}", source.label),
-                None => source.label.clone(),
-            })
+            let depth = source.written_depth(&keys)?;
+            Some(source.place(&keys[..depth]))
         })
     }
 }
@@ -132,11 +155,12 @@ mod tests {
             label: label.into(),
             text: Some(text.into()),
             table: toml::from_str(text).unwrap(),
+            replaces: None,
         };
         let sources = Sources(vec![
             layer("a.toml", "[gc]\ntrigger_free_blocks = 3\n"),
             layer("b.toml", "seed = 2\n\n[gc]\nvictim = 'fifo'\ntrigger_free_blocks = 4\n"),
-            Source { label: "--set".into(), text: None, table: toml::from_str("seed = 5").unwrap() },
+            Source { label: "--set".into(), text: None, table: toml::from_str("seed = 5").unwrap(), replaces: None },
         ]);
         let path = |keys: &[&str]| keys.iter().map(|k| Segment::Key(k.to_string())).collect::<Vec<_>>();
         assert_eq!(sources.origin(&path(&["gc", "trigger_free_blocks"])).as_deref(), Some("b.toml:5"));

@@ -210,6 +210,23 @@ impl SchemaView {
         Some(schema)
     }
 
+    /// Every dotted key of the configuration, tables (`gc`) and values (`gc.victim`).
+    pub(crate) fn keys(&self) -> Vec<String> {
+        fn walk(view: &SchemaView, schema: &Value, prefix: &str, out: &mut Vec<String>) {
+            let Some(properties) = view.resolve(schema).get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            for (key, property) in properties {
+                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                out.push(path.clone());
+                walk(view, property, &path, out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &self.root, "", &mut out);
+        out
+    }
+
     /// Whether a (floating-point) number is a valid value here.
     pub(crate) fn accepts_number(&self, schema: &Value) -> bool {
         let schema = self.resolve(schema);

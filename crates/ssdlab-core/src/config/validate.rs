@@ -2,8 +2,12 @@
 //! quantities the rest of the simulator relies on (geometry, logical capacity).
 
 use std::ops::Deref;
+use std::sync::Arc;
 
-use crate::config::{Config, ConfigWarning, GcBackground, GcScopeKind};
+use crate::config::origin::Sources;
+use crate::config::overridden::{overridden, ConfigOverride};
+use crate::config::schema::Segment;
+use crate::config::{Config, ConfigWarning, DeviceConfig, GcBackground, GcScopeKind};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
 use crate::workload::config::{AddressDistribution, Arrival, WorkloadKind};
@@ -17,6 +21,9 @@ pub struct ValidatedConfig {
     logical_pages: u32,
     used_logical_pages: u32,
     warnings: Vec<ConfigWarning>,
+    /// The layers it was merged from, as parsed: where each value came from, and which keys a
+    /// later layer overrode (both worked out only when asked).
+    sources: Arc<Sources>,
 }
 
 impl Deref for ValidatedConfig {
@@ -43,6 +50,64 @@ impl Problems {
             Err(e) => self.0.push(ConfigProblem { key: "gc".into(), reason: e.to_string() }),
         }
     }
+}
+
+/// The smallest and largest page, in bytes. 512 B is a sector, the smallest block a host
+/// addresses; the largest page NAND has shipped is 16 KiB (the RLGC paper's 3D TLC die, Table 2,
+/// preset `kang-3d-512gb`; today's 3D TLC and QLC dies keep 16 KiB), and 64 KiB leaves room for
+/// a multi-plane page modelled as one. A page outside these is a typo (`page_bytes = 4` for
+/// 4 KiB), not a device.
+pub const PAGE_BYTES_RANGE: std::ops::RangeInclusive<u64> = 512..=64 * 1024;
+
+/// The keys that size the device: everything about capacity follows from them, so a problem of
+/// one of these makes the capacity checks judge a device the user did not mean.
+pub const GEOMETRY_KEYS: &[&str] = &[
+    "device.channels",
+    "device.chips_per_channel",
+    "device.dies_per_chip",
+    "device.planes_per_die",
+    "device.blocks_per_plane",
+    "device.pages_per_block",
+    "device.page_bytes",
+    "device.cell",
+    "device.overprovisioning",
+    "device.utilization",
+];
+
+/// The problems of the geometry keys each on its own (a count of 0, a page size no NAND has),
+/// before anything is derived from them.
+pub fn geometry_problems(d: &DeviceConfig) -> Vec<ConfigProblem> {
+    let mut p = Problems(Vec::new());
+    for (key, v) in [
+        ("device.channels", d.channels),
+        ("device.chips_per_channel", d.chips_per_channel),
+        ("device.dies_per_chip", d.dies_per_chip),
+        ("device.planes_per_die", d.planes_per_die),
+        ("device.blocks_per_plane", d.blocks_per_plane),
+        ("device.pages_per_block", d.pages_per_block),
+    ] {
+        p.check(v >= 1, key, || "must be at least 1".into());
+    }
+    let bits = d.cell.bits_per_cell();
+    p.check(d.pages_per_block.is_multiple_of(bits), "device.pages_per_block", || {
+        format!("must be a multiple of {bits} (pages per wordline of a {:?} cell)", d.cell)
+    });
+    p.check(PAGE_BYTES_RANGE.contains(&d.page_bytes) && d.page_bytes.is_multiple_of(512), "device.page_bytes", || {
+        format!(
+            "{} is not a NAND page: a multiple of 512 from {} to {} bytes (4096 = 4 KiB; the largest page shipped \
+             is 16 KiB)",
+            d.page_bytes,
+            PAGE_BYTES_RANGE.start(),
+            PAGE_BYTES_RANGE.end()
+        )
+    });
+    p.check((0.0..0.9).contains(&d.overprovisioning), "device.overprovisioning", || {
+        format!("{} is outside [0, 0.9)", d.overprovisioning)
+    });
+    p.check(d.utilization > 0.0 && d.utilization <= 1.0, "device.utilization", || {
+        format!("{} is outside (0, 1]", d.utilization)
+    });
+    p.0
 }
 
 /// `[cache]`, `[slc]` and `ftl.translation_entry_bytes` on their own (the policy ids are checked with the
@@ -144,35 +209,15 @@ impl Capacity {
 
 impl ValidatedConfig {
     pub fn new(config: Config) -> Result<ValidatedConfig> {
-        let mut p = Problems(Vec::new());
         let d = &config.device;
-        for (key, v) in [
-            ("device.channels", d.channels),
-            ("device.chips_per_channel", d.chips_per_channel),
-            ("device.dies_per_chip", d.dies_per_chip),
-            ("device.planes_per_die", d.planes_per_die),
-            ("device.blocks_per_plane", d.blocks_per_plane),
-            ("device.pages_per_block", d.pages_per_block),
-        ] {
-            p.check(v >= 1, key, || "must be at least 1".into());
-        }
+        let mut p = Problems(geometry_problems(d));
         let bits = d.cell.bits_per_cell();
-        p.check(d.pages_per_block.is_multiple_of(bits), "device.pages_per_block", || {
-            format!("must be a multiple of {bits} (pages per wordline of a {:?} cell)", d.cell)
-        });
-        p.check(d.page_bytes >= 512, "device.page_bytes", || "must be at least 512".into());
         let pages =
             [d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die, d.blocks_per_plane, d.pages_per_block]
                 .iter()
                 .fold(1u128, |acc, &v| acc * v as u128);
         p.check(pages < u32::MAX as u128, "device", || {
             format!("{pages} physical pages; at most {} are supported (u32 page numbers)", u32::MAX - 1)
-        });
-        p.check((0.0..0.9).contains(&d.overprovisioning), "device.overprovisioning", || {
-            format!("{} is outside [0, 0.9)", d.overprovisioning)
-        });
-        p.check(d.utilization > 0.0 && d.utilization <= 1.0, "device.utilization", || {
-            format!("{} is outside (0, 1]", d.utilization)
         });
         let t = &d.timing;
         for (key, list) in [("device.timing.read_ns", &t.read_ns), ("device.timing.program_ns", &t.program_ns)] {
@@ -293,12 +338,33 @@ impl ValidatedConfig {
             logical_pages: logical_pages as u32,
             used_logical_pages: used as u32,
             warnings: Vec::new(),
+            sources: Arc::default(),
         })
     }
 
     /// With what loading it found to warn about (deprecated names, `load_validated_claiming`).
     pub fn with_warnings(self, warnings: Vec<ConfigWarning>) -> ValidatedConfig {
         ValidatedConfig { warnings, ..self }
+    }
+
+    /// With the layers it was merged from (`load_validated_claiming`).
+    pub(crate) fn with_sources(self, sources: Sources) -> ValidatedConfig {
+        ValidatedConfig { sources: Arc::new(sources), ..self }
+    }
+
+    /// Every key a later layer set over an earlier layer's value (a file over a built-in
+    /// workload pattern, a `--set` over a preset), each once with every value it took, in key
+    /// order: for the caller to show (the core prints nothing). Empty for a configuration not
+    /// made by the loader.
+    pub fn overridden(&self) -> Vec<ConfigOverride> {
+        overridden(&self.sources)
+    }
+
+    /// Where the value of dotted `key` was written (`preset:tiny:9`, `my.toml:2`, `--set`), or
+    /// None if no layer wrote it (its default applies).
+    pub fn origin(&self, key: &str) -> Option<String> {
+        let path: Vec<Segment> = key.split('.').map(|k| Segment::Key(k.to_string())).collect();
+        self.sources.origin(&path)
     }
 
     /// What loading the configuration warned about, in the order the layers were read: for the
@@ -323,6 +389,12 @@ impl ValidatedConfig {
     /// Pages the workload uses: logical x utilization.
     pub fn used_logical_pages(&self) -> u32 {
         self.used_logical_pages
+    }
+
+    /// The seed of the warm-up's random streams and of the policies' while it runs:
+    /// `warmup.seed`, else the run's `seed`.
+    pub fn warmup_seed(&self) -> u64 {
+        self.config.warmup.seed.unwrap_or(self.config.seed)
     }
 }
 

@@ -121,7 +121,7 @@ impl Ftl {
                 cfg,
                 logical_pages: logical,
                 capacity_pages: pages,
-                rng: crate::rng::rng_for(cfg.seed, crate::rng::RngStream::Eviction),
+                rng: crate::rng::rng_for(cfg.warmup_seed(), crate::rng::RngStream::Eviction),
             };
             let eviction = (registry::find(cache::registry::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(
                 eviction_ctx,

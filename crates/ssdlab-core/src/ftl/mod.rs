@@ -286,6 +286,17 @@ impl Ftl {
         }
     }
 
+    /// Draw every policy's random stream afresh from `seed`, as `Simulation::new` draws them:
+    /// the measured run of a warm-up that had its own seed (`warmup.seed`).
+    pub(crate) fn reseed_policies(&mut self, seed: u64) {
+        use crate::rng::{rng_for, RngStream};
+        self.reclaimer.scheduler.reseed(rng_for(seed, RngStream::Policy));
+        if let Some(b) = &mut self.host.buffer {
+            b.policy.reseed(rng_for(seed, RngStream::Eviction));
+        }
+        self.regions.policy.reseed(rng_for(seed, RngStream::Regions));
+    }
+
     /// The top of an event, with outside agents attached for `kinds`: their policies leave
     /// pending what must be decided before it (the engine then stops, and calls again after
     /// the action). `write_arrival`: the event is a host write's arrival at `now`.

@@ -194,7 +194,8 @@ impl TabularAgent {
     pub fn diagnostics(&self) -> AgentDiagnostics {
         let q = &self.q;
         let rows = (0..q.n_states()).filter(|&s| q.is_visited(s)).map(|s| q.row(s));
-        AgentDiagnostics::from_rows(q.n_states() as u64, q.n_actions(), self.explorations, rows)
+        let epsilon = self.config.epsilon.progress(self.decisions, self.episodes);
+        AgentDiagnostics::from_rows(q.n_states() as u64, q.n_actions(), self.explorations, epsilon, rows)
     }
 
     pub fn rewards(&self) -> &RewardTracker {

@@ -10,7 +10,11 @@
 //!   whose rows stay flat has learned no preference, whatever its reward;
 //! * the greedy action of each visited state, counted (`greedy_action_histogram`): the learned
 //!   policy in one line;
-//! * for the Q-table cache, evictions.
+//! * for the Q-table cache, evictions;
+//! * the decisions per point of the reward series (`reward_window_decisions`) and where the run
+//!   left the epsilon schedule (`epsilon_schedule`, `rl::EpsilonProgress`): a run shorter than
+//!   one window has no learning curve, and one that ends before its schedule's switch was still
+//!   exploring at the initial epsilon, which a reader of its figures must be told.
 //!
 //! `control: true` marks the random-action control: the same policy with every action drawn
 //! uniformly (`rl::policy::choose`); its diagnostics are those of a policy that cannot learn,
@@ -20,6 +24,8 @@
 //! computed when the report is asked for.
 
 use serde::Serialize;
+
+use crate::rl::epsilon::EpsilonProgress;
 
 /// One point of the reward time series (the learning curve).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -118,6 +124,10 @@ impl RewardTracker {
     pub fn series(&self) -> &[RewardSample] {
         &self.series
     }
+    /// Decisions per point of the series.
+    pub fn sample_every(&self) -> u64 {
+        self.sample_every
+    }
 }
 
 /// How far apart the Q values of each visited state are (`max_a Q - min_a Q`).
@@ -146,6 +156,8 @@ pub struct AgentDiagnostics {
     pub q_spread: Option<QSpread>,
     /// `argmax_a Q(s, a)` (ties to the lowest action) counted over the visited states.
     pub greedy_action_histogram: Vec<u64>,
+    /// The epsilon schedule and where the run left it.
+    pub epsilon_schedule: EpsilonProgress,
 }
 
 impl AgentDiagnostics {
@@ -154,6 +166,7 @@ impl AgentDiagnostics {
         n_states: u64,
         n_actions: usize,
         explorations: u64,
+        epsilon_schedule: EpsilonProgress,
         rows: impl Iterator<Item = &'a [f64]>,
     ) -> Self {
         let mut spreads = Vec::new();
@@ -174,6 +187,7 @@ impl AgentDiagnostics {
             states_visited: spreads.len() as u64,
             q_spread: spread(&mut spreads),
             greedy_action_histogram: greedy,
+            epsilon_schedule,
         }
     }
 }
@@ -208,6 +222,8 @@ pub struct LearningReport {
     pub rewards: u64,
     pub mean_reward: Option<f64>,
     pub sd_reward: Option<f64>,
+    /// Decisions per point of `reward_series` (a run with fewer has no point yet).
+    pub reward_window_decisions: u64,
     pub reward_series: Vec<RewardSample>,
     #[serde(flatten)]
     pub agent: AgentDiagnostics,
@@ -232,6 +248,7 @@ impl LearningReport {
             rewards: rewards.rewards(),
             mean_reward: rewards.mean(),
             sd_reward: rewards.sd(),
+            reward_window_decisions: rewards.sample_every(),
             reward_series: rewards.series().to_vec(),
             agent,
         }
@@ -241,6 +258,7 @@ impl LearningReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rl::EpsilonSchedule;
 
     #[test]
     fn tracker_windows_and_totals_by_hand() {
@@ -265,17 +283,21 @@ mod tests {
     #[test]
     fn spread_and_greedy_actions_of_visited_rows() {
         let rows: Vec<Vec<f64>> = vec![vec![0.0, 1.0, 0.5], vec![2.0, 2.0, 2.0], vec![-1.0, 0.0, 3.0]];
-        let d = AgentDiagnostics::from_rows(10, 3, 4, rows.iter().map(Vec::as_slice));
+        let progress = EpsilonSchedule::rlgc().progress(10, 0);
+        let d = AgentDiagnostics::from_rows(10, 3, 4, progress, rows.iter().map(Vec::as_slice));
         assert_eq!(d.states_visited, 3);
         assert_eq!(d.greedy_action_histogram, vec![1, 1, 1], "ties go to the lowest action");
         let q = d.q_spread.unwrap();
         assert_eq!((q.states, q.p50, q.max), (3, 1.0, 4.0));
         assert!((q.mean - 5.0 / 3.0).abs() < 1e-12);
-        let empty = AgentDiagnostics::from_rows(10, 3, 0, std::iter::empty());
+        let empty = AgentDiagnostics::from_rows(10, 3, 0, progress, std::iter::empty());
         assert_eq!((empty.states_visited, empty.q_spread), (0, None));
         let r = LearningReport::new("x", false, 10, vec![5, 5, 0], &RewardTracker::new(5), d);
         assert_eq!(r.exploitations, 6);
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["states_visited"], 3, "agent figures are flattened into the report");
+        assert_eq!(json["reward_window_decisions"], 5);
+        assert_eq!(json["epsilon_schedule"]["switch_after_decisions"], 1000);
+        assert_eq!(json["epsilon_schedule"]["initial_phase_over"], false);
     }
 }

@@ -87,6 +87,36 @@ impl EpsilonSchedule {
     }
 }
 
+/// Where a run left an agent's epsilon schedule (the report's `learning.<point>.epsilon_schedule`):
+/// the schedule as configured, the decisions and episodes it counted, and whether the initial
+/// (exploring) phase was over. A report reader needs this to tell an agent that stopped while
+/// still exploring at its initial epsilon (RLGC: 0.8 for the first 1000 decisions) from one
+/// that reached its final rate; the share of explored decisions alone cannot say which.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EpsilonProgress {
+    #[serde(flatten)]
+    pub schedule: EpsilonSchedule,
+    /// Decisions the schedule counted (RLGC's Q-table cache: those in a known state only).
+    pub decisions: u64,
+    /// Episodes it counted (0 for an agent without episodes).
+    pub episodes: u64,
+    /// Whether the initial epsilon's phase was over when the run ended: always for a constant
+    /// epsilon, else once `switch_after_decisions` (`switch_after_episodes`) were completed.
+    pub initial_phase_over: bool,
+}
+
+impl EpsilonSchedule {
+    /// Where `decisions` decisions in `episodes` episodes left this schedule.
+    pub fn progress(&self, decisions: u64, episodes: u64) -> EpsilonProgress {
+        let initial_phase_over = match *self {
+            EpsilonSchedule::Constant { .. } => true,
+            EpsilonSchedule::Step { switch_after_decisions, .. } => decisions >= switch_after_decisions,
+            EpsilonSchedule::Episodes { switch_after_episodes, .. } => episodes >= switch_after_episodes,
+        };
+        EpsilonProgress { schedule: *self, decisions, episodes, initial_phase_over }
+    }
+}
+
 impl Default for EpsilonSchedule {
     fn default() -> Self {
         EpsilonSchedule::rlgc()
@@ -134,6 +164,24 @@ mod tests {
         assert_eq!(back, EpsilonSchedule::fsp());
         assert!(serde_json::from_str::<EpsilonSchedule>(r#"{"kind":"constant","epsilon":0.1,"typo":1}"#).is_err());
         assert!(serde_json::from_str::<EpsilonSchedule>(r#"{"kind":"linear","epsilon":0.1}"#).is_err());
+    }
+
+    #[test]
+    fn progress_says_whether_the_initial_phase_is_over() {
+        let step = EpsilonSchedule::rlgc();
+        assert!(!step.progress(999, 0).initial_phase_over, "decision 999 still explores at 0.8");
+        assert!(step.progress(1000, 0).initial_phase_over);
+        let episodes = EpsilonSchedule::fsp();
+        assert!(!episodes.progress(1_000_000, 3).initial_phase_over, "decisions do not matter");
+        assert!(episodes.progress(0, 4).initial_phase_over);
+        assert!(EpsilonSchedule::slc_cache().progress(0, 0).initial_phase_over, "nothing to wait for");
+        let json = serde_json::to_value(step.progress(599, 0)).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "step", "initial": 0.8, "after": 0.01, "switch_after_decisions": 1000,
+                               "decisions": 599, "episodes": 0, "initial_phase_over": false}),
+            "the schedule flattened beside its progress"
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub use across_episode::{
 };
 pub use agent::{AgentStats, LearningConfig, TabularAgent};
 pub use diagnostics::{AgentDiagnostics, LearningReport, QSpread, RewardSample, RewardTracker};
-pub use epsilon::EpsilonSchedule;
+pub use epsilon::{EpsilonProgress, EpsilonSchedule};
 pub use percentile::{PercentileConfig, PercentileThresholds, StepReward};
 pub use policy::{choose, epsilon_greedy, ActionSelection, Choice, Exploit, Explore};
 pub use qtable::{QTable, QTableUtilisation};

@@ -123,6 +123,10 @@ impl Simulation {
             if !self.warmed {
                 self.warm_up()?;
             }
+            if self.cfg.warmup.seed.is_some() {
+                // The warm-up had its own seed: the run's policies draw from the run's.
+                self.ftl.reseed_policies(self.cfg.seed);
+            }
             self.start_phase()?;
             self.started = true;
             self.attach_agents();

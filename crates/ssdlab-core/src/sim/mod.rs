@@ -184,7 +184,7 @@ impl Simulation {
         device.set_scheduler(&cfg.transaction_scheduler)?;
         Ok(Simulation {
             device,
-            ftl: Ftl::build(&cfg, rng_for(cfg.seed, RngStream::Policy))?,
+            ftl: Ftl::build(&cfg, rng_for(cfg.warmup_seed(), RngStream::Policy))?,
             host,
             queue: BinaryHeap::new(),
             seq: 0,

@@ -10,8 +10,9 @@ use super::*;
 /// a paper's "warm up, then run each benchmark" without repeating the warm-up for each.
 #[derive(Clone)]
 pub struct WarmDrive {
-    /// What the warm-up depends on: the configuration but its `[workload]`, and the queue depth
-    /// the timed warm-up takes from the workload when `warmup.timed_queue_depth` is 0.
+    /// What the warm-up depends on: the configuration but its `[workload]` (and but the run's
+    /// `seed` when `warmup.seed` is set), and the queue depth the timed warm-up takes from the
+    /// workload when `warmup.timed_queue_depth` is 0.
     setup: serde_json::Value,
     device: Device,
     ftl: Ftl,
@@ -27,6 +28,10 @@ impl WarmDrive {
             .map_err(|e| Error::config("warmup", format!("the configuration does not serialise: {e}")))?;
         if let Some(table) = value.as_object_mut() {
             table.remove("workload");
+            if cfg.warmup.seed.is_some() {
+                // The warm-up draws nothing from the run's seed (`ValidatedConfig::warmup_seed`).
+                table.remove("seed");
+            }
             if cfg.warmup.timed_random_writes_ns > 0 && cfg.warmup.timed_queue_depth == 0 {
                 table.insert("warmup_queue_depth_from_workload".into(), cfg.workload.queue_depth().into());
             }
@@ -74,7 +79,8 @@ impl Simulation {
     /// Start from `drive` instead of warming up: the run then reports exactly what it would
     /// have after its own warm-up, as the warm-up never reads the measured workload. Refused
     /// unless this run's configuration is the drive's but for `[workload]` (the device, FTL,
-    /// policies, seed and warm-up must be the same), and once the run has begun.
+    /// policies, seed and warm-up must be the same; with `warmup.seed` set, the warm-up seed
+    /// must be, and the run's `seed` may differ), and once the run has begun.
     pub fn start_from(&mut self, drive: &WarmDrive) -> Result<()> {
         if self.warmed || self.started {
             return Err(Error::config("warmup", "a run starts from a warm drive before it warms up or runs"));
@@ -110,7 +116,7 @@ impl Simulation {
         }
         let random = (wu.random_writes * used as f64) as u64;
         if random > 0 {
-            let mut rng = rng_for(self.cfg.seed, RngStream::Warmup);
+            let mut rng = rng_for(self.cfg.warmup_seed(), RngStream::Warmup);
             for _ in 0..random {
                 let lpn = rand::Rng::gen_range(&mut rng, 0..used);
                 self.ftl.warm_write(Lpn(lpn), &mut self.device)?;
@@ -144,7 +150,7 @@ impl Simulation {
             arrival: Arrival::Closed,
             ..WorkloadConfig::default()
         };
-        let rng = rng_for(self.cfg.seed, RngStream::TimedWarmup);
+        let rng = rng_for(self.cfg.warmup_seed(), RngStream::TimedWarmup);
         let source = SyntheticSource::new(&writes, used as u64 * page_bytes, None, rng);
         let host = Host::new(Box::new(source), page_bytes, used, Fold::Modulo, 1.0, false);
         let measured_host = std::mem::replace(&mut self.host, host);

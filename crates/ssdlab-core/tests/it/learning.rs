@@ -55,6 +55,10 @@ fn rl_fsp_puts_pages_read_every_episode_on_lsb_and_never_read_ones_on_msb() {
     }
     let (l, c) = (learning(learned, "eviction"), learning(control, "eviction"));
     assert!(!l.control && c.control);
+    // RL-FSP explores at 0.8 for its first 4 episodes of 1000 decisions (Algorithm 1).
+    let e = &l.agent.epsilon_schedule;
+    assert_eq!((e.decisions, e.episodes), (l.decisions, l.decisions / 1000));
+    assert!(e.initial_phase_over && e.episodes >= 4, "{e:?}");
     // A unit has one page of each type, so with 95 % of pages never read three of its four slots
     // hold unread pages whatever the policy: the mean reward is bounded near 0 (seed 0: 0.125
     // against the control's 0.064).
@@ -107,6 +111,13 @@ fn rlgc_learns_to_copy_nothing_when_every_copy_delays_the_next_write() {
     assert!(zero_share(l) > 0.5 && (zero_share(c) - 0.2).abs() < 0.02, "{} vs {}", zero_share(l), zero_share(c));
     assert!(l.mean_reward.unwrap() > c.mean_reward.unwrap() + 0.02, "{:?} vs {:?}", l.mean_reward, c.mean_reward);
     assert!(c.control && c.exploitations == 0 && c.agent.explorations == c.decisions);
+    // Where the run left the epsilon schedule (0.8 for the first 1000 decisions), in the
+    // decisions the report counts, and the reward window the series was sampled at.
+    let e = &l.agent.epsilon_schedule;
+    assert_eq!((e.decisions, e.initial_phase_over), (l.decisions, true));
+    assert_eq!(e.schedule, ssdlab_core::rl::EpsilonSchedule::rlgc());
+    assert_eq!(l.reward_window_decisions, 1000);
+    assert_eq!(l.reward_series[0].decisions, l.reward_window_decisions);
 }
 
 /// The paper's stochastic policy (footnote 2) on the same workload: the values share a large

@@ -19,6 +19,7 @@ mod spec_presets;
 mod spec_workloads;
 mod timeline;
 mod timing;
+mod trace_convert;
 mod trace_fit;
 mod trace_replay;
 mod trim;

@@ -2,7 +2,10 @@
 //! length, must show the trace's own figures (read ratio, sizes, footprint, popularity,
 //! re-reads, sequential runs, arrivals) within the tolerances of `close`. They are the same for
 //! every trace. Footprints and popularity points have wider bounds: a fitted workload touches
-//! 77-104 % of its trace's footprint, and a trace whose sequential runs start on its hot data
+//! 77-109 % of its trace's footprint (109 %: the read footprint of msr_cut10k_rw20_80_105,
+//! whose reads re-read 27 %: under `reread.from_popularity = false` a popularity read that lands
+//! on written data is drawn again, onto a page not read yet), and a trace whose sequential runs
+//! start on its hot data
 //! comes out more concentrated (docs/workloads.md has the table and the reasons). Those two
 //! bounds sit just outside what the model reaches today: they guard a documented gap against
 //! regressions and claim no fidelity; the others are the fit's own tolerances.
@@ -61,11 +64,11 @@ fn figures(a: &TraceStats, b: &TraceStats) -> Vec<(&'static str, f64, f64)> {
 /// Whether a synthesized figure is close enough to the original: shares within 0.1 (absolute;
 /// re-reads 0.15), mean sizes within 15 % (30 % when the fit grouped the sizes into page
 /// buckets, which rounds sub-page sizes up), gap quantiles within 25 % or 1 us; footprints from
-/// 75 % to 105 % of the trace's and popularity points within 0.25 (the known gaps, above).
+/// 75 % to 110 % of the trace's and popularity points within 0.25 (the known gaps, above).
 fn close(name: &str, original: f64, synthesized: f64, sizes_grouped: bool) -> bool {
     let relative = |tol: f64| (synthesized - original).abs() <= tol * original.abs().max(1e-9);
     if name.contains("footprint MiB") {
-        synthesized >= 0.75 * original && synthesized <= 1.05 * original
+        synthesized >= 0.75 * original && synthesized <= 1.10 * original
     } else if name.contains("footprint share") {
         (synthesized - original).abs() <= 0.25
     } else if name.contains("re-read") {
@@ -123,4 +126,60 @@ fn a_fitted_spec_reproduces_its_trace() {
     }
     println!("{table}");
     assert!(failures.is_empty(), "{} figures missed:\n{}\n{table}", failures.len(), failures.join("\n"));
+}
+
+/// A trace with a known re-read share and distance: writes over a 64 MiB footprint; 30 % of
+/// the reads go back to the write 50 to 400 requests before (uniformly), the others read a
+/// 256 MiB range no request writes. The fitted spec, drawn at the trace's length, must show
+/// the share and the distance quantiles within the comparison's default tolerance; the
+/// re-read share alone is also checked by hand against the trace's 30 %.
+#[test]
+fn rereads_of_a_known_share_and_distance_are_fitted() {
+    use rand::{Rng, SeedableRng};
+    use ssdlab_core::workload::spec::compare::{compare, DEFAULT_TOLERANCE};
+    use ssdlab_core::workload::{IoOp, TraceRecord};
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+    let mut records: Vec<TraceRecord> = Vec::new();
+    let page = 4096u64;
+    for i in 0..60_000u64 {
+        let time_ns = i * 20_000;
+        let record = if rng.gen_bool(0.5) {
+            TraceRecord { time_ns, op: IoOp::Write, offset_bytes: rng.gen_range(0..16_384) * page, size_bytes: page, device: 0 }
+        } else if i > 400 && rng.gen_bool(0.3) {
+            // The latest write at least 50 to 400 requests back.
+            let back = rng.gen_range(50..=400);
+            let write = records[..(i - back) as usize].iter().rev().find(|r| r.op == IoOp::Write).unwrap();
+            TraceRecord { time_ns, op: IoOp::Read, offset_bytes: write.offset_bytes, size_bytes: page, device: 0 }
+        } else {
+            let offset_bytes = (16_384 + rng.gen_range(0..65_536)) * page;
+            TraceRecord { time_ns, op: IoOp::Read, offset_bytes, size_bytes: page, device: 0 }
+        };
+        records.push(record);
+    }
+    let original = compute_records(&records, page).unwrap();
+    // By construction about 30 % (a page rewritten in between still counts: it was written).
+    assert!((original.reread.share - 0.3).abs() < 0.02, "{}", original.reread.share);
+    struct Vector(std::vec::IntoIter<TraceRecord>);
+    impl ssdlab_core::workload::trace::TraceReader for Vector {
+        fn next_record(&mut self) -> ssdlab_core::Result<Option<TraceRecord>> {
+            Ok(self.0.next())
+        }
+        fn line(&self) -> u64 {
+            0
+        }
+        fn skipped_lines(&self) -> u64 {
+            0
+        }
+    }
+    let fitted = fit(&mut Vector(records.into_iter()), page, "known", &FitOptions::default()).unwrap();
+    let judged = |name: &str| fitted.comparison.rows.iter().find(|row| row.figure == name).unwrap().clone();
+    for name in ["re-read share", "re-read distance p50", "re-read distance p90"] {
+        let row = judged(name);
+        assert_eq!(row.within, Some(true), "{name}: trace {}, fitted {}", row.original, row.fitted);
+    }
+    let share = judged("re-read share").fitted;
+    assert!((share - 0.3).abs() < 0.03, "fitted re-read share {share}");
+    // The same comparison from the public function, at the default tolerance.
+    let again = compare(&fitted.spec, &fitted.stats, 1.0, DEFAULT_TOLERANCE).unwrap();
+    assert_eq!(again, fitted.comparison);
 }

@@ -3,7 +3,8 @@
 //! whose state is a learned model, a Q-table or a cache; and a drive made with another
 //! configuration is refused.
 
-use crate::common::config;
+use crate::common::{config, page_request, Scripted};
+use ssdlab_core::workload::{IoOp, TraceRecord};
 use ssdlab_core::{Simulation, ValidatedConfig};
 
 /// A small drive, a timed warm-up of random writes and the untimed steps before it, verify on.
@@ -93,4 +94,63 @@ fn a_run_that_began_neither_gives_nor_takes_a_warm_drive() {
     sim.step(10).unwrap();
     assert!(sim.warm_drive().is_err());
     assert!(sim.start_from(&drive).is_err());
+}
+
+/// The warm-up figures of a report (pages written, timed requests, erases).
+fn warmup_of(report: &str) -> serde_json::Value {
+    serde_json::from_str::<serde_json::Value>(report).unwrap()["warmup"].clone()
+}
+
+#[test]
+fn a_warm_up_seed_lets_runs_of_every_seed_share_one_drive() {
+    // `warmup.seed` draws the warm-up, `seed` the measured run: one drive, made by a run of
+    // seed 5, serves runs of seeds 6 and 7 byte for byte as their own warm-ups would.
+    let policy = ["gc.scheduler=rlgc", "gc.rlgc.policy=stochastic", "warmup.seed=11"];
+    let keys = |seed: &'static str| [&policy[..], WORKLOADS[2], &[seed]].concat();
+    let drive = Simulation::new(cfg(&keys("seed=5"))).unwrap().warm_drive().unwrap();
+    let mut reports = Vec::new();
+    for seed in ["seed=5", "seed=6", "seed=7"] {
+        let report = from(&drive, cfg(&keys(seed)));
+        assert_eq!(report, straight(cfg(&keys(seed))), "{seed}");
+        reports.push(report);
+    }
+    // The drive is the same for every seed, the measured workload is not.
+    assert_eq!(warmup_of(&reports[0]), warmup_of(&reports[1]));
+    assert_ne!(reports[0], reports[1]);
+    // Another warm-up seed is another drive, and a run of another warm-up seed refuses it.
+    let twelve = [&policy[..2], WORKLOADS[2], &["seed=5", "warmup.seed=12"]].concat();
+    let other = Simulation::new(cfg(&twelve)).unwrap().warm_drive().unwrap();
+    assert_ne!(from(&other, cfg(&twelve)), reports[0]);
+    let mut sim = Simulation::new(cfg(&keys("seed=5"))).unwrap();
+    let e = sim.start_from(&other).unwrap_err().to_string();
+    assert!(e.contains("another configuration") && e.contains("warmup"), "{e}");
+}
+
+/// 6,000 one-page writes scattered over the used space, the same whatever the seed.
+fn scattered_writes(cfg: &ValidatedConfig) -> Vec<TraceRecord> {
+    let (used, page_bytes) = (cfg.used_logical_pages() as u64, cfg.device.page_bytes);
+    (0..6000u64).map(|i| page_request(i * 1000, IoOp::Write, i * 7919 % used, 1, page_bytes)).collect()
+}
+
+#[test]
+fn with_a_warm_up_seed_the_run_seed_still_draws_the_policies_streams() {
+    // A scripted workload draws no random number: what differs between the two seeds is
+    // RLGC's stochastic policy, drawn afresh from the run's seed after the shared warm-up.
+    let keys = |seed: &'static str| {
+        let rlgc = ["gc.scheduler=rlgc", "gc.rlgc.policy=stochastic", "gc.rlgc.zero_interval=same_arrival"];
+        cfg(&[&rlgc[..], &["gc.trigger_free_blocks=12", "warmup.seed=11", seed]].concat())
+    };
+    let drive = Simulation::new(keys("seed=5")).unwrap().warm_drive().unwrap();
+    let run = |seed: &'static str| {
+        let cfg = keys(seed);
+        let mut sim = Simulation::with_source(cfg.clone(), Scripted::boxed(scattered_writes(&cfg))).unwrap();
+        sim.start_from(&drive).unwrap();
+        serde_json::to_value(sim.run().unwrap()).unwrap()
+    };
+    let (five, six) = (run("seed=5"), run("seed=6"));
+    assert_eq!(five["warmup"], six["warmup"]);
+    let decisions = |r: &serde_json::Value| r["policies"]["gc_scheduler_report"]["decisions"].as_u64().unwrap();
+    assert!(decisions(&five) > 100, "{}", decisions(&five));
+    let histogram = |r: &serde_json::Value| r["policies"]["gc_scheduler_report"]["action_histogram"].clone();
+    assert_ne!(histogram(&five), histogram(&six));
 }

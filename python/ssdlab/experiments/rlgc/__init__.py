@@ -55,8 +55,10 @@ import pandas as pd
 
 from ssdlab._console import console
 from ssdlab.experiments.common import (
+    EXPLORATION_TITLE,
     Runner,
     choose_traces,
+    exploration_table,
     print_frame,
     run_jobs,
     verified,
@@ -232,6 +234,9 @@ def reproduce(
     )
     summary = paper_summary(paper_tables)
     paper_tables[f"{PAPER_PART}: the paper's figures beside ours"] = summary
+    explored = exploration_table(paper_runs, ["preset", "scheduler"])
+    if explored is not None:
+        paper_tables[f"{PAPER_PART}: {EXPLORATION_TITLE}"] = explored
 
     synthetic = QUICK_SYNTHETIC if quick else tuple(SYNTHETIC)
     names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
@@ -264,6 +269,9 @@ def reproduce(
             runs, sustainable
         )
     result_tables["The paper's figures beside ours"] = paper_table(result_tables)
+    explored = exploration_table(runs, ["preset", "scheduler"])
+    if explored is not None:
+        result_tables[EXPLORATION_TITLE] = explored
     everything = {**paper_tables, **{f"Real traces: {t}": table for t, table in result_tables.items()}}
     write_tables(out / "tables.md", everything)
     _verdicts(out / "verdicts.csv", summary)

@@ -16,23 +16,34 @@ def plots(results: list[dict[str, Any]], out: Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ssdlab.plots import save_figure
+    from ssdlab import axis_units
+    from ssdlab.plots import save_figure, time_axis_unit
 
     first_seed = [r for r in results if r["seed"] == 0]
     for (preset, workload), group in pd.DataFrame(first_seed).groupby(["preset", "workload"]):
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+        # Latency and time axes in the units their ranges ask for.
+        latency = axis_units.latency_unit(
+            v for pairs in group["write_histogram"] if pairs for v in (pairs[0][0], pairs[-1][0])
+        )
+        time = time_axis_unit(r["free_blocks"]["time_s"] for _, r in group.iterrows())
         for _, r in group.iterrows():
             pairs = r["write_histogram"]
             if pairs:
-                values = np.array([v for v, _ in pairs]) / 1e3
+                values = latency.of_ns(np.array([v for v, _ in pairs], dtype=float))
                 counts = np.cumsum([c for _, c in pairs])
                 tail = np.maximum(1.0 - counts / counts[-1], 1e-9)
                 ax1.step(values, tail, where="post", label=r["scheduler"])
-            ax2.plot(r["free_blocks"]["time_s"], r["free_blocks"]["values"], label=r["scheduler"])
+            times = time.of_ns(np.asarray(r["free_blocks"]["time_s"], dtype=float) * 1e9)
+            ax2.plot(times, r["free_blocks"]["values"], label=r["scheduler"])
         ax1.set(
-            xscale="log", yscale="log", xlabel="write latency (us)", ylabel="1 - CDF", title="Fig. 7: tail"
+            xscale="log",
+            yscale="log",
+            xlabel=f"write latency ({latency.symbol})",
+            ylabel="1 - CDF",
+            title="Fig. 7: tail",
         )
-        ax2.set(xlabel="simulated time (s)", ylabel="free blocks", title="Fig. 9: free blocks")
+        ax2.set(xlabel=f"simulated time ({time.symbol})", ylabel="free blocks", title="Fig. 9: free blocks")
         for ax in (ax1, ax2):
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7, loc="upper right")  # "best" is slow on long series

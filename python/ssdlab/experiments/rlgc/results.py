@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import ssdlab
-from ssdlab.experiments.common import Job
+from ssdlab.experiments.common import Job, exploration_columns
 
 #: The GC agent's diagnostics kept per run (`Report.learning`), as `rl_<name>` columns.
 LEARNING = (
@@ -22,14 +22,15 @@ LEARNING = (
 
 
 def _learning(report: ssdlab.Report, seed: int) -> dict[str, Any]:
-    """The GC agent's diagnostics (None for a scheduler that does not learn) and, for seed 0,
-    its learning curve (for `learning_plots`)."""
+    """The GC agent's diagnostics (None for a scheduler that does not learn), its exploration
+    (`exploration_columns`) and, for seed 0, its learning curve (for `learning_plots`)."""
     learning = report.learning
+    explored = exploration_columns(report)
     if "gc" not in learning.index:
-        return {**{f"rl_{c}": None for c in LEARNING}, "learning_curve": None}
+        return {**{f"rl_{c}": None for c in LEARNING}, **explored, "learning_curve": None}
     row = learning.loc["gc"]
     curve = report.learning_curve("gc").to_dict("list") if seed == 0 else None
-    return {**{f"rl_{c}": row[c] for c in LEARNING}, "learning_curve": curve}
+    return {**{f"rl_{c}": row[c] for c in LEARNING}, **explored, "learning_curve": curve}
 
 
 def _coarse(pairs: list[tuple[int, int]], digits: int = 3) -> list[tuple[int, int]]:

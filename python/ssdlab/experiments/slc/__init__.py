@@ -99,9 +99,11 @@ import pandas as pd
 
 from ssdlab._console import console
 from ssdlab.experiments.common import (
+    EXPLORATION_TITLE,
     Job,
     Runner,
     choose_traces,
+    exploration_table,
     print_frame,
     run_jobs,
     verified,
@@ -390,6 +392,10 @@ def reproduce(
     result["Table 4 workloads: what the runs wrote, per seed"] = paper_set.set_index(["trace", "seed"])
     result.update(tables(runs))
     result[CEILING] = ceiling_table(runs, setup)
+    for title, frame in ((f"{PAPER_PART}: {EXPLORATION_TITLE}", paper_runs), (EXPLORATION_TITLE, runs)):
+        explored = exploration_table(frame, ["experiment", "policy"])
+        if explored is not None:
+            result[title] = explored
     write_tables(
         out / "tables.md",
         result,

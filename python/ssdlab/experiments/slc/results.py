@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 import ssdlab
-from ssdlab.experiments.common import Job
+from ssdlab.experiments.common import Job, exploration_columns
 from ssdlab.experiments.slc.settings import BASELINE, RECLAIM
 
 
@@ -89,13 +89,14 @@ def measure(report: Any) -> dict[str, Any]:
 
 def _learning(report: ssdlab.Report) -> dict[str, Any]:
     """The SLC agent's diagnostics (`Report.learning`; None for a policy that does not learn)
-    beside `measure`'s steps and mean reward: is it the random-action control, and how far
-    apart its Q-values are."""
+    beside `measure`'s steps and mean reward: is it the random-action control, how far apart its
+    Q-values are, and how much it explored (`exploration_columns`)."""
     learning = report.learning
+    explored = exploration_columns(report)
     if "region" not in learning.index:
-        return {"rl_control": None, "rl_q_spread_mean": None}
+        return {"rl_control": None, "rl_q_spread_mean": None, **explored}
     row = learning.loc["region"]
-    return {"rl_control": row["control"], "rl_q_spread_mean": row["q_spread_mean"]}
+    return {"rl_control": row["control"], "rl_q_spread_mean": row["q_spread_mean"], **explored}
 
 
 def _worker(job: Job) -> dict[str, Any]:

@@ -178,6 +178,9 @@ pub trait EvictionPolicy: Send + dyn_clone::DynClone {
     /// Between two events, while an outside agent is attached: leave pending what the policy
     /// needs decided before the next one (the engine stops there, and calls again after `act`).
     fn before_event(&mut self, _view: &BufferView) {}
+    /// The measured run's random stream, drawn afresh from the run's seed when the warm-up had
+    /// its own (`warmup.seed`); a policy that draws no random numbers ignores it.
+    fn reseed(&mut self, _rng: rand_pcg::Pcg64Mcg) {}
 }
 
 /// What an eviction policy is built from.

@@ -381,6 +381,9 @@ impl EvictionPolicy for RlFspEviction {
     fn id(&self) -> &'static str {
         "rl_fsp"
     }
+    fn reseed(&mut self, rng: Pcg64Mcg) {
+        self.rng = rng;
+    }
     fn on_write(&mut self, lpn: Lpn, _write: crate::ftl::cache::PageWrite) {
         self.classes.remove(&lpn);
         self.touched(lpn);
@@ -509,7 +512,8 @@ impl EvictionPolicy for RlFspEviction {
         let q = self.table.active();
         let visited = self.table.shadow();
         let rows = (0..q.n_states()).filter(|&s| visited.is_visited(s)).map(|s| q.row(s));
-        let agent = AgentDiagnostics::from_rows(q.n_states() as u64, q.n_actions(), self.explorations, rows);
+        let epsilon = self.epsilon.progress(self.table.decisions(), self.table.episode());
+        let agent = AgentDiagnostics::from_rows(q.n_states() as u64, q.n_actions(), self.explorations, epsilon, rows);
         let decisions = self.table.decisions();
         // Classifications asked of the agent (a unit's recorded types may be substitutes).
         let mut report = LearningReport::new(

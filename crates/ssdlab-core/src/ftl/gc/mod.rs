@@ -193,6 +193,9 @@ pub trait GcScheduler: Send + dyn_clone::DynClone {
     fn decision_point(&mut self) -> Option<&mut dyn crate::decision::DecisionPoint> {
         None
     }
+    /// The measured run's random stream, drawn afresh from the run's seed when the warm-up had
+    /// its own (`warmup.seed`); a policy that draws no random numbers ignores it.
+    fn reseed(&mut self, _rng: rand_pcg::Pcg64Mcg) {}
 }
 
 /// GC figures common to every scheduler.

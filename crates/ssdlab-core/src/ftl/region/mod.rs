@@ -250,6 +250,9 @@ pub trait RegionPolicy: Send + dyn_clone::DynClone {
     fn decision_point(&mut self) -> Option<&mut dyn crate::decision::DecisionPoint> {
         None
     }
+    /// The measured run's random stream, drawn afresh from the run's seed when the warm-up had
+    /// its own (`warmup.seed`); a policy that draws no random numbers ignores it.
+    fn reseed(&mut self, _rng: rand_pcg::Pcg64Mcg) {}
 }
 
 /// The SLC region every SLC policy declares: region 1, SLC mode, emptied by migration (no GC

@@ -473,7 +473,7 @@ impl RlSlc {
             next_step_pages: step_pages,
             encoder,
             agent,
-            rng: crate::rng::rng_for(cfg.seed, crate::rng::RngStream::Regions),
+            rng: crate::rng::rng_for(cfg.warmup_seed(), crate::rng::RngStream::Regions),
             learn: r.learn,
             previous: None,
             previous_action: KEEP,
@@ -629,6 +629,9 @@ fn metadata(levels: &[u64]) -> BTreeMap<String, String> {
 impl RegionPolicy for RlSlc {
     fn id(&self) -> &'static str {
         "rl"
+    }
+    fn reseed(&mut self, rng: Pcg64Mcg) {
+        self.rng = rng;
     }
     fn layout(&self) -> Vec<RegionLayout> {
         vec![slc_region(self.space.start_blocks(self.min_blocks))]

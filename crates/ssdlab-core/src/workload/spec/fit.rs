@@ -26,6 +26,8 @@ use std::collections::BTreeMap;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
+use super::compare::{compare, Comparison, DEFAULT_TOLERANCE, MAX_COMPARED_REQUESTS};
+use super::generator::MAX_REMEMBERED_WRITES;
 use super::{
     ArrivalKind, ArrivalSpec, Length, OpSpec, Popularity, PopularityKind, Reread, SizeBin, SizeHistogram, WeightBy,
     WorkloadSpec, SPEC_VERSION,
@@ -48,7 +50,7 @@ const MAX_ALIGN_BYTES: u64 = 1 << 20;
 /// Requests of the calibration sample (the trace's length when shorter).
 const CALIBRATION_REQUESTS: u64 = 200_000;
 
-/// How to scale the fitted workload.
+/// How to scale the fitted workload, and how closely its figures must follow the trace's.
 #[derive(Debug, Clone, Default)]
 pub struct FitOptions {
     /// Requests of the spec (default: the trace's).
@@ -58,22 +60,36 @@ pub struct FitOptions {
     pub address_space_bytes: Option<u64>,
     /// Name written in the spec (default: the trace file's name).
     pub name: Option<String>,
+    /// The relative tolerance of the comparison (default `compare::DEFAULT_TOLERANCE`).
+    pub tolerance: Option<f64>,
 }
 
-/// A fitted spec, the trace's figures it came from, and what could not be fitted.
+/// A fitted spec, the trace's figures it came from, what could not be fitted, and the key
+/// figures of the spec drawn beside the trace's.
 pub struct Fit {
     pub spec: WorkloadSpec,
     pub stats: TraceStats,
     pub warnings: Vec<String>,
+    pub comparison: Comparison,
 }
 
 /// Fit a spec to everything `reader` delivers, in pages of `page_bytes` (also the spec's
 /// `align_bytes`: sizes and offsets are rounded to pages). `source` names the trace.
 pub fn fit(reader: &mut dyn TraceReader, page_bytes: u64, source: &str, options: &FitOptions) -> Result<Fit> {
+    let tolerance = options.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    if !(tolerance > 0.0 && tolerance.is_finite()) {
+        return Err(Error::config("tolerance", format!("{tolerance} must be a positive share (0.2 = 20 %)")));
+    }
     let mut builder = StatsBuilder::new(page_bytes, DEFAULT_IDLE_THRESHOLD_NS)?;
     let mut sizes = [BTreeMap::<u64, u64>::new(), BTreeMap::new()];
     let (mut unaligned, mut requests) = (0u64, 0u64);
+    // The figures of the trace's first `MAX_COMPARED_REQUESTS` requests, when it has more: the
+    // spec is compared at that length.
+    let mut head: Option<TraceStats> = None;
     while let Some(record) = reader.next_record()? {
+        if requests == MAX_COMPARED_REQUESTS && record.op != IoOp::Trim && head.is_none() {
+            head = Some(builder.clone().finish(reader.skipped_lines(), reader.clamped_records(), reader.info()));
+        }
         builder.push(&record);
         if record.op != IoOp::Trim {
             requests += 1;
@@ -83,12 +99,19 @@ pub fn fit(reader: &mut dyn TraceReader, page_bytes: u64, source: &str, options:
             *sizes[i].entry(record.size_bytes.max(1)).or_default() += 1;
         }
     }
+    let distances = builder.reread_distance_quantiles(DISTANCE_LEVELS);
     let stats = builder.finish(reader.skipped_lines(), reader.clamped_records(), reader.info());
     let unaligned_share = if requests == 0 || page_bytes < 1024 { 0.0 } else { unaligned as f64 / requests as f64 };
-    let mut fitted = fit_stats(stats, &sizes, page_bytes, source, options, unaligned_share)?;
-    fitted.spec.unaligned_share = unaligned_share;
-    Ok(fitted)
+    let (spec, warnings, scale) = fit_stats(&stats, &distances, &sizes, page_bytes, source, options, unaligned_share)?;
+    let comparison = compare(&spec, head.as_ref().unwrap_or(&stats), scale, tolerance)?;
+    Ok(Fit { spec, stats, warnings, comparison })
 }
+
+/// The cumulative probabilities at which the trace's re-read distances are read off (more than
+/// `trace stats` prints: the generator interpolates between them, so a tail that jumps between
+/// p90 and p99 keeps its shape). 0 is the smallest distance, 1 the largest.
+const DISTANCE_LEVELS: [f64; 18] =
+    [0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.925, 0.95, 0.975, 0.99, 0.995, 1.0];
 
 fn op_index(op: IoOp) -> Option<usize> {
     match op {
@@ -99,15 +122,16 @@ fn op_index(op: IoOp) -> Option<usize> {
 }
 
 /// The spec from a trace's figures and its exact size counts (bytes -> requests, reads then
-/// writes).
+/// writes), what could not be fitted, and the spec's address space over the trace's.
 fn fit_stats(
-    stats: TraceStats,
+    stats: &TraceStats,
+    distances: &[u64; DISTANCE_LEVELS.len()],
     sizes: &[BTreeMap<u64, u64>; 2],
     page_bytes: u64,
     source: &str,
     options: &FitOptions,
     unaligned_share: f64,
-) -> Result<Fit> {
+) -> Result<(WorkloadSpec, Vec<String>, f64)> {
     let mut warnings = Vec::new();
     let requests = stats.reads + stats.writes;
     if !(512..=MAX_ALIGN_BYTES).contains(&page_bytes) {
@@ -130,8 +154,8 @@ fn fit_stats(
     // Footprints: writes from rank 0, reads overlapping them as much as in the trace.
     let (fr, fw, f) = (stats.read_footprint_pages, stats.write_footprint_pages, stats.footprint_pages);
     let overlap = (fr + fw).saturating_sub(f);
-    let mut read = op_spec(&stats, 0, &sizes[0], page_bytes, &mut warnings);
-    let mut write = op_spec(&stats, 1, &sizes[1], page_bytes, &mut warnings);
+    let mut read = op_spec(stats, 0, &sizes[0], page_bytes, &mut warnings);
+    let mut write = op_spec(stats, 1, &sizes[1], page_bytes, &mut warnings);
     if fw > 0 {
         write.footprint = Some(pages(fw));
     }
@@ -155,16 +179,16 @@ fn fit_stats(
         read,
         write,
         reread: Reread::default(),
-        arrival: arrival(&stats, requests, &mut warnings),
+        arrival: arrival(stats, requests, &mut warnings),
     };
-    calibrate_rereads(&mut spec, &stats, read_ratio, &mut warnings)?;
     // What the options asked for may not hold the trace (an address space smaller than its
-    // requests): the spec's own problems say what, as for a spec file.
+    // requests): the spec's own problems say what, as for a spec file, before it is drawn.
     let problems = spec.problems();
     if !problems.is_empty() {
         return Err(Error::Config { path: None, problems });
     }
-    Ok(Fit { spec, stats, warnings })
+    calibrate_rereads(&mut spec, stats, distances, &mut warnings)?;
+    Ok((spec, warnings, scale))
 }
 
 /// One op's sizes, popularity and sequential share.
@@ -318,14 +342,24 @@ fn monotone(points: impl Iterator<Item = (f64, f64)>, floor: f64) -> Vec<[f64; 2
         .collect()
 }
 
-/// Set `[reread]` so that the generated workload re-reads as much as the trace did.
+/// Set `[reread]` so that the generated workload re-reads as much as the trace did, and as far
+/// back. Reads drawn from popularity do not land on data written in the run
+/// (`from_popularity = false`), so the explicit re-reads carry the share and the distances:
+/// - distances: the trace's, at `DISTANCE_LEVELS`, from requests back into writes back (about
+///   one request in (1 - read ratio) is a write);
+/// - share: the re-read share of page accesses is about linear in the explicit share, with an
+///   intercept (sequential runs that read on into written data) and a slope below 1 (a read
+///   wider than the write it goes back to reads pages that write did not write). Both are
+///   measured on samples of the spec, and the explicit share solved for; a share the spec
+///   cannot reach is named in the warnings.
 fn calibrate_rereads(
     spec: &mut WorkloadSpec,
     stats: &TraceStats,
-    read_ratio: f64,
+    distances: &[u64; DISTANCE_LEVELS.len()],
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     let measured = stats.reread.share;
+    spec.reread.from_popularity = false;
     if stats.reread.page_accesses < MIN_SAMPLES {
         if stats.reads > 0 && stats.writes > 0 {
             warnings.push(format!(
@@ -335,34 +369,66 @@ fn calibrate_rereads(
         }
         return Ok(());
     }
-    let sample = spec.length.requests.unwrap_or(0).min(stats.reads + stats.writes).min(CALIBRATION_REQUESTS);
-    let emergent = reread_share_of(spec, sample)?;
-    // A read that continues a sequential run is placed before a re-read is drawn, so only the
-    // others can be sent back.
-    let open = (1.0 - emergent) * (1.0 - spec.read.sequential);
-    let share = if open <= 0.0 { 0.0 } else { ((measured - emergent) / open).clamp(0.0, 1.0) };
-    // Requests between write and read -> writes back: about one request in (1 - read ratio) is
-    // a write. The quantiles are of re-read page accesses, used as the distance distribution.
-    let d = &stats.reread.distance_requests;
-    let writes_per_request = (1.0 - read_ratio).max(1e-6);
-    let mut points = Vec::new();
+    let writes_per_request = (1.0 - spec.read_ratio).max(1e-6);
     let mut last = 1.0f64;
-    for (p, v) in
-        [(0.0, 0), (0.1, d.p10), (0.25, d.p25), (0.5, d.p50), (0.75, d.p75), (0.9, d.p90), (0.99, d.p99), (1.0, d.max)]
-    {
-        last = ((v as f64 + 1.0) * writes_per_request).max(1.0).max(last);
-        points.push([p, last]);
+    spec.reread.distance_writes = DISTANCE_LEVELS
+        .iter()
+        .zip(distances)
+        .map(|(&p, &requests)| {
+            last = ((requests as f64 + 1.0) * writes_per_request).clamp(1.0, MAX_REMEMBERED_WRITES as f64).max(last);
+            [p, last]
+        })
+        .collect();
+    let length = spec.length.requests.unwrap_or(0).min(stats.reads + stats.writes).max(1);
+    spec.reread.share = 0.0;
+    let floor = sample_reread_share(spec, length)?;
+    let open = 1.0 - spec.read.sequential;
+    let guess = if open <= 0.0 { 0.0 } else { (measured / open).clamp(1e-3, 1.0) };
+    spec.reread.share = guess;
+    let slope = (sample_reread_share(spec, length)? - floor) / guess.max(1e-9);
+    let solved = if slope <= 0.0 { 0.0 } else { (measured - floor) / slope };
+    spec.reread.share = solved.clamp(0.0, 1.0);
+    if measured > floor + slope.max(0.0) {
+        warnings.push(format!(
+            "re-reads: the trace re-reads {:.1} % of its read page-accesses, the spec at most about {:.1} %: a \
+             re-read goes back to one earlier write, and the pages a read covers beyond that write were not \
+             written by it",
+            100.0 * measured,
+            100.0 * (floor + slope.max(0.0)),
+        ));
+    } else if measured < floor {
+        warnings.push(format!(
+            "re-reads: the trace re-reads {:.1} % of its read page-accesses, the spec at least about {:.1} %: \
+             sequential read runs continue into written data",
+            100.0 * measured,
+            100.0 * floor,
+        ));
     }
-    spec.reread = Reread { share, distance_writes: points };
     Ok(())
 }
 
-/// The re-read share (of read page-accesses) of `requests` requests drawn from `spec`.
-fn reread_share_of(spec: &WorkloadSpec, requests: u64) -> Result<f64> {
+/// Re-read accesses a calibration sample gathers before it stops drawing more runs.
+const CALIBRATION_REREADS: u64 = 5_000;
+
+/// The re-read share of runs of `length` requests drawn from `spec` with different seeds, as
+/// many as it takes to see `CALIBRATION_REREADS` re-read page-accesses or to draw
+/// `CALIBRATION_REQUESTS` requests in all (at least one run): a short trace re-reads too
+/// little in one run to measure a share on. The runs go through one statistics builder, each
+/// shifted into an address range of its own, so that no re-read spans two runs.
+fn sample_reread_share(spec: &WorkloadSpec, length: u64) -> Result<f64> {
     let mut builder = StatsBuilder::new(spec.align_bytes.0, DEFAULT_IDLE_THRESHOLD_NS)?;
-    let source = super::SpecSource::new(spec, Some(requests.max(1)), Pcg64Mcg::seed_from_u64(0x5eed));
-    for record in source {
-        builder.push(&record);
+    let length = length.min(CALIBRATION_REQUESTS);
+    let space = spec.address_space.0;
+    let mut run = 0u64;
+    while let Some(base) = run.checked_mul(space).filter(|base| base.checked_add(space).is_some()) {
+        for mut record in super::SpecSource::new(spec, Some(length), Pcg64Mcg::seed_from_u64(0x5eed + run)) {
+            record.offset_bytes += base;
+            builder.push(&record);
+        }
+        run += 1;
+        if (run + 1) * length > CALIBRATION_REQUESTS || builder.reread_page_accesses() >= CALIBRATION_REREADS {
+            break;
+        }
     }
     Ok(builder.finish(0, 0, None).reread.share)
 }

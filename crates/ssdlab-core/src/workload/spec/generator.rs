@@ -70,6 +70,8 @@ struct Layout {
     chunk_units: u64,
     chunks: u64,
     scatter: u64,
+    /// The inverse of `scatter` modulo `chunks`: a unit's chunk back to its rank chunk.
+    unscatter: u64,
 }
 
 impl Layout {
@@ -79,7 +81,17 @@ impl Layout {
         // About the golden ratio of the chunk count, made coprime with it, so consecutive hot
         // chunks land far apart and every chunk is used once.
         let scatter = coprime_from((chunks as f64 * 0.618_033_988_75) as u64, chunks);
-        Layout { chunk_units, chunks, scatter }
+        Layout { chunk_units, chunks, scatter, unscatter: inverse_mod(scatter, chunks) }
+    }
+
+    /// The rank whose place is `unit` (the inverse of [`Layout::place`] before its clamp to the
+    /// footprint: every unit has one rank).
+    fn rank_of(&self, unit: u64) -> u64 {
+        let chunk = unit / self.chunk_units;
+        if chunk >= self.chunks {
+            return unit;
+        }
+        scatter(chunk, self.unscatter, self.chunks) * self.chunk_units + unit % self.chunk_units
     }
 
     /// The first unit of a request of `units` at `rank` of a footprint ending at rank
@@ -95,6 +107,53 @@ impl Layout {
         scatter(chunk, self.scatter, self.chunks) * self.chunk_units + within
     }
 }
+
+/// `a^-1 mod n` for `a` coprime with `n` (1 when `n` is 1), by the extended Euclidean algorithm.
+fn inverse_mod(a: u64, n: u64) -> u64 {
+    if n <= 1 {
+        return 1;
+    }
+    let (mut r0, mut r1) = (i128::from(n), i128::from(a % n));
+    let (mut t0, mut t1) = (0i128, 1i128);
+    while r1 != 0 {
+        let q = r0 / r1;
+        (r0, r1) = (r1, r0 - q * r1);
+        (t0, t1) = (t1, t0 - q * t1);
+    }
+    t0.rem_euclid(i128::from(n)) as u64
+}
+
+/// The ranks of the read footprint that a request wrote in this run (`reread.from_popularity =
+/// false`): one bit per rank.
+struct WrittenRanks {
+    first_rank: u64,
+    bits: Vec<u64>,
+}
+
+impl WrittenRanks {
+    fn new(first_rank: u64, ranks: u64) -> WrittenRanks {
+        WrittenRanks { first_rank, bits: vec![0; ranks.div_ceil(64) as usize] }
+    }
+
+    fn index(&self, rank: u64) -> Option<usize> {
+        let i = rank.checked_sub(self.first_rank)?;
+        (i < self.bits.len() as u64 * 64).then_some(i as usize)
+    }
+
+    fn mark(&mut self, rank: u64) {
+        if let Some(i) = self.index(rank) {
+            self.bits[i / 64] |= 1 << (i % 64);
+        }
+    }
+
+    fn contains(&self, rank: u64) -> bool {
+        self.index(rank).is_some_and(|i| self.bits[i / 64] & (1 << (i % 64)) != 0)
+    }
+}
+
+/// Popularity draws of a read that land on written data, at most, before the last one is kept
+/// (`reread.from_popularity = false`): a read footprint written all over still draws.
+const MAX_REDRAWS: u32 = 16;
 
 /// When the next request arrives.
 enum Arrivals {
@@ -118,6 +177,10 @@ pub struct SpecSource {
     reread_distance: Option<QuantileSampler>,
     /// First unit of each of the last writes, newest at the back.
     recent_writes: VecDeque<u64>,
+    /// Units each of those writes spans (`from_popularity = false` only, else empty).
+    recent_write_units: VecDeque<u32>,
+    /// Read-footprint ranks written so far, when popularity draws must avoid them.
+    written: Option<WrittenRanks>,
     arrivals: Arrivals,
     clock_ns: f64,
     requests_left: Option<u64>,
@@ -157,6 +220,7 @@ impl SpecSource {
                 Arrivals::Empirical(QuantileSampler::new(&a.inter_arrival_ns, true).expect("validated quantiles"))
             }
         };
+        let written = (!spec.reread.from_popularity).then(|| WrittenRanks::new(read.first_rank, read.footprint_units));
         let (requests_left, write_bytes_left) = match requests {
             Some(n) => (Some(n), None),
             None => (spec.length.requests, spec.length.write_bytes.map(|b| b.0)),
@@ -173,6 +237,8 @@ impl SpecSource {
             unaligned_share: spec.unaligned_share,
             reread_distance: QuantileSampler::new(&spec.reread.distance_writes, true),
             recent_writes: VecDeque::new(),
+            recent_write_units: VecDeque::new(),
+            written,
             arrivals,
             clock_ns: 0.0,
             requests_left,
@@ -230,23 +296,60 @@ impl SpecSource {
             shift = SECTOR_BYTES * self.rng.gen_range(1..self.align / SECTOR_BYTES);
         }
         let span = (shift + bytes).div_ceil(self.align).clamp(1, self.space_units);
-        let start = if is_read
-            && self.reread_share > 0.0
-            && !self.recent_writes.is_empty()
-            && self.rng.gen_bool(self.reread_share)
-        {
-            let back = self.reread_distance.as_ref().map_or(1.0, |d| d.sample(&mut self.rng));
-            let back = (back.round() as usize).clamp(1, self.recent_writes.len());
-            self.read.ranks.end_run();
-            self.recent_writes[self.recent_writes.len() - back]
-        } else {
-            let g = if is_read { &mut self.read } else { &mut self.write };
-            let rank = g.first_rank + g.ranks.sample(&mut self.rng, span);
-            let end_rank = g.first_rank + g.footprint_units;
-            self.layout.place(rank, span, end_rank)
+        let reread = if is_read { self.reread_start(span) } else { None };
+        let start = match reread {
+            Some(start) => start,
+            None => self.popularity_start(is_read, span),
         };
         let offset = start.min(self.space_units - span) * self.align + shift;
         (offset, bytes.min(space_bytes.saturating_sub(offset)).max(1))
+    }
+}
+
+impl SpecSource {
+    /// Where a read of `span` units goes back to a recent write, when it does: with
+    /// probability `reread.share`, the write `distance_writes` back. A distance beyond the
+    /// writes so far is clamped to the oldest write, and the read starts where that write
+    /// started. With `from_popularity = false`, the read is drawn from popularity instead (so
+    /// that re-reads early in the run are not all short), and a read narrower than the write
+    /// starts anywhere inside it (so that it reads only what that write wrote).
+    fn reread_start(&mut self, span: u64) -> Option<u64> {
+        if self.reread_share <= 0.0 || self.recent_writes.is_empty() || !self.rng.gen_bool(self.reread_share) {
+            return None;
+        }
+        let back = self.reread_distance.as_ref().map_or(1.0, |d| d.sample(&mut self.rng));
+        let back = (back.round() as usize).max(1);
+        if back > self.recent_writes.len() && self.written.is_some() {
+            return None;
+        }
+        let back = back.min(self.recent_writes.len());
+        self.read.ranks.end_run();
+        let start = self.recent_writes[self.recent_writes.len() - back];
+        match self.recent_write_units.len().checked_sub(back).map(|i| u64::from(self.recent_write_units[i])) {
+            Some(units) if units > span => Some(start + self.rng.gen_range(0..=units - span)),
+            _ => Some(start),
+        }
+    }
+
+    /// The first unit of a request of `span` units drawn from its op's popularity. A read that
+    /// lands on data written in the run is drawn again when `from_popularity = false` (at most
+    /// `MAX_REDRAWS` draws).
+    fn popularity_start(&mut self, is_read: bool, span: u64) -> u64 {
+        let mut draws = 0;
+        loop {
+            let g = if is_read { &mut self.read } else { &mut self.write };
+            let rank = g.first_rank + g.ranks.sample(&mut self.rng, span);
+            let end_rank = g.first_rank + g.footprint_units;
+            let start = self.layout.place(rank, span, end_rank);
+            draws += 1;
+            let Some(written) = self.written.as_ref().filter(|_| is_read && draws < MAX_REDRAWS) else {
+                return start;
+            };
+            let first = start.min(self.space_units - span);
+            if !(first..first + span).any(|unit| written.contains(self.layout.rank_of(unit))) {
+                return start;
+            }
+        }
     }
 }
 
@@ -268,11 +371,21 @@ impl Iterator for SpecSource {
             if let Some(left) = &mut self.write_bytes_left {
                 *left = left.saturating_sub(size_bytes);
             }
+            if let Some(written) = &mut self.written {
+                for unit in offset_bytes / self.align..=(offset_bytes + size_bytes - 1) / self.align {
+                    written.mark(self.layout.rank_of(unit));
+                }
+            }
             if self.reread_share > 0.0 {
                 if self.recent_writes.len() == MAX_REMEMBERED_WRITES {
                     self.recent_writes.pop_front();
+                    self.recent_write_units.pop_front();
                 }
                 self.recent_writes.push_back(offset_bytes / self.align);
+                if self.written.is_some() {
+                    let units = (offset_bytes + size_bytes).div_ceil(self.align) - offset_bytes / self.align;
+                    self.recent_write_units.push_back(units.min(u64::from(u32::MAX)) as u32);
+                }
             }
         }
         let time_ns = self.arrival_ns();

@@ -15,6 +15,7 @@
 //! - its arrival: closed loop, Poisson, on/off, or inter-arrival gaps from fitted quantiles;
 //! - the run ends after `length.requests` requests or `length.write_bytes` bytes written.
 
+pub mod compare;
 pub mod fit;
 pub mod generator;
 pub mod presets;
@@ -220,8 +221,9 @@ impl Default for Popularity {
 }
 
 /// `[reread]`: reads sent back to data written earlier in the run, on top of those that
-/// popularity makes (a hot read set inside the written footprint is re-read anyway).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// popularity makes (a hot read set inside the written footprint is re-read anyway), unless
+/// `from_popularity = false`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Reread {
     /// Share of the reads that do not continue a sequential run that go to data written
@@ -232,6 +234,19 @@ pub struct Reread {
     /// points from probability 0 to 1, interpolated. Empty: the last write. Distances above
     /// 2^20 writes are clamped there (the generator remembers that many writes).
     pub distance_writes: Vec<[f64; 2]>,
+    /// Whether a read drawn from the read popularity may land on data written earlier in the
+    /// run (true, the default, and what every spec before this key drew). `false` (what `trace
+    /// fit` writes): such a read is drawn again, so that data written in the run is read back
+    /// only by `share` at `distance_writes` (and by sequential runs that continue onto it), and
+    /// those two keys set the re-read share and distances instead of adding to an uncontrolled
+    /// part. Costs one bit per unit of the read footprint.
+    pub from_popularity: bool,
+}
+
+impl Default for Reread {
+    fn default() -> Self {
+        Reread { share: 0.0, distance_writes: Vec::new(), from_popularity: true }
+    }
 }
 
 /// How requests arrive.

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use super::options::BadLinePolicy;
 use super::reader::TraceReader;
 use super::source::{read_up_to, Compression, Source};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TraceErrorKind};
 use crate::workload::{IoOp, TraceRecord};
 
 /// The first eight bytes of every ssdlab binary trace.
@@ -92,6 +92,17 @@ impl BinaryWriter {
     }
 }
 
+impl super::writer::TraceWriter for BinaryWriter {
+    fn write(&mut self, record: &TraceRecord) -> Result<()> {
+        BinaryWriter::write(self, record)
+    }
+
+    fn finish(self: Box<Self>) -> Result<super::writer::WriteSummary> {
+        let records = BinaryWriter::finish(*self)?;
+        Ok(super::writer::WriteSummary { records, ..Default::default() })
+    }
+}
+
 fn header(count: u64) -> [u8; HEADER_BYTES] {
     let mut bytes = [0u8; HEADER_BYTES];
     bytes[0..8].copy_from_slice(&MAGIC);
@@ -134,14 +145,15 @@ impl BinaryReader {
         let Source { reader: mut source, compression, .. } = source;
         let mut bytes = [0u8; HEADER_BYTES];
         let got = read_up_to(&mut source, &mut bytes)
-            .map_err(|e| Error::trace(path, 0, compression.describe_read_error(&e)))?;
+            .map_err(|e| Error::trace(path, 0, compression.describe_read_error(&e)).of_kind(TraceErrorKind::Corrupt))?;
         if got < HEADER_BYTES || bytes[0..8] != MAGIC {
             let what = if got < HEADER_BYTES { "too short for the header" } else { "wrong magic bytes" };
             return Err(Error::trace(
                 path,
                 0,
                 format!("not an ssdlab binary trace ({what}; expected {:?})", "SSDLABTR"),
-            ));
+            )
+            .of_kind(TraceErrorKind::Format));
         }
         let version = u16::from_le_bytes([bytes[8], bytes[9]]);
         if version != VERSION {
@@ -149,7 +161,8 @@ impl BinaryReader {
                 path,
                 0,
                 format!("ssdlab binary trace version {version} is not supported (this build reads version {VERSION})"),
-            ));
+            )
+            .of_kind(TraceErrorKind::Format));
         }
         let record_bytes = u16::from_le_bytes([bytes[10], bytes[11]]);
         if usize::from(record_bytes) != RECORD_BYTES {
@@ -157,7 +170,8 @@ impl BinaryReader {
                 path,
                 0,
                 format!("binary trace records are {record_bytes} bytes, expected {RECORD_BYTES}"),
-            ));
+            )
+            .of_kind(TraceErrorKind::Corrupt));
         }
         let count = u64::from_le_bytes(le8(&bytes[16..24]));
         if count == UNFINISHED {
@@ -165,10 +179,11 @@ impl BinaryReader {
                 path,
                 0,
                 "the binary trace is unfinished: its writer stopped before recording the count",
-            ));
+            )
+            .of_kind(TraceErrorKind::Corrupt));
         }
         if count == 0 {
-            return Err(Error::trace(path, 0, "the binary trace holds no requests"));
+            return Err(Error::trace(path, 0, "the binary trace holds no requests").of_kind(TraceErrorKind::Empty));
         }
         Ok(BinaryReader {
             path: path.to_path_buf(),
@@ -182,9 +197,9 @@ impl BinaryReader {
         })
     }
 
-    fn fail(&mut self, record: u64, reason: String) -> Error {
+    fn fail(&mut self, record: u64, reason: String, kind: TraceErrorKind) -> Error {
         self.finished = true;
-        Error::trace(&self.path, record, reason)
+        Error::trace(&self.path, record, reason).of_kind(kind)
     }
 }
 
@@ -203,7 +218,8 @@ impl TraceReader for BinaryReader {
                         self.read,
                         format!("trailing bytes after the {} records the header announces", self.count),
                     )),
-                    Err(e) => Err(Error::trace(&self.path, self.read, self.compression.describe_read_error(&e))),
+                    Err(e) => Err(Error::trace(&self.path, self.read, self.compression.describe_read_error(&e))
+                        .of_kind(TraceErrorKind::Corrupt)),
                 };
             }
             let mut bytes = [0u8; RECORD_BYTES];
@@ -211,7 +227,7 @@ impl TraceReader for BinaryReader {
                 Ok(got) => got,
                 Err(e) => {
                     let reason = self.compression.describe_read_error(&e);
-                    return Err(self.fail(self.read + 1, reason));
+                    return Err(self.fail(self.read + 1, reason, TraceErrorKind::Corrupt));
                 }
             };
             self.read += 1;
@@ -220,13 +236,19 @@ impl TraceReader for BinaryReader {
                     "truncated binary trace: the header announces {} records, the data ends {} bytes into record {}",
                     self.count, got, self.read
                 );
-                return Err(self.fail(self.read, reason));
+                return Err(self.fail(self.read, reason, TraceErrorKind::Corrupt));
             }
             match decode(&bytes) {
                 Ok(record) => return Ok(Some(record)),
                 Err(reason) => match self.policy {
                     BadLinePolicy::Skip => self.skipped += 1,
-                    BadLinePolicy::Error => return Err(self.fail(self.read, format!("bad binary record: {reason}"))),
+                    BadLinePolicy::Error => {
+                        return Err(self.fail(
+                            self.read,
+                            format!("bad binary record: {reason}"),
+                            TraceErrorKind::BadLine,
+                        ))
+                    }
                 },
             }
         }

@@ -20,6 +20,11 @@
 //! (pure flushes and barriers), carry no data and are ignored. Time is seconds since the trace
 //! started (nanosecond digits); sector and blocks are 512-byte units; the device is
 //! `major << 20 | minor` from the `major,minor` field.
+//!
+//! [`BlkparseWriter`] writes one D event per request in that layout (CPU 0, sequence numbers
+//! from 1, pid 0, process `[ssdlab]`), with RWBS `R`, `W` or `D` (a trim as a discard), the
+//! device back as `major,minor` and requests widened to whole sectors; times are the records'
+//! own (seconds with nine decimals).
 
 use super::fields::{
     linux_device, parse_scaled, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem,
@@ -27,7 +32,9 @@ use super::fields::{
 };
 use super::options::{BlkparseEvent, TraceFormat};
 use super::text::LineParser;
-use crate::workload::IoOp;
+use super::writer::{TextOut, TraceWriter, WriteSummary};
+use crate::error::Result;
+use crate::workload::{IoOp, TraceRecord};
 
 const DEVICE: &str = "device (column 1, major,minor)";
 const CPU: &str = "cpu (column 2)";
@@ -142,6 +149,41 @@ impl LineParser for BlkparseParser {
         let minor = parse_u64(minor).blame(DEVICE, device_text)?;
         let device = linux_device(major, minor).blame(DEVICE, device_text)?;
         request(time_ns, op, offset_bytes, size_bytes, device, BLOCKS, blocks).map(Some)
+    }
+}
+
+/// Writes blkparse text, one D event per request.
+pub(crate) struct BlkparseWriter {
+    out: TextOut,
+}
+
+impl BlkparseWriter {
+    pub(crate) fn new(out: TextOut) -> Self {
+        BlkparseWriter { out }
+    }
+}
+
+impl TraceWriter for BlkparseWriter {
+    fn write(&mut self, record: &TraceRecord) -> Result<()> {
+        let rwbs = match record.op {
+            IoOp::Read => "R",
+            IoOp::Write => "W",
+            IoOp::Trim => "D",
+        };
+        let (sector, blocks) = self.out.sectors(record);
+        let (major, minor) = (record.device >> 20, record.device & ((1 << 20) - 1));
+        let (seconds, nanos) = (record.time_ns / 1_000_000_000, record.time_ns % 1_000_000_000);
+        let sequence = self.out.summary.records + 1;
+        let device = format!("{major},{minor}");
+        self.out.line(format_args!(
+            "{device:>7} {cpu:>3} {sequence:>8} {seconds:>5}.{nanos:09} {pid:>5}  D {rwbs:>3} {sector} + {blocks} [ssdlab]",
+            cpu = 0,
+            pid = 0,
+        ))
+    }
+
+    fn finish(self: Box<Self>) -> Result<WriteSummary> {
+        self.out.finish()
     }
 }
 

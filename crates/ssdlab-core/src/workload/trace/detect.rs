@@ -27,7 +27,7 @@ use super::fields::{parse_scaled, parse_u64, trim_blanks, Fields};
 use super::options::TraceFormat;
 use super::source::HEAD_BYTES;
 use super::text::quote;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TraceErrorKind};
 
 /// How many data lines are examined.
 pub(crate) const SAMPLE_LINES: usize = 20;
@@ -62,7 +62,9 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
         return Ok(TraceFormat::Binary);
     }
     if head.is_empty() {
-        return Err(Error::trace(path, 0, "the trace is empty (no data after decompression)"));
+        return Err(
+            Error::trace(path, 0, "the trace is empty (no data after decompression)").of_kind(TraceErrorKind::Empty)
+        );
     }
     // Only complete lines: a full head may end in the middle of one.
     let complete = match head.len() == HEAD_BYTES {
@@ -77,7 +79,9 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
         .take(SAMPLE_LINES + 1)
         .peekable();
     let Some(&first) = lines.peek() else {
-        return Err(Error::trace(path, 0, "the trace is empty (only blank or comment lines)"));
+        return Err(
+            Error::trace(path, 0, "the trace is empty (only blank or comment lines)").of_kind(TraceErrorKind::Empty)
+        );
     };
     if first.contains(&0) || std::str::from_utf8(first).is_err() {
         return Err(Error::trace(
@@ -88,7 +92,8 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
                  trace, and its first line is not text: {}",
                 quote(first)
             ),
-        ));
+        )
+        .of_kind(TraceErrorKind::Format));
     }
     if first[0].is_ascii_alphabetic() {
         if let Some(format) = by_header(first) {
@@ -98,7 +103,8 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
     }
     let sample: Vec<&[u8]> = lines.take(SAMPLE_LINES).collect();
     if sample.is_empty() {
-        return Err(Error::trace(path, 1, format!("no data lines after the header line {}", quote(first))));
+        let reason = format!("no data lines after the header line {}", quote(first));
+        return Err(Error::trace(path, 1, reason).of_kind(TraceErrorKind::Empty));
     }
 
     let mut best: Option<(TraceFormat, usize)> = None;
@@ -125,7 +131,8 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
                     quote(sample[0]),
                     ids.join(", ")
                 ),
-            ))
+            )
+            .of_kind(TraceErrorKind::Format))
         }
     }
 }

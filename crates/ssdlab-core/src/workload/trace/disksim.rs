@@ -8,13 +8,20 @@
 //! nanoseconds, as MQSim stores its traces, e.g. `938513000 4 264719034 16 0`). Both parse any
 //! decimal number, so a wrong choice changes times by 10^6 without an error; auto-detection
 //! decides by the presence of a decimal point (see docs/traces.md).
+//!
+//! [`DisksimWriter`] writes either: `disksim_ms` times with six decimals (exact to the
+//! nanosecond, and always with a decimal point, so that detection reads them back as
+//! milliseconds), `disksim_ns` times as integers; flags 1 = read, 0 = write; requests widened
+//! to whole sectors. Trims have no flag and are skipped.
 
 use super::fields::{
     parse_device, parse_scaled, parse_u64, request, scale_by, Blame, Fields, LineResult, SECTOR_BYTES,
 };
 use super::options::TraceFormat;
 use super::text::LineParser;
-use crate::workload::IoOp;
+use super::writer::{TextOut, TraceWriter, WriteSummary};
+use crate::error::Result;
+use crate::workload::{IoOp, TraceRecord};
 
 const DEVNO: &str = "devno (column 2)";
 const LBA: &str = "lba (column 3, 512-byte sectors)";
@@ -60,6 +67,47 @@ impl LineParser for DisksimParser {
         let size_bytes = parse_u64(size).and_then(|sectors| scale_by(sectors, SECTOR_BYTES)).blame(SIZE, size)?;
         let op = if parse_u64(flags).blame(FLAGS, flags)? & 1 == 1 { IoOp::Read } else { IoOp::Write };
         request(time_ns, op, offset_bytes, size_bytes, device, SIZE, size).map(Some)
+    }
+}
+
+/// Writes DiskSim ASCII, times in milliseconds or nanoseconds.
+pub(crate) struct DisksimWriter {
+    out: TextOut,
+    milliseconds: bool,
+}
+
+impl DisksimWriter {
+    pub(crate) fn milliseconds(out: TextOut) -> Self {
+        DisksimWriter { out, milliseconds: true }
+    }
+
+    pub(crate) fn nanoseconds(out: TextOut) -> Self {
+        DisksimWriter { out, milliseconds: false }
+    }
+}
+
+impl TraceWriter for DisksimWriter {
+    fn write(&mut self, record: &TraceRecord) -> Result<()> {
+        let flags = match record.op {
+            IoOp::Read => 1,
+            IoOp::Write => 0,
+            IoOp::Trim => {
+                self.out.summary.skipped_trims += 1;
+                return Ok(());
+            }
+        };
+        let (sector, sectors) = self.out.sectors(record);
+        let (device, t) = (record.device, record.time_ns);
+        if self.milliseconds {
+            let (ms, ns) = (t / 1_000_000, t % 1_000_000);
+            self.out.line(format_args!("{ms}.{ns:06} {device} {sector} {sectors} {flags}"))
+        } else {
+            self.out.line(format_args!("{t} {device} {sector} {sectors} {flags}"))
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Result<WriteSummary> {
+        self.out.finish()
     }
 }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use super::info::TraceInfo;
 use super::options::{OpFilter, OutOfOrderPolicy, TraceOptions};
 use super::reader::TraceReader;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TraceErrorKind};
 use crate::workload::{IoOp, TraceRecord};
 
 /// A format reader with the [`TraceOptions`] filters applied.
@@ -105,7 +105,8 @@ impl Filtered {
                                 last_ns - record.time_ns,
                                 self.window
                             ),
-                        ));
+                        )
+                        .of_kind(TraceErrorKind::OutOfOrder));
                     }
                 }
             }

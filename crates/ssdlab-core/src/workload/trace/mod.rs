@@ -13,8 +13,9 @@
 //! Layout: `source.rs` (decompression), `detect.rs` (auto-detection), `text.rs` and `fields.rs`
 //! (the line loop and byte-level parsing shared by the text formats), one file per format,
 //! `layout.rs` (devices kept apart), `filter.rs` (the options), `info.rs` (what the reader did),
-//! `binary.rs` (the compact binary format), `stats/` (trace statistics). See docs/traces.md
-//! for every format, its units and sample lines.
+//! `binary.rs` (the compact binary format), `writer.rs` (writing records in the formats other
+//! tools read: binary, MSR, DiskSim, blkparse; each writer beside its reader), `stats/` (trace
+//! statistics). See docs/traces.md for every format, its units and sample lines.
 
 mod alibaba;
 pub mod binary;
@@ -38,6 +39,7 @@ pub mod stats;
 mod systor;
 mod tencent;
 mod text;
+pub mod writer;
 
 #[cfg(test)]
 mod robustness;
@@ -57,6 +59,7 @@ pub use options::{
 };
 pub use reader::TraceReader;
 pub use stats::TraceStats;
+pub use writer::{OutputFormat, TraceWriter, WriteSummary};
 
 use crate::error::{Error, Result};
 use crate::workload::config::WorkloadConfig;
@@ -172,8 +175,9 @@ impl Plan {
     }
 }
 
-/// Whether records of `format` can name more than one device.
-fn has_device_column(format: TraceFormat, options: &TraceOptions) -> bool {
+/// Whether records of `format` (read with `options`: a generic layout may map a device column)
+/// carry a device number of the trace's own; without one, every record's device is 0.
+pub fn has_device_column(format: TraceFormat, options: &TraceOptions) -> bool {
     match format {
         TraceFormat::Cloudphysics => false,
         TraceFormat::Generic => options.generic.as_ref().is_some_and(|columns| columns.device_column.is_some()),

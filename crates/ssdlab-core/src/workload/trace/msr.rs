@@ -10,11 +10,17 @@
 //! Also the reduced tab-separated form some repositories keep, `Timestamp Type Offset Size`
 //! (same units, no host, disk or response time; device 0). The layout is chosen on the first
 //! data line (a comma means CSV) and kept for the whole file.
+//!
+//! [`MsrWriter`] writes the CSV: times rounded to the nearest 100 ns tick (from the records'
+//! own time base: a trace that started at 0 starts at FILETIME 0), Hostname `ssdlab`, the
+//! device as DiskNumber, ResponseTime 0 (not known). Trims have no Type and are skipped.
 
 use super::fields::{parse_device, parse_u64, request, scale_by, Blame, Fields, LineError, LineResult, Problem};
 use super::options::TraceFormat;
 use super::text::LineParser;
-use crate::workload::IoOp;
+use super::writer::{TextOut, TraceWriter, WriteSummary};
+use crate::error::Result;
+use crate::workload::{IoOp, TraceRecord};
 
 /// Nanoseconds per FILETIME tick.
 const FILETIME_TICK_NS: u64 = 100;
@@ -101,6 +107,38 @@ fn parse_op<'a>(kind: &'a [u8], field: &'static str) -> Result<IoOp, LineError<'
         Ok(IoOp::Read)
     } else {
         Err(LineError::new(field, kind, Problem::UnknownOp("Read or Write")))
+    }
+}
+
+/// Writes the MSR Cambridge CSV.
+pub(crate) struct MsrWriter {
+    out: TextOut,
+}
+
+impl MsrWriter {
+    pub(crate) fn new(out: TextOut) -> Self {
+        MsrWriter { out }
+    }
+}
+
+impl TraceWriter for MsrWriter {
+    fn write(&mut self, record: &TraceRecord) -> Result<()> {
+        let kind = match record.op {
+            IoOp::Read => "Read",
+            IoOp::Write => "Write",
+            IoOp::Trim => {
+                self.out.summary.skipped_trims += 1;
+                return Ok(());
+            }
+        };
+        let ticks =
+            record.time_ns / FILETIME_TICK_NS + u64::from(record.time_ns % FILETIME_TICK_NS >= FILETIME_TICK_NS / 2);
+        let (device, offset, size) = (record.device, record.offset_bytes, record.size_bytes);
+        self.out.line(format_args!("{ticks},ssdlab,{device},{kind},{offset},{size},0"))
+    }
+
+    fn finish(self: Box<Self>) -> Result<WriteSummary> {
+        self.out.finish()
     }
 }
 

@@ -17,7 +17,7 @@ use std::path::Path;
 use ruzstd::frame::ReadFrameHeaderError;
 use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoder, FrameDecoderError};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TraceErrorKind};
 
 /// How many decompressed bytes are kept for format detection.
 pub(crate) const HEAD_BYTES: usize = 64 * 1024;
@@ -67,7 +67,7 @@ pub(crate) fn open_source(raw: Box<dyn Read + Send>, path: &Path) -> Result<Sour
     let mut magic = [0u8; 4];
     let magic_len = read_up_to(&mut raw, &mut magic).map_err(|e| Error::io(path, e))?;
     if magic_len == 0 {
-        return Err(Error::trace(path, 0, "the file is empty (0 bytes)"));
+        return Err(Error::trace(path, 0, "the file is empty (0 bytes)").of_kind(TraceErrorKind::Empty));
     }
     let raw = Cursor::new(magic[..magic_len].to_vec()).chain(raw);
     let (compression, mut decoded): (Compression, Box<dyn Read + Send>) = if magic[..magic_len].starts_with(&GZIP_MAGIC)

@@ -12,7 +12,7 @@ use super::fields::{LineError, LineResult, Problem};
 use super::options::{BadLinePolicy, TraceFormat};
 use super::reader::TraceReader;
 use super::source::{Compression, Source};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TraceErrorKind};
 use crate::workload::TraceRecord;
 
 /// How much of a bad line an error message quotes.
@@ -92,7 +92,9 @@ impl<P: LineParser> TextReader<P> {
                 self.parser.format().id()
             )
         };
-        Error::trace(&self.path, self.line, reason)
+        // All lines skipped: they were not of this format; none at all: nothing to replay.
+        let kind = if self.skipped > 0 { TraceErrorKind::Format } else { TraceErrorKind::Empty };
+        Error::trace(&self.path, self.line, reason).of_kind(kind)
     }
 }
 
@@ -114,7 +116,8 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                 Ok(_) => {}
                 Err(e) => {
                     self.finished = true;
-                    return Err(Error::trace(&self.path, self.line + 1, self.compression.describe_read_error(&e)));
+                    let reason = self.compression.describe_read_error(&e);
+                    return Err(Error::trace(&self.path, self.line + 1, reason).of_kind(TraceErrorKind::Corrupt));
                 }
             }
             self.line += 1;
@@ -146,7 +149,10 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                     BadLinePolicy::Skip | BadLinePolicy::Error => {
                         self.finished = true;
                         let reason = describe_bad_line(self.parser.format(), line, &error);
-                        return Err(Error::trace(&self.path, self.line, reason));
+                        // A line skipping cannot get past says the format does not fit.
+                        let kind =
+                            if error.problem.is_skippable() { TraceErrorKind::BadLine } else { TraceErrorKind::Format };
+                        return Err(Error::trace(&self.path, self.line, reason).of_kind(kind));
                     }
                 },
             }

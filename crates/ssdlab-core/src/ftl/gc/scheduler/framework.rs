@@ -481,6 +481,10 @@ impl<D: Decider> GcScheduler for Driver<D> {
         Some(self)
     }
 
+    fn reseed(&mut self, rng: Pcg64Mcg) {
+        self.rng = rng;
+    }
+
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction {
         self.update_history(obs);
         self.intensive.update(obs.host_free_blocks);

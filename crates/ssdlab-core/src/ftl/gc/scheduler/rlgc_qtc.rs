@@ -277,7 +277,10 @@ impl Decider for QtcDecider {
         let rows: Vec<Vec<f64>> =
             keys.iter().map(|&k| (0..n).map(|a| self.cache.peek(k, a).unwrap_or(0.0)).collect()).collect();
         let n_states = self.bins.radices().iter().map(|&r| r as u64).product();
-        let mut d = AgentDiagnostics::from_rows(n_states, n, self.explorations, rows.iter().map(Vec::as_slice));
+        // The schedule's clock: known-state decisions (see the module header).
+        let epsilon = self.epsilon.progress(self.exploration_decisions, 0);
+        let mut d =
+            AgentDiagnostics::from_rows(n_states, n, self.explorations, epsilon, rows.iter().map(Vec::as_slice));
         // In control mode unseen states are drawn at random too: they are explorations, not unseen defaults.
         d.unseen_state_decisions = Some(if self.random_control { 0 } else { self.unseen });
         d.evictions = Some(self.cache.stats().evictions);
@@ -438,6 +441,9 @@ mod tests {
         assert_eq!(r["exploration_decisions"].as_u64(), Some(switch));
         assert_eq!(r["decisions"].as_u64(), Some(4 * switch));
         assert_eq!(r["epsilon"].as_f64(), Some(after));
+        // The learning report counts the schedule's decisions the schedule's way.
+        let progress = d.diagnostics().unwrap().epsilon_schedule;
+        assert_eq!((progress.decisions, progress.initial_phase_over), (switch, true));
         // The phase explored at about `initial` (5 binomial standard deviations).
         let explored = r["explorations"].as_u64().unwrap() as f64;
         let n = switch as f64;

@@ -35,6 +35,7 @@ struct PageUse {
 }
 
 /// Accumulates [`TraceStats`] one request at a time.
+#[derive(Clone)]
 pub struct StatsBuilder {
     page_bytes: u64,
     idle_threshold_ns: u64,
@@ -179,6 +180,17 @@ impl StatsBuilder {
                 }
             }
         }
+    }
+
+    /// Read page-accesses of written data so far (the re-reads of [`TraceStats::reread`]).
+    pub fn reread_page_accesses(&self) -> u64 {
+        self.reread_accesses
+    }
+
+    /// Re-read distances so far at each cumulative probability of `levels` (ascending; 0 gives
+    /// the smallest, 1 the largest), each within 1 % (the histogram's buckets).
+    pub fn reread_distance_quantiles<const N: usize>(&self, levels: [f64; N]) -> [u64; N] {
+        self.reread_distances.quantiles(levels)
     }
 
     /// The statistics of everything pushed. `skipped_lines`, `clamped_records` and `trace` are
