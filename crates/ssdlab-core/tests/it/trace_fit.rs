@@ -144,7 +144,13 @@ fn rereads_of_a_known_share_and_distance_are_fitted() {
     for i in 0..60_000u64 {
         let time_ns = i * 20_000;
         let record = if rng.gen_bool(0.5) {
-            TraceRecord { time_ns, op: IoOp::Write, offset_bytes: rng.gen_range(0..16_384) * page, size_bytes: page, device: 0 }
+            TraceRecord {
+                time_ns,
+                op: IoOp::Write,
+                offset_bytes: rng.gen_range(0..16_384) * page,
+                size_bytes: page,
+                device: 0,
+            }
         } else if i > 400 && rng.gen_bool(0.3) {
             // The latest write at least 50 to 400 requests back.
             let back = rng.gen_range(50..=400);

@@ -190,7 +190,7 @@ impl TextOut {
     pub(crate) fn sectors(&mut self, record: &TraceRecord) -> (u64, u64) {
         let first = record.offset_bytes / SECTOR_BYTES;
         let end = record.offset_bytes.saturating_add(record.size_bytes).div_ceil(SECTOR_BYTES);
-        if record.offset_bytes % SECTOR_BYTES != 0 || record.size_bytes % SECTOR_BYTES != 0 {
+        if !record.offset_bytes.is_multiple_of(SECTOR_BYTES) || !record.size_bytes.is_multiple_of(SECTOR_BYTES) {
             self.summary.widened_to_sectors += 1;
         }
         (first, (end - first).max(1))
