@@ -15,7 +15,7 @@
 //!   native region only, and the first write sizes the region.
 //! * Migration as in `static`: below `slc.trigger_free_blocks` free blocks (5), the SLC
 //!   victims with the fewest valid pages move to the native region.
-//! * With `slc.region = "cap"` the table's size is a maximum (`SlcSpace::work`): the region
+//! * With `slc.region = "cap"` or `"shared"` the table's size is a maximum (`SlcSpace::work`): the region
 //!   holds only the blocks its data fills and the free blocks migration keeps.
 
 use schemars::JsonSchema;

@@ -34,7 +34,7 @@ pub struct RegionCaps {
     pub learns: bool,
     /// Has a decision point an outside agent can drive (`RegionPolicy::decision_point`).
     pub decides: bool,
-    /// Reads its size as a maximum under `slc.region = "cap"` (`SlcSpace::work`); a policy
+    /// Reads its size as a maximum under `slc.region = "cap"` or `"shared"` (`SlcSpace::work`); a policy
     /// without it refuses the key.
     pub caps_size: bool,
 }

@@ -10,7 +10,7 @@
 //! includes migration delays, Sec. 3.3); the SLC blocks are spread evenly over the planes and
 //! keep no GC reserve (they are emptied by migration, not by GC within the region).
 //!
-//! With `slc.region = "cap"` the `slc.blocks` are a maximum, not a reservation (`SlcSpace::work`):
+//! With `slc.region = "cap"` or `"shared"` the `slc.blocks` are a maximum, not a reservation (`SlcSpace::work`):
 //! the region holds only the blocks its data fills and the free blocks migration keeps, so a
 //! threshold that sends little to SLC leaves the rest of the blocks to the native region.
 
