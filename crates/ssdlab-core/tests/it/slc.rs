@@ -165,7 +165,7 @@ fn every_policy_keeps_every_page_with_a_buffer() {
 }
 
 /// Issue #46's readings: the size as a cap (every policy that has one to bound) and the RL
-/// agent's reward baselines, alone and with the cap, keep every page and the accounting exact.
+/// agent's reward baselines, alone and with either cap, keep every page and the accounting exact.
 #[test]
 fn every_reading_keeps_every_page() {
     const CAP: &str = "[slc]\nregion = \"cap\"\n";
@@ -179,6 +179,7 @@ fn every_reading_keeps_every_page() {
             let reading = format!("[slc.rl]\nreward_baseline = \"{baseline}\"\n");
             check_policy("rl", buffer, &reading);
             check_policy("rl", buffer, &format!("{CAP}{reading}"));
+            check_policy("rl", buffer, &format!("{SHARED}{reading}"));
         }
     }
 }
