@@ -2,7 +2,7 @@
 //! registered, and the chosen policies go together, asked of their registry entries'
 //! capabilities (`Entry::caps`), never of their ids.
 
-use crate::config::{Capacity, Config, GcScopeKind, SlcRegionMode};
+use crate::config::{Capacity, Config, GcScopeKind};
 use crate::error::ConfigProblem;
 
 use super::cache;
@@ -212,13 +212,15 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
         ),
         None => {}
     }
-    if cfg.slc.region != SlcRegionMode::Reserved {
+    // Unset, `slc.region` is the policy's own (`SlcConfig::region_mode`); set, it must have a
+    // size to apply to.
+    if let Some(mode) = cfg.slc.region {
         check(
             slc.is_some_and(|c| c.caps_size),
             "slc.region",
             format!(
-                "{:?} bounds the SLC size a policy chooses; '{}' has none to bound (slc.policy: {})",
-                format!("{:?}", cfg.slc.region).to_lowercase(),
+                "{:?} says what the SLC size a policy chooses means; '{}' chooses none (slc.policy: {})",
+                format!("{mode:?}").to_lowercase(),
                 cfg.slc.policy,
                 registry::ids_where(region::registry::REGISTRY, |c: &RegionCaps| c.caps_size)
             ),

@@ -120,7 +120,8 @@ fn runs() -> Vec<(String, Vec<String>)> {
         let own = format!("[slc]\npolicy = \"{}\"\n", e.id);
         add(format!("slc.policy = {}", e.id), region_layers(&e.caps), own.clone());
         if e.caps.caps_size {
-            for region in ["cap", "shared"] {
+            // Unset, `slc.region` is `shared` (the run above); the other two set.
+            for region in ["reserved", "cap"] {
                 let mut layers = region_layers(&e.caps);
                 layers.push(format!("[slc]\nregion = \"{region}\"\n"));
                 add(format!("slc.policy = {}, slc.region = {region}", e.id), layers, own.clone());

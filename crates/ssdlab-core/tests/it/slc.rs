@@ -91,7 +91,8 @@ fn check_policy(policy: &str, buffer: bool, extra: &str) {
         if policy == "static" { "blocks = 24\nthreshold_bytes = 16384" } else { "" },
         if buffer { "\"144KiB\"" } else { "0" },
     );
-    let cap = extra.contains("region = \"cap\"") || extra.contains("region = \"shared\"");
+    // Unset, `slc.region` is `shared`: a cap.
+    let cap = !extra.contains("region = \"reserved\"");
     let layers =
         vec![Layer::inline(format!("verify = true\n{SMALL}")), Layer::inline(own), Layer::inline(extra.to_string())];
     let (sim, r) = run_records(layers, mixed(12_000, 7));
@@ -164,23 +165,46 @@ fn every_policy_keeps_every_page_with_a_buffer() {
     }
 }
 
-/// Issue #46's readings: the size as a cap (every policy that has one to bound) and the RL
-/// agent's reward baselines, alone and with either cap, keep every page and the accounting exact.
+/// Issue #46's readings: the size reserved (the literal reading) or a cap (every policy that has
+/// one to bound; unset is `shared`, run above) and the RL agent's reward baselines under each
+/// region keep every page and the accounting exact.
 #[test]
 fn every_reading_keeps_every_page() {
+    const RESERVED: &str = "[slc]\nregion = \"reserved\"\n";
     const CAP: &str = "[slc]\nregion = \"cap\"\n";
-    const SHARED: &str = "[slc]\nregion = \"shared\"\n";
     for buffer in [false, true] {
         for policy in ["static", "dwa", "rl"] {
+            check_policy(policy, buffer, RESERVED);
             check_policy(policy, buffer, CAP);
-            check_policy(policy, buffer, SHARED);
         }
-        for baseline in ["exponential", "per_state"] {
+        for baseline in ["all_steps", "exponential", "per_state"] {
             let reading = format!("[slc.rl]\nreward_baseline = \"{baseline}\"\n");
             check_policy("rl", buffer, &reading);
+            check_policy("rl", buffer, &format!("{RESERVED}{reading}"));
             check_policy("rl", buffer, &format!("{CAP}{reading}"));
-            check_policy("rl", buffer, &format!("{SHARED}{reading}"));
         }
+    }
+}
+
+/// Unset, `slc.region` is `shared` and `slc.rl.reward_baseline` `exponential` (issue #46's
+/// evidence): a run without them is the run with them set, and differs from the literal
+/// reading's (`reserved`, `all_steps`).
+#[test]
+fn the_default_is_the_shared_region_with_the_exponential_baseline() {
+    let run = |policy: &str, extra: &str| {
+        let own = format!(
+            "[slc]\npolicy = \"{policy}\"\n{}\n{extra}",
+            if policy == "static" { "blocks = 24\nthreshold_bytes = 16384" } else { "" }
+        );
+        let (_, r) = run_records(small(&own), mixed(6_000, 11));
+        (serde_json::to_value(&r.regions).unwrap(), r.policies.region_report)
+    };
+    for policy in ["static", "dwa", "rl"] {
+        let baseline = if policy == "rl" { "[slc.rl]\nreward_baseline = \"exponential\"\n" } else { "" };
+        let literal = if policy == "rl" { "[slc.rl]\nreward_baseline = \"all_steps\"\n" } else { "" };
+        let default = run(policy, "");
+        assert_eq!(default, run(policy, &format!("region = \"shared\"\n{baseline}")), "{policy}");
+        assert_ne!(default, run(policy, &format!("region = \"reserved\"\n{literal}")), "{policy}");
     }
 }
 
@@ -246,9 +270,10 @@ fn a_shared_region_gives_blocks_back_when_its_data_is_the_cheaper_space() {
 }
 
 #[test]
-fn a_policy_without_a_size_to_bound_refuses_a_cap() {
+fn a_policy_without_a_size_to_bound_refuses_slc_region() {
+    // Unset, they run (every_policy_keeps_every_page_*); set to any value, they refuse it.
     for policy in ["none", "ust"] {
-        for region in ["cap", "shared"] {
+        for region in ["reserved", "cap", "shared"] {
             let extra = format!("[slc]\npolicy = \"{policy}\"\nregion = \"{region}\"\n");
             let err = load_config(Some("yoo-hybrid-qlc"), &small(&extra), &[]).expect_err("refused").to_string();
             assert!(err.contains("slc.region") && err.contains(policy) && err.contains(region), "{err}");
@@ -306,9 +331,10 @@ fn region_wide_gc_reclaims_inline_when_a_migration_would_eat_its_reserve() {
     // RLGC (GC decided at requests only) on the drive cut to 256 blocks of 256 pages, with a
     // write buffer, bursts with idle gaps: SLC migrations between requests used the native
     // region's free blocks up and reported the device full; the native region now reclaims
-    // inline before its GC reserve.
+    // inline before its GC reserve. The case as found: the literal reading's reserved region.
     let toml = "verify = true\n[device]\nblocks_per_plane = 256\npages_per_block = 256\noverprovisioning = 0.3\n\
-                [gc]\nscheduler = \"rlgc\"\ntrigger_free_blocks = 12\n[slc.rl]\nstep_slc_blocks = 2\nsize_step_blocks = 8\n\
+                [gc]\nscheduler = \"rlgc\"\ntrigger_free_blocks = 12\n[slc]\nregion = \"reserved\"\n\
+                [slc.rl]\nreward_baseline = \"all_steps\"\nstep_slc_blocks = 2\nsize_step_blocks = 8\n\
                 [cache]\ncapacity = \"512KiB\"\neviction = \"rl_fsp\"\n\
                 [workload]\nrw = \"randrw\"\nrwmixread = 30\nbs = 65536\ncount = 6000\narrival = \"onoff\"\n\
                 rate_iops = 500.0\non_ns = 20_000_000\noff_ns = 30_000_000\n";

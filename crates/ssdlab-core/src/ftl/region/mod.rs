@@ -335,7 +335,7 @@ impl SlcSpace {
             trigger_free_blocks: s.trigger_free_blocks,
             target_free_blocks: target,
             min_blocks: target + 2 * cfg.geometry().planes() + 1,
-            mode: s.region,
+            mode: s.region_mode(),
             last_try: None,
             migrations_started: 0,
             resizes: 0,
