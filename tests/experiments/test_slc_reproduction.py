@@ -45,7 +45,7 @@ POLICY_IDS = {
     "UST": "ust",
     "RL": "rl",
     "RL-control": "rl",
-    "RL-exp": "rl",
+    "RL-mean": "rl",
 }
 
 
@@ -72,7 +72,7 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
         # Fig. 4's agents start from zeros and save nothing (Fig. 8 trains RL alone).
         assert not any(o.startswith(("slc.rl.load_qtable", "slc.rl.save_qtable")) for o in job.overrides)
         assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
-        baseline = "exponential" if job.labels["policy"] == "RL-exp" else "all_steps"
+        baseline = "all_steps" if job.labels["policy"] == "RL-mean" else "exponential"
         assert f'reward_baseline = "{baseline}"' in resolved
 
 
@@ -234,15 +234,19 @@ def test_summary_averages_per_trace_ratios_over_dwa_and_ust():
 def test_seed_spread_is_the_throughputs_std_over_its_mean():
     rows = [
         {"experiment": "fig4", "trace": "t1", "policy": policy, "seed": seed, "write_throughput_mb_s": value}
-        for policy, values in (("RL", (90.0, 110.0)), ("RL-exp", (95.0, 105.0)), ("RL-control", (50.0, 50.0)))
+        for policy, values in (
+            ("RL", (90.0, 110.0)),
+            ("RL-mean", (95.0, 105.0)),
+            ("RL-control", (50.0, 50.0)),
+        )
         for seed, value in enumerate(values)
     ]
     table = slc.seed_spread(pd.DataFrame(rows))
     # Sample standard deviations over the two seeds: 14.14 and 7.07 on means of 100.
     assert table.loc["t1", "RL"] == pytest.approx(100 * math.sqrt(200) / 100)
-    assert table.loc["t1", "RL-exp"] == pytest.approx(100 * math.sqrt(50) / 100)
+    assert table.loc["t1", "RL-mean"] == pytest.approx(100 * math.sqrt(50) / 100)
     assert table.loc["t1", "RL-control"] == 0.0
-    assert table.loc["mean", "RL-exp / RL"] == pytest.approx(0.5)
+    assert table.loc["mean", "RL-mean / RL"] == pytest.approx(0.5)
     assert (table["seeds"] == 2).all()
 
 
@@ -483,12 +487,12 @@ def test_quick_reproduction_sets_rl_beside_its_random_control(quick):
     )
     control = tables["Learned vs random control: write throughput, RL / RL-control"]
     assert len(control) == len(slc.QUICK_TRACES) + 1
-    ratios = control[["write throughput RL / RL-control", "write throughput RL-exp / RL-control"]]
+    ratios = control[["write throughput RL / RL-control", "write throughput RL-mean / RL-control"]]
     assert (ratios > 0).all().all() and ratios.map(math.isfinite).all().all()
     assert control[["mean reward RL", "mean reward RL-control"]].stack().between(-1, 1).all()
     # One seed: no spread yet, but the table says over how many seeds it would be.
-    spread = tables["RL vs RL-exp: write throughput spread over seeds, std / mean (%)"]
-    assert list(spread.columns) == ["RL", "RL-exp", "RL-control", "RL-exp / RL", "seeds"]
+    spread = tables["RL vs RL-mean: write throughput spread over seeds, std / mean (%)"]
+    assert list(spread.columns) == ["RL", "RL-mean", "RL-control", "RL-mean / RL", "seeds"]
     assert (spread["seeds"] == slc.QUICK.seeds).all()
     for trace in runs.loc[runs["experiment"] == "fig4", "trace"].unique():
         assert (out / f"learning_curves_{trace}.png").stat().st_size > 0

@@ -21,9 +21,10 @@ migration and GC below 5 free blocks):
 
 Beside them, not the paper's: RL-control, the agent with every action drawn at random
 (`slc.rl.random_control`; the same states and steps), so that what RL gains by learning can be
-told apart from what its action set gives alone; and RL-exp, the agent rewarded against an
-exponential moving average of the cost (`slc.rl.reward_baseline = "exponential"`) instead of the
-mean over all steps, to see whether that narrows the spread over seeds. Neither is pre-trained
+told apart from what its action set gives alone; and RL-mean, the agent rewarded against the
+mean of the cost over all steps (`slc.rl.reward_baseline = "all_steps"`, the paper's literal
+wording) instead of RL's exponential moving average (the default), to see what the reward
+baseline does to the spread over seeds. Neither is pre-trained
 (Fig. 8 trains RL only).
 
 Two parts (issue #33). First, Table 4's six workloads as the specs built from the paper's figures

@@ -48,12 +48,16 @@ from ssdlab.experiments.slc.settings import (
     Trace,
 )
 
-#: The region readings: what `slc.region` each sets.
+#: The region readings: what `slc.region` each sets (every one explicitly: unset is `shared`).
 REGION: dict[str, tuple[str, ...]] = {
-    "reserved": (),
+    "reserved": ("slc.region=reserved",),
     "cap": ("slc.region=cap",),
     "shared": ("slc.region=shared",),
 }
+#: Algorithm 2 line 9's average as the paper words it (the default is the exponential mean).
+ALL_STEPS = ("slc.rl.reward_baseline=all_steps",)
+#: The policies without a sized region: they refuse `slc.region` (run as they are).
+UNSIZED = ("QLC-only", "UST")
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class Reading:
 READINGS: dict[str, Reading] = {
     "literal": Reading(
         "reserved",
-        (),
+        ALL_STEPS,
         "Sec. 1: SLC blocks reduce the capacity as they are allocated; Algorithm 2 line 9: the average "
         "of every step",
     ),
@@ -80,14 +84,14 @@ READINGS: dict[str, Reading] = {
     "per-state": Reading("reserved", ("slc.rl.reward_baseline=per_state",), "line 9's average per state"),
     "cap": Reading(
         "cap",
-        (),
+        ALL_STEPS,
         "Sec. 2.1: the dynamic scheme of commercial QLC SSDs [1-3], free blocks in SLC mode up to a size",
     ),
     "cap + exponential": Reading("cap", ("slc.rl.reward_baseline=exponential",), "both"),
     "cap + per-state": Reading("cap", ("slc.rl.reward_baseline=per_state",), "both"),
     "shared": Reading(
         "shared",
-        (),
+        ALL_STEPS,
         "the cap, in the device's free space: Sec. 1's trade-off between capacity loss and migration, "
         "taken block by block (SLC data folded into QLC where that reclaims space more cheaply)",
     ),
@@ -119,7 +123,7 @@ NEAR_BASELINE = 0.9
 def _policy_keys(policy: str, reading: str | None, region: str) -> tuple[str, ...]:
     keys = _policy_overrides(policy, PAPER_DRIVE)
     rl = READINGS[reading].reward if reading else ()
-    return (*keys, *REGION[region], *rl)
+    return (*keys, *(() if policy in UNSIZED else REGION[region]), *rl)
 
 
 def _variants() -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ POLICIES: dict[str, tuple[str, ...]] = {
     "RL": ("slc.policy=rl",),
     # Not the paper's (see the module docstring).
     "RL-control": ("slc.policy=rl", "slc.rl.random_control=true"),
-    "RL-exp": ("slc.policy=rl", "slc.rl.reward_baseline=exponential"),
+    "RL-mean": ("slc.policy=rl", "slc.rl.reward_baseline=all_steps"),
 }
 BASELINE = "QLC-only"
 #: The previous techniques the paper's averages compare RL with (Sec. 4).
