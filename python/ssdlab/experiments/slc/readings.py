@@ -122,8 +122,19 @@ NEAR_BASELINE = 0.9
 
 def _policy_keys(policy: str, reading: str | None, region: str) -> tuple[str, ...]:
     keys = _policy_overrides(policy, PAPER_DRIVE)
-    rl = READINGS[reading].reward if reading else ()
-    return (*keys, *(() if policy in UNSIZED else REGION[region]), *rl)
+    return (*keys, *_region_keys(policy, region), *_reward_keys(policy, reading))
+
+
+def _region_keys(policy: str, region: str) -> tuple[str, ...]:
+    return () if policy in UNSIZED else REGION[region]
+
+
+def _reward_keys(policy: str, reading: str | None) -> tuple[str, ...]:
+    """A reading's reward baseline; the controls keep the all-steps mean they were measured with
+    (their actions ignore the reward, their mean reward does not)."""
+    if reading:
+        return READINGS[reading].reward
+    return ALL_STEPS if policy == "RL-control" else ()
 
 
 def _variants() -> list[dict[str, Any]]:
@@ -173,9 +184,12 @@ def stand_in_jobs(traces: list[Trace], settings: Settings, plans: dict[str, dict
                     continue
                 labels = {"experiment": "readings-stand-in", "trace": t.label, "policy": v["policy"]}
                 labels |= {"reading": v["reading"], "seed": seed, "stage": None}
-                keys = _policy_overrides(v["policy"], settings)
-                rl = READINGS[v["rl_reading"]].reward if v["rl_reading"] else ()
-                out.append(Job(labels, PRESET, str(t.path), None, (*base, *keys, *REGION[v["region"]], *rl)))
+                keys = (
+                    *_policy_overrides(v["policy"], settings),
+                    *_region_keys(v["policy"], v["region"]),
+                    *_reward_keys(v["policy"], v["rl_reading"]),
+                )
+                out.append(Job(labels, PRESET, str(t.path), None, (*base, *keys)))
     return out
 
 
