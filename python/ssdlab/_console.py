@@ -103,23 +103,43 @@ def cells_progress(description: str, total: int) -> Iterator[Callable[[bool], No
         yield advance
 
 
+#: Warm-up pages written per native call while a warm-up bar shows: about a tenth of a second.
+WARMUP_SLICE = 200_000
+
+
 def run_with_progress(sim: Simulation, quiet: bool = False) -> Report:
-    """Run `sim` to the end; a progress bar appears only if the run lasts longer than a second
-    (short runs print nothing but their result)."""
+    """Run `sim` to the end: the warm-up in slices, then the measured run. Progress bars appear
+    only if the run lasts longer than a second (short runs print nothing but their result):
+    "warming up" (pages written of pages to write; simulated time of the timed random writes),
+    then "simulating" (requests completed)."""
     start = time.perf_counter()
     progress: Progress | None = None
-    task = None
+    tasks: dict[str, Any] = {}
+
+    def show(description: str, completed: float, total: float | None) -> None:
+        nonlocal progress
+        if quiet or time.perf_counter() - start < 1.0:
+            return
+        if progress is None:
+            progress = _new_progress(transient=True)
+            progress.start()
+        if description not in tasks:
+            tasks[description] = progress.add_task(description, total=total)
+        progress.update(tasks[description], completed=completed, total=total)
+
     try:
+        while not sim.warm_up_step(WARMUP_SLICE):
+            state = sim.warmup_progress()
+            if state is None:
+                break
+            written, to_write, timed_ns, timed_total_ns = state
+            if written < to_write or not timed_total_ns:
+                show("warming up (pages)", written, to_write)
+            else:
+                show("warming up (simulated ms)", timed_ns // 1_000_000, timed_total_ns // 1_000_000)
         while not sim.step():
-            if quiet or time.perf_counter() - start < 1.0:
-                continue
             done, total = sim.progress()
-            if progress is None:
-                progress = _new_progress(transient=True)
-                progress.start()
-                task = progress.add_task("simulating", total=total)
-            assert task is not None
-            progress.update(task, completed=done)
+            show("simulating", done, total)
     finally:
         if progress is not None:
             progress.stop()
@@ -142,9 +162,9 @@ _DURATION_UNITS = (
 
 
 def fmt_duration_us(value_us: float | None) -> str:
-    """A duration with its unit and three significant figures (`81.2 us`, `2.01 ms`, `1.57 s`,
-    `6.89 d`): narrow enough for a table column, and readable from microsecond reads to second-long
-    tails and week-long traces."""
+    """A duration with its unit chosen by its range (ns, us, ms, s, min, h, d) and three
+    significant figures (`512 ns`, `81.2 us`, `2.01 ms`, `1.57 s`, `6.89 d`): narrow enough for a
+    table column, and readable from nanosecond hits to second-long tails and week-long traces."""
     if is_missing(value_us):
         return MISSING
     assert value_us is not None
@@ -154,7 +174,35 @@ def fmt_duration_us(value_us: float | None) -> str:
         if value_us >= limit:
             v, unit = value_us / scale, name
             break
+    else:
+        if 0 < value_us < 1:
+            v, unit = value_us * 1e3, "ns"
     return f"{v:,.0f} {unit}" if v >= 100 else f"{v:#.3g} {unit}"
+
+
+def fmt_duration_ns(value_ns: float | None) -> str:
+    """`fmt_duration_us` of a duration in nanoseconds (the report's unit)."""
+    return MISSING if is_missing(value_ns) else fmt_duration_us(float(value_ns) / 1e3)  # type: ignore[arg-type]
+
+
+def fmt_sig(value: float | None, digits: int = 3) -> str:
+    """A figure with `digits` significant figures, never rounded to a zero that reads as a
+    measurement: 0.053 prints as `0.053`, 12.345 as `12.3`, 1.0 as `1`, and a figure with as many
+    digits before the point as `digits` or more whole, with thousands separators
+    (`1,234,567`). The dash for a missing figure; `0` only for an exact zero. Every result table
+    prints its rates and ratios through it."""
+    if is_missing(value):
+        return MISSING
+    assert value is not None
+    v = float(value)
+    if v == 0:
+        return "0"
+    if not math.isfinite(v):
+        return str(v)
+    # Rounded first, so that 99.96 prints as 100 and 99.94 as 99.9.
+    if abs(float(f"{v:.{digits}g}")) >= 10 ** (digits - 1):
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
 
 
 def fmt_number(value: float | None, spec: str = ",.0f") -> str:

@@ -97,7 +97,26 @@ class Simulation:
         return self._finished
 
     def progress(self) -> tuple[int, int | None]:
+        """(requests completed, requests expected or None) of the measured run."""
         return self._native.progress()
+
+    def warm_up_step(self, max_work: int = STEP_EVENTS) -> bool:
+        """Run the next slice of the warm-up (`[warmup]`): up to `max_work` pages of its untimed
+        writes, or events of its timed ones; True once it is over. `step` warms up whole; this is
+        for showing the warm-up's progress (`warmup_progress`) as it goes. The drive ends the
+        same either way."""
+        return self._native.warm_up_step(max_work)
+
+    def warmup_progress(self) -> tuple[int, int, int, int] | None:
+        """(pages written, pages to write, simulated ns of timed writes run, of those to run) of
+        the warm-up, or None once it is over."""
+        return self._native.warmup_progress()
+
+    def drive_fit(self, needed_bytes: int) -> tuple[int, float | None]:
+        """What this run's drive, every other key as it is, needs to hold `needed_bytes` of used
+        logical space: the smallest `device.blocks_per_plane`, and the lowest
+        `device.utilization` in hundredths (None when its logical space is too small)."""
+        return self._native.drive_fit(needed_bytes)
 
     def warm_drive(self) -> WarmDrive:
         """The drive after the warm-up (`[warmup]`; warmed up now if it was not), for runs that
@@ -176,6 +195,13 @@ class Simulation:
         return Report(
             self._native.report(), histograms=histograms, request_log=log_path, requests=self._requests
         )
+
+
+def preset_sizes() -> list[dict]:
+    """Every built-in device preset's capacity at its own utilization (`name`, `raw_bytes`,
+    `logical_bytes`, `used_logical_bytes`, `utilization`), smallest used logical space first, as
+    the core computes it from the preset's geometry."""
+    return _core.preset_sizes()
 
 
 def run(

@@ -97,13 +97,32 @@ def spec_layer(spec: str | Path) -> Layer:
 SPEC_KEYS = {"address_space", "read_ratio", "length", "read", "write", "reread", "arrival", "align_bytes"}
 
 
+def read_toml_text(path: Path) -> str:
+    """A TOML file's text (newlines as `read_text` gives them). TOML is UTF-8 only, so a file that
+    is not is a `ConfigError` at the line and column of its first bad byte, not a traceback."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        data = path.read_bytes()
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        bad = data[e.start : e.end].hex(" ")
+        raise ConfigError(
+            f"{path}:{line}: not UTF-8 text (byte {bad} at column {column}); TOML files must be "
+            "UTF-8: save the file as UTF-8",
+            path=str(path),
+            line=line,
+        ) from None
+
+
 def _is_spec(path: Path) -> bool:
     """Whether a TOML file is a workload spec, not a config layer."""
     import tomllib
 
     try:
-        return bool(SPEC_KEYS & tomllib.loads(path.read_text()).keys())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return bool(SPEC_KEYS & tomllib.loads(read_toml_text(path)).keys())
+    except tomllib.TOMLDecodeError:
         return False  # the core reports the file's problem with its line
 
 
@@ -125,7 +144,7 @@ def workload_layer(workload: str | Path) -> Layer:
         )
     if _is_spec(path):
         return spec_layer(path)
-    return (str(path), path.read_text(), False)
+    return (str(path), read_toml_text(path), False)
 
 
 def trace_layer(trace: str | Path, fmt: str | None = None) -> Layer:
@@ -232,7 +251,7 @@ def build_layers(
         p = Path(f)
         if not p.is_file():
             raise ConfigError(f"{p}: no such config file", path=str(p))
-        files.append((str(p), p.read_text(), False))
+        files.append((str(p), read_toml_text(p), False))
     return builtin + files
 
 

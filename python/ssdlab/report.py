@@ -5,11 +5,29 @@ pyarrow are imported where used, so importing this module is cheap."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: The series per interval of simulated time every report holds since they were added, with what
+#: a value is: requests and 10^6 bytes completed per second of the interval, latency percentiles
+#: (us) of the reads and writes completed in it (null in an interval without any), flash
+#: programs per host page written in it (null without host writes), pages GC copied in it.
+#: The values of an interval cover (time, time + interval]; when the series coarsens, neighbours
+#: merge (counts summed, histograms merged), so `iops` integrates back to the request count.
+RATE_SERIES = (
+    "iops",
+    "mb_per_s",
+    "read_latency_p50_us",
+    "read_latency_p99_us",
+    "write_latency_p50_us",
+    "write_latency_p99_us",
+    "waf",
+    "gc_pages_copied",
+)
 
 PERCENTILES = ["mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_9999_ns", "max_ns"]
 
@@ -124,12 +142,25 @@ class Report:
         frame["count"] = [self.raw["latency"][k]["count"] for k in frame.index]
         return frame
 
+    @property
+    def time_series_names(self) -> list[str]:
+        """The time series this report holds (`free_blocks`, the rates of `RATE_SERIES`, the write
+        buffer's with a buffer)."""
+        return list(self.raw["time_series"])
+
     def time_series(self, name: str = "free_blocks") -> pd.DataFrame:
-        """A time series as a DataFrame with columns time_s and the series name."""
+        """A time series as a DataFrame with columns time_s and the series name (its unit in the
+        name: `iops`, `mb_per_s`, `read_latency_p99_us`, ...). A rate's time_s is the start of
+        its interval of simulated time, every interval a row; a latency percentile or WAF that
+        does not exist in an interval (no such requests, no host writes) is NaN (`RATE_SERIES`)."""
         import pandas as pd
 
-        ts = self.raw["time_series"][name]
-        return pd.DataFrame({"time_s": [t / 1e9 for t in ts["time_ns"]], name: ts["values"]})
+        series = self.raw["time_series"]
+        if name not in series:
+            raise KeyError(f"no time series {name!r} in this report; it has {', '.join(series)}")
+        ts = series[name]
+        values = [math.nan if v is None else float(v) for v in ts["values"]]
+        return pd.DataFrame({"time_s": [t / 1e9 for t in ts["time_ns"]], name: values})
 
     def latency_cdf(self, which: str = "all") -> pd.DataFrame:
         """Exact latency CDF (latency_us, cdf) from the run's histogram (empty for a report
@@ -145,7 +176,7 @@ class Report:
         return pd.DataFrame(rows, columns=["latency_us", "cdf"])
 
     def summary(self) -> dict[str, float]:
-        """Headline figures: IOPS, MB/s, WAF, p99/p99.99 read and write latency (us), erases.
+        """Headline figures: IOPS, MB/s, WAF, p50/p99/p99.99 read and write latency (us), erases.
 
         Figures that do not exist are NaN, not 0: the latency of an operation the run never
         issued, and the WAF of a run without host writes."""
@@ -156,13 +187,71 @@ class Report:
             "iops": self.raw["throughput"]["iops"],
             "mb_per_s": self.raw["throughput"]["mb_per_s"],
             "waf": self.waf if host_programs > 0 else float("nan"),
+            "read_p50_us": float(lat.loc["read", "p50"]),
             "read_p99_us": float(lat.loc["read", "p99"]),
             "read_p99_99_us": float(lat.loc["read", "p99_99"]),
+            "write_p50_us": float(lat.loc["write", "p50"]),
             "write_p99_us": float(lat.loc["write", "p99"]),
             "write_p99_99_us": float(lat.loc["write", "p99_99"]),
             "erases": self.raw["wear"]["erases"],
             "gc_victims": self.raw["gc"]["victims_reclaimed"],
         }
+
+    @property
+    def preset(self) -> str | None:
+        """The device preset the run's configuration was loaded over (None: its layers gave the
+        device, or a report from before the report said)."""
+        return self.raw.get("drive", {}).get("preset")
+
+    @property
+    def workload_name(self) -> str:
+        """What the host ran, in a few words: the trace's file name, the spec, or the synthetic
+        pattern (`randwrite`)."""
+        w = self.raw["config"]["workload"]
+        if w.get("kind") == "trace":
+            return Path(str(w.get("path", "trace"))).name
+        if w.get("kind") == "spec":
+            return Path(str(w.get("spec", "spec"))).name
+        return str(w.get("rw", "synthetic"))
+
+    def _headline(self) -> list[tuple[str, str]]:
+        """(figure, text) pairs of `__repr__` and `_repr_html_`."""
+        from ssdlab._console import fmt_duration_us, fmt_sig
+
+        s = self.summary()
+        return [
+            ("preset", self.preset or "(layers)"),
+            ("workload", self.workload_name),
+            ("requests", f"{s['requests']:,}"),
+            ("IOPS", fmt_sig(s["iops"])),
+            ("MB/s", fmt_sig(s["mb_per_s"])),
+            ("read p50 / p99", f"{fmt_duration_us(s['read_p50_us'])} / {fmt_duration_us(s['read_p99_us'])}"),
+            (
+                "write p50 / p99",
+                f"{fmt_duration_us(s['write_p50_us'])} / {fmt_duration_us(s['write_p99_us'])}",
+            ),
+            ("WAF", fmt_sig(s["waf"])),
+        ]
+
+    def __repr__(self) -> str:
+        """One line: preset, workload, requests, IOPS, p99 write latency, WAF."""
+        h = dict(self._headline())
+        write_p99 = h["write p50 / p99"].split(" / ")[1]
+        return (
+            f"<Report {h['preset']}, {h['workload']}: {h['requests']} requests, {h['IOPS']} IOPS, "
+            f"write p99 {write_p99}, WAF {h['WAF']}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A small table of the headline figures, for notebooks."""
+        import html
+
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:right'>"
+            f"{html.escape(v)}</td></tr>"
+            for k, v in self._headline()
+        )
+        return f"<table><caption>ssdlab report</caption>{rows}</table>"
 
     @property
     def learning(self) -> pd.DataFrame:
@@ -230,7 +319,8 @@ class Report:
 
 
 def run_figures(report: Report) -> dict[str, Any]:
-    """The per-run figures of runs.csv (latencies in us; NaN where an operation never ran)."""
+    """The per-run figures of runs.csv and the sweep table (throughput in IOPS and 10^6 bytes
+    per second of simulated time, latencies in us; NaN where an operation never ran)."""
     s = report.summary()
     lat = report.latency
     by_source = report["device"]["counters"]["by_source"]
@@ -238,12 +328,16 @@ def run_figures(report: Report) -> dict[str, Any]:
         "requests": s["requests"],
         "reads": report["workload"]["reads"],
         "writes": report["workload"]["writes"],
+        "iops": s["iops"],
+        "mb_per_s": s["mb_per_s"],
         "write_mean_us": float(lat.loc["write", "mean"]),
+        "write_p50_us": s["write_p50_us"],
         "write_p99_us": s["write_p99_us"],
         "write_p99_9_us": float(lat.loc["write", "p99_9"]),
         "write_p99_99_us": s["write_p99_99_us"],
         "write_max_us": float(lat.loc["write", "max"]),
         "read_mean_us": float(lat.loc["read", "mean"]),
+        "read_p50_us": s["read_p50_us"],
         "read_p99_us": s["read_p99_us"],
         "read_p99_9_us": float(lat.loc["read", "p99_9"]),
         "read_p99_99_us": s["read_p99_99_us"],

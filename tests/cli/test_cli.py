@@ -163,3 +163,78 @@ def test_bench_env_times_every_way_of_stepping_an_environment_resets_included(en
         else:
             assert (alone, ratio, reset_ms) == ("-", "-", "-"), line
     assert env_id in result.output and f"{setup} setup" in result.output
+
+
+@pytest.mark.parametrize("option", ["--workload", "--config"])
+def test_a_toml_file_that_is_not_utf8_is_an_error_at_its_line(tmp_path, capsys, option):
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(b'[workload]\nrw = "randwrite"\n# caf\xe9\n')
+    with pytest.raises(SystemExit) as info:
+        main(["run", option, str(latin1), "-q"])
+    assert info.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{latin1}:3: not UTF-8 text (byte e9 at column 6)" in err
+    assert "Traceback" not in err
+
+
+def test_an_integer_from_2_pow_63_up_is_named_as_beyond_toml(tmp_path, capsys):
+    big = tmp_path / "big.toml"
+    big.write_text("[workload]\ncount = 9223372036854775808\n")
+    for args in (["--config", str(big)], ["--set", "workload.count=9223372036854775808"]):
+        with pytest.raises(SystemExit) as info:
+            main(["run", *args, "-q"])
+        assert info.value.code == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert "9223372036854775808 is outside TOML's integers" in err, err
+        assert "u64" not in err and "too large to fit" not in err
+
+
+def test_an_out_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    result = CliRunner().invoke(cli, ["run", "-w", "randwrite", "-q", "--out", str(blocker / "r.json")])
+    assert result.exit_code == 2, result.output
+    output = " ".join(result.output.split())
+    assert (
+        "Invalid value for --out: cannot write" in output and "a_file: is a file, not a directory" in output
+    )
+    out = tmp_path / "new" / "dir" / "r.json"
+    result = invoke("run", "--set", "workload.count=200", "-q", "--out", str(out))
+    assert result.exit_code == 0 and json.loads(out.read_text())["workload"]["requests"] == 200
+    assert [p.name for p in out.parent.iterdir()] == ["r.json"], "no probe file left behind"
+
+
+def test_skipped_trace_lines_are_counted_on_the_terminal_and_in_the_report(tmp_path, capsys):
+    events = (
+        "  8,0    3        1     0.000000000   697  D   W 223490 + 8 [k]\n"
+        "  8;0    3        2     0.000001000   697  D   W 300000 + 8 [k]\n"
+        "junk line\n"
+        "  8,0    3        3     0.000002000   697  D   W 400000 + 8 [k]\n"
+    )
+    trace = tmp_path / "cr.blkparse"
+    trace.write_bytes(events.replace("\n", "\r").encode())  # CR-only line ends
+    out = tmp_path / "r.json"
+    main_args = [
+        "run",
+        "-q",
+        "--trace",
+        str(trace),
+        "--set",
+        'workload.trace.on_bad_line="skip"',
+        "-o",
+        str(out),
+    ]
+    main(main_args)  # returns on success
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"warning: {trace}: 2 unreadable lines skipped (invalid 2)" in err
+    assert f'{trace}:2: device (column 1, major,minor) field "8;0"' in err and f"{trace}:3:" in err
+    report = json.loads(out.read_text())
+    info_ = report["workload"]["trace"]
+    assert report["workload"]["requests"] == 2
+    assert (info_["line_ends"], info_["skipped_lines"], [s["line"] for s in info_["first_skipped"]]) == (
+        "cr",
+        2,
+        [2, 3],
+    )
+    main(["trace", "stats", str(trace), "-O", "on_bad_line=skip"])
+    assert f"warning: {trace}: 2 unreadable lines skipped" in " ".join(capsys.readouterr().err.split())

@@ -137,6 +137,22 @@ def test_every_time_series_a_run_holds_gets_a_figure_with_a_line_per_group_and_i
         page.compile_figure(spec)
 
 
+def test_a_series_of_gaps_alone_gets_no_figure():
+    # A write-only run: its read latencies are null in every interval.
+    run = Report(
+        {
+            "time_series": {
+                "read_latency_p50_us": {"time_ns": [1e6, 2e6], "values": [None, None], "interval_ns": 1e6},
+                "write_latency_p50_us": {"time_ns": [1e6, 2e6], "values": [80, None], "interval_ns": 1e6},
+            }
+        }
+    )
+    assert figures.series_names([run]) == ["write_latency_p50_us"]
+    assert [spec["encoding"]["y"]["title"] for spec, _ in figures.time_series({"a": [run]})] == [
+        "write latency p50 (us)"
+    ]
+
+
 def test_time_axes_take_the_unit_their_span_reaches():
     def t_title(interval_ns: float) -> str:
         (spec, _), *_ = figures.time_series({"a": [series_run(interval_ns)]})

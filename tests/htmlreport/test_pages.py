@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from ssdlab._console import fmt_duration_us
+from ssdlab._console import fmt_duration_us, fmt_sig
 from ssdlab.cli import cli, main
 from ssdlab.htmlreport import figures as figure_builders
 from ssdlab.htmlreport import static_svg, write_report
@@ -392,3 +392,16 @@ def test_compare_page_flags_a_variant_still_exploring_beside_its_figures(compare
     assert ("still exploring" in summary.lower()) is still
     learning = html.section("Learning")
     assert "<th>explored</th>" in learning and "<th>still exploring</th>" in learning
+
+
+def test_the_run_headline_gives_throughput_once_as_a_rate_in_significant_figures(run_json):
+    from ssdlab.htmlreport import run_page, tables
+
+    headline = run_page.headline(Report.load(run_json))
+    report = Report.load(run_json)
+    assert headline["IOPS (simulated)"] == fmt_sig(report["throughput"]["iops"])
+    assert headline["MB/s (simulated)"] == fmt_sig(report["throughput"]["mb_per_s"])
+    # Not again under the names runs.csv gives them ("mb per" read as seconds).
+    assert not {"iops", "IOPS", "mb per", "MB/s"} & set(headline)
+    assert tables.readable("mb_per_s") == "MB/s" and tables.format_value("mb_per_s", 2.5) == "2.5"
+    assert tables.format_value("span_s", 2.5) == fmt_duration_us(2.5e6)

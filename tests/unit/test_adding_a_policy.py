@@ -25,7 +25,7 @@ COPIED = ("Cargo.toml", "Cargo.lock", "rust-toolchain.toml", "rustfmt.toml", "cl
 #: Where the seam table's registry paths are.
 SOURCE = "crates/ssdlab-core/src/"
 #: The seams the page walks through, one example each at least (the issue's acceptance check).
-SEAMS = {"gc.scheduler", "cache.eviction", "slc.policy", "ftl.mapping"}
+SEAMS = {"gc.scheduler", "cache.eviction", "slc.policy", "ftl.mapping", "transaction_scheduler.policy"}
 #: The catalog's tests, as the page runs them.
 VERIFY = (
     "test",
@@ -155,7 +155,10 @@ def test_the_page_walks_through_every_seam_with_one_setting_each():
         assert settings_table(e) == f"{e.key.split('.')[0]}.{e.id}", e.file[0]
         struct = re.search(r"^pub struct \w+Settings \{\n(.*?)^\}", e.file[1], re.M | re.S)
         assert struct and len(re.findall(r"^    pub \w+:", struct.group(1), re.M)) == 1, e.file[0]
-        assert e.file[1].startswith("//! Layer: ftl."), e.file[0]
+        # The layer its folder is in: `ftl` for the FTL's seams, `device` for the transaction
+        # scheduler.
+        layer = PurePosixPath(e.file[0]).relative_to(SOURCE).parts[0]
+        assert e.file[1].startswith(f"//! Layer: {layer}."), e.file[0]
 
 
 def test_the_page_adds_policies_that_the_catalog_verifies(tmp_path):

@@ -19,7 +19,7 @@ use crate::registry::{Entry, Settings};
 pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String]) -> Result<ValidatedConfig> {
     load_validated_claiming(preset, layers, overrides, &claims(), |cfg| {
         let mut problems = crate::ftl::check_config(cfg);
-        problems.extend(crate::device::scheduler::check_config(cfg));
+        problems.extend(crate::device::scheduler::registry::check_config(cfg));
         // Every policy's settings table, the policy chosen or not (a mistake is caught before a
         // sweep switches to it), as the config's own tables are.
         for s in &policy_settings() {
@@ -30,6 +30,37 @@ pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String])
         }
         problems
     })
+}
+
+/// A built-in device preset's capacity, loaded alone (at its own utilization).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PresetSize {
+    pub name: &'static str,
+    pub raw_bytes: u64,
+    pub logical_bytes: u64,
+    pub used_logical_bytes: u64,
+    pub utilization: f64,
+}
+
+/// Every built-in device preset's capacity, smallest used logical space first: for naming one a
+/// workload fits in. A preset that does not load alone is left out.
+pub fn preset_sizes() -> Vec<PresetSize> {
+    let mut sizes: Vec<PresetSize> = crate::config::presets::names()
+        .into_iter()
+        .filter_map(|name| {
+            let cfg = load_config(Some(name), &[], &[]).ok()?;
+            let page_bytes = cfg.device.page_bytes;
+            Some(PresetSize {
+                name,
+                raw_bytes: crate::config::Capacity::of(&cfg).physical_pages * page_bytes,
+                logical_bytes: cfg.logical_pages() as u64 * page_bytes,
+                used_logical_bytes: cfg.used_logical_pages() as u64 * page_bytes,
+                utilization: cfg.device.utilization,
+            })
+        })
+        .collect();
+    sizes.sort_by_key(|s| (s.used_logical_bytes, s.name));
+    sizes
 }
 
 /// Preset + layers + overrides -> a typed configuration with every policy's settings table, not
@@ -89,7 +120,7 @@ fn registries() -> Vec<Registered> {
         registered("slc.policy", region::registry::REGISTRY),
         registered("gc.scheduler", gc::scheduler::REGISTRY),
         registered("gc.victim", gc::victim::REGISTRY),
-        registered("transaction_scheduler.policy", crate::device::scheduler::REGISTRY),
+        registered("transaction_scheduler.policy", crate::device::scheduler::registry::REGISTRY),
     ]
 }
 
@@ -208,6 +239,28 @@ mod tests {
             let mut s = schema.clone();
             assert!(property_mut(&mut s, key).is_some_and(|p| p.get("enum").is_some()), "{key}");
         }
+    }
+
+    #[test]
+    fn preset_sizes_come_from_each_preset_and_blocks_per_plane_for_is_the_smallest_that_fits() {
+        let sizes = preset_sizes();
+        assert_eq!(sizes.len(), crate::config::presets::names().len(), "every preset loads alone");
+        assert!(sizes.windows(2).all(|w| w[0].used_logical_bytes <= w[1].used_logical_bytes));
+        let tiny = sizes.iter().find(|s| s.name == "tiny").unwrap();
+        let cfg = load_config(Some("tiny"), &[], &[]).unwrap();
+        assert_eq!(tiny.used_logical_bytes, cfg.used_logical_pages() as u64 * cfg.device.page_bytes);
+        assert!(tiny.raw_bytes > tiny.logical_bytes && tiny.logical_bytes >= tiny.used_logical_bytes);
+        let needed = 3 * cfg.used_logical_pages() as u64 + 1;
+        let blocks = crate::config::Capacity::blocks_per_plane_for(&cfg, needed);
+        let with = |b: u64| {
+            let mut c = cfg.config().clone();
+            c.device.blocks_per_plane = b as u32;
+            crate::config::Capacity::of(&c).used_pages
+        };
+        assert!(with(blocks) >= needed && with(blocks - 1) < needed, "{blocks} blocks per plane");
+        let half = cfg.logical_pages() as u64 / 2;
+        assert_eq!(crate::config::Capacity::utilization_for(&cfg, half), Some(0.5));
+        assert_eq!(crate::config::Capacity::utilization_for(&cfg, cfg.logical_pages() as u64 + 1), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod device;
 pub mod error;
 pub mod ftl;
 pub mod nand;
+pub mod output;
 pub mod registry;
 pub mod rl;
 pub mod rng;

@@ -5,9 +5,9 @@
 //! each pointing at the policy file's constructor: the FTL's seams (mapping, placement,
 //! write-buffer eviction, region control in `ftl/<seam>/registry.rs`; GC scheduling and victim
 //! choice in `ftl/gc/scheduler/mod.rs` and `ftl/gc/victim/mod.rs`, whose traits live in
-//! `ftl/gc/mod.rs`) and the device's transaction scheduling (`device/scheduler.rs`). The trait a
-//! policy implements lives apart from the registry that names the policy, so no policy file
-//! imports its registry. Adding a policy is one new file and one registry line; a policy with
+//! `ftl/gc/mod.rs`) and the device's transaction scheduling (`device/scheduler/registry.rs`,
+//! its trait in `device/scheduler/mod.rs`). The trait a policy implements lives apart from the
+//! registry that names the policy, so no policy file imports its registry. Adding a policy is one new file and one registry line; a policy with
 //! settings of its own declares its table in that line (`Settings`: `[gc.<id>]`, ...). The
 //! config layer sits below and keeps ids as strings; `check` turns an unknown id into a config
 //! problem that lists the known ones, and the report prints the same ids (`Entry::id`), so every

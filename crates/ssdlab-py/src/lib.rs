@@ -22,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<trace::TraceRecords>()?;
     m.add_function(wrap_pyfunction!(sim::presets, m)?)?;
     m.add_function(wrap_pyfunction!(sim::preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::preset_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(sim::workload_patterns, m)?)?;
     m.add_function(wrap_pyfunction!(sim::workload_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sim::resolve_config, m)?)?;

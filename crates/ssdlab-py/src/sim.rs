@@ -68,6 +68,15 @@ pub fn preset_toml(name: &str) -> Option<&'static str> {
     core_presets::device_preset(name)
 }
 
+/// Every built-in device preset's capacity at its own utilization (name, raw_bytes,
+/// logical_bytes, used_logical_bytes, utilization), smallest used logical space first.
+#[pyfunction]
+pub fn preset_sizes(py: Python<'_>) -> PyResult<PyObject> {
+    pythonize::pythonize(py, &ssdlab_core::catalog::preset_sizes())
+        .map(|bound| bound.unbind())
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("preset sizes conversion: {e}")))
+}
+
 #[pyfunction]
 pub fn workload_patterns() -> Vec<&'static str> {
     core_presets::workload_names()
@@ -229,6 +238,32 @@ impl Simulation {
     /// (requests completed, requests expected or None).
     fn progress(&self) -> (u64, Option<u64>) {
         self.sim().progress()
+    }
+
+    /// Run the next slice of the warm-up without the GIL: up to `max_work` pages of its untimed
+    /// writes or events of its timed ones. True once it is over.
+    fn warm_up_step(&mut self, py: Python<'_>, max_work: u64) -> PyResult<bool> {
+        let inner = &mut self.inner;
+        py.allow_threads(|| inner.get_mut().unwrap_or_else(|p| p.into_inner()).warm_up_step(max_work)).py_err(py)
+    }
+
+    /// (pages written, pages to write, timed ns run, timed ns to run) of the warm-up, or None
+    /// once it is over.
+    fn warmup_progress(&self) -> Option<(u64, u64, u64, u64)> {
+        self.sim().warmup_progress().map(|p| (p.pages_written, p.pages_to_write, p.timed_ns, p.timed_total_ns))
+    }
+
+    /// What this drive needs to hold `needed_bytes` of used logical space, every other key as it
+    /// is: (the smallest `device.blocks_per_plane`, the lowest `device.utilization` in hundredths
+    /// or None when its logical space is short).
+    fn drive_fit(&self, needed_bytes: u64) -> (u64, Option<f64>) {
+        let sim = self.sim();
+        let cfg = sim.config();
+        let pages = needed_bytes.div_ceil(cfg.device.page_bytes);
+        (
+            ssdlab_core::config::Capacity::blocks_per_plane_for(cfg, pages),
+            ssdlab_core::config::Capacity::utilization_for(cfg, pages),
+        )
     }
 
     #[getter]

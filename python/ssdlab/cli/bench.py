@@ -9,7 +9,7 @@ import time
 
 import click
 
-from ssdlab._console import fmt_number, new_table
+from ssdlab._console import fmt_sig, new_table
 from ssdlab.cli.common import console
 
 _RANDWRITE_GC = ["workload.rw=randwrite", "warmup.fill=true", "warmup.random_writes=1.0"]
@@ -158,7 +158,7 @@ def bench(
             f"{done:,}",
             f"{wall:.2f}",
             f"{done / wall:,.0f}",
-            fmt_number(summary["waf"], ".2f"),
+            fmt_sig(summary["waf"]),
             f"{rss:,.0f}",
         )
     console.print(table)

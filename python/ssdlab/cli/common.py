@@ -10,7 +10,35 @@ import click
 
 from ssdlab._console import console, console_err
 
-__all__ = ["config_options", "console", "console_err", "note_overridden"]
+__all__ = [
+    "check_output_file",
+    "config_options",
+    "console",
+    "console_err",
+    "note_overridden",
+    "note_skipped_lines",
+]
+
+
+def check_output_file(path: str, option: str) -> None:
+    """Make sure the file `option` names can be written, before the run that writes it: create
+    its directories and create and remove a probe file beside it, so a run is never lost at its
+    end for want of a directory. The file itself is left as it was."""
+    import os
+    from pathlib import Path
+
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        probe = target.parent / f".{target.name}.ssdlab-write-check-{os.getpid()}"
+        probe.touch(exist_ok=False)
+        probe.unlink()
+    except OSError as e:
+        # mkdir says "File exists" when a part of the path is a file.
+        exists = isinstance(e, FileExistsError | NotADirectoryError)
+        reason = "is a file, not a directory" if exists else (e.strerror or str(e))
+        where = e.filename or target.parent
+        raise click.BadParameter(f"cannot write {path}: {where}: {reason}", param_hint=option) from None
 
 
 def _bundled_trace(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -20,6 +48,25 @@ def _bundled_trace(ctx: click.Context, param: click.Parameter, value: str | None
     from ssdlab.data import resolve_trace
 
     return resolve_trace(value)
+
+
+def note_skipped_lines(trace: str, info: dict[str, Any] | None) -> None:
+    """The lines a trace reader skipped as unreadable (`on_bad_line = "skip"`), on stderr: how
+    many, by problem, and the first few with their line numbers, so nothing is dropped unseen.
+    `info` is a report's `workload.trace` (or `trace stats`' `trace`)."""
+    if not info or not info.get("skipped_lines"):
+        return
+    by_problem = ", ".join(f"{problem} {count:,}" for problem, count in info["skipped_by_problem"].items())
+    console_err.print(
+        f"warning: {trace}: {info['skipped_lines']:,} unreadable lines skipped ({by_problem})",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    for skipped in info["first_skipped"]:
+        console_err.print(
+            f"  {trace}:{skipped['line']}: {skipped['reason']}", markup=False, highlight=False, soft_wrap=True
+        )
 
 
 def note_overridden(overridden: Iterable[object]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table
+from ssdlab._console import MISSING, fmt_duration_us, fmt_number, fmt_sig, new_table
 from ssdlab.cli.common import config_options, console, note_overridden
 
 
@@ -51,7 +51,7 @@ def comparison_table(rows: list[dict[str, Any]], keys: list[str], seeds: int):
             *_label_cells(row, keys),
             _cell(row["write_p99_us"], row["write_p99_us_sd"], fmt_duration_us),
             _cell(row["write_p99_99_us"], row["write_p99_99_us_sd"], fmt_duration_us),
-            _cell(row["waf"], row["waf_sd"], lambda v: fmt_number(v, ".2f")),
+            _cell(row["waf"], row["waf_sd"], fmt_sig),
             _cell(row["erases"], row["erases_sd"], lambda v: fmt_number(v, ",.0f")),
         )
     return table

@@ -8,8 +8,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table, run_with_progress
-from ssdlab.cli.common import config_options, console, note_overridden
+from ssdlab._console import (
+    MISSING,
+    console_err,
+    fmt_duration_ns,
+    fmt_duration_us,
+    fmt_sig,
+    new_table,
+    run_with_progress,
+)
+from ssdlab.cli.common import check_output_file, config_options, console, note_overridden, note_skipped_lines
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -26,22 +34,37 @@ LATENCY_COLUMNS = {
 }
 
 
+def experiment_table(report: Report) -> Table:
+    """What the run was: drive, workload, warm-up, requests folded and trace lines skipped (a
+    figure that should be 0 and is not is yellow)."""
+    from ssdlab.run_summary import experiment_rows
+
+    table = new_table("experiment", show_header=False)
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for row in experiment_rows(report):
+        table.add_row(row.figure, row.value, style="yellow" if row.warn else None)
+    return table
+
+
 def summary_table(report: Report, wall_s: float | None = None) -> Table:
-    """Throughput, WAF, GC and wear of one run (latencies are in `latency_table`)."""
+    """Throughput, WAF, GC and wear of one run (the experiment is in `experiment_table`,
+    latencies in `latency_table`)."""
     s = report.summary()
     table = new_table("ssdlab run")
     table.add_column("figure", overflow="fold")
     table.add_column("value", justify="right", no_wrap=True)
     w = report["workload"]
     table.add_row("requests (reads / writes)", f"{s['requests']:,} ({w['reads']:,} / {w['writes']:,})")
-    table.add_row("IOPS (simulated)", f"{s['iops']:,.0f}")
-    table.add_row("MB/s (simulated)", f"{s['mb_per_s']:,.1f}")
-    table.add_row("WAF", fmt_number(s["waf"], ".3f"))
+    table.add_row("IOPS (simulated)", fmt_sig(s["iops"]))
+    table.add_row("MB/s (simulated)", fmt_sig(s["mb_per_s"]))
+    table.add_row("simulated time", fmt_duration_ns(w["span_ns"]))
+    table.add_row("WAF", fmt_sig(s["waf"]))
     table.add_row("GC victims / pages copied", f"{s['gc_victims']:,} / {report['gc']['pages_copied']:,}")
     table.add_row("erases (max per block)", f"{s['erases']:,} ({report['wear']['max_erases_per_block']})")
     by_source = {k: v for k, v in report["waf_by_source"].items() if v}
     if set(by_source) - {"host"}:
-        table.add_row("WAF by source", ", ".join(f"{k} {v:.3f}" for k, v in by_source.items()))
+        table.add_row("WAF by source", ", ".join(f"{k} {fmt_sig(v)}" for k, v in by_source.items()))
     cache = report["cache"]
     if cache:
         table.add_row(
@@ -67,7 +90,7 @@ def summary_table(report: Report, wall_s: float | None = None) -> Table:
         )
     idle = report["idle"]
     if idle["periods"]:
-        table.add_row("idle periods (total)", f"{idle['periods']:,} ({idle['total_ns'] / 1e6:,.1f} ms)")
+        table.add_row("idle periods (total)", f"{idle['periods']:,} ({fmt_duration_ns(idle['total_ns'])})")
     gc = report["gc"]
     if gc["idle_steps"]:
         table.add_row(
@@ -82,7 +105,10 @@ def summary_table(report: Report, wall_s: float | None = None) -> Table:
     if report["verify"]["enabled"]:
         table.add_row("verify", f"passed, {report['verify']['reads_checked']:,} reads checked")
     if wall_s is not None and wall_s > 0:
-        table.add_row("wall time / simulated req/s", f"{wall_s:.2f} s / {s['requests'] / wall_s:,.0f}")
+        table.add_row(
+            "wall time / simulated req/s",
+            f"{fmt_duration_us(wall_s * 1e6)} / {fmt_sig(s['requests'] / wall_s)}",
+        )
     return table
 
 
@@ -119,7 +145,7 @@ def latency_table(report: Report) -> Table:
     "--plots",
     type=click.Path(file_okay=False),
     default=None,
-    help="Write latency CDF and time-series PNGs here.",
+    help="Write latency tail plots and time series (free blocks, IOPS, p99 write latency, WAF) as PNGs here.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary table.")
 def run(
@@ -145,6 +171,8 @@ def run(
         extra.append(f"seed={seed}")
     if verify is not None:
         extra.append(f"verify={'true' if verify else 'false'}")
+    if out:
+        check_output_file(out, "--out")  # now, not after the run
     # The core streams the log to the file as the run goes (memory stays flat).
     sim = Simulation(
         preset, workload, trace, extra, config_files, trace_format, requests_parquet, trace_with_workload
@@ -153,9 +181,9 @@ def run(
     start = time.perf_counter()
     report = run_with_progress(sim, quiet)
     wall = time.perf_counter() - start
+    note_skipped_lines(str(trace or "the trace"), report["workload"].get("trace"))
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        report.save(out)
+        report.save(out)  # first: the plots and tables that follow cannot lose it
     if plots:
         from ssdlab import plots as p
 
@@ -164,9 +192,19 @@ def run(
         for which in ("read", "write"):
             if report.histograms.get(which):
                 p.latency_cdf({preset: report}, which, tail=True, path=d / f"{which}_latency_tail.png")
-        p.time_series({preset: report}, "free_blocks", path=d / "free_blocks.png")
+        for name in ("free_blocks", "iops", "write_latency_p99_us", "waf"):
+            p.time_series({preset: report}, name, path=d / f"{name}.png")
     if not quiet:
+        console.print(experiment_table(report))
         console.print(summary_table(report, wall))
         console.print(latency_table(report))
         if out:
             console.print(f"report: {out}", highlight=False)
+    from rich.markup import escape
+
+    from ssdlab.run_summary import warnings
+
+    # On stderr, after the tables, with --quiet too: a result computed on folded addresses or a
+    # partly read trace should never pass unnoticed.
+    for text in warnings(report, sim.drive_fit):
+        console_err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.markup import escape
 
-from ssdlab._console import MISSING, fmt_duration_us, fmt_number, new_table
+from ssdlab._console import MISSING, fmt_duration_us, fmt_number, fmt_sig, new_table
 from ssdlab.cli.common import console, console_err
 from ssdlab.errors import ConfigError, InternalError, SsdlabError, SsdlabIOError, TraceFormatError
 
@@ -63,7 +63,7 @@ def summary_table(frame: pd.DataFrame, axis_keys: list[str]) -> Table:
             f"{len(ok)}/{len(group)}",
             fmt_duration_us(_mean(ok, "write_p99_us")) if len(ok) else MISSING,
             fmt_duration_us(_mean(ok, "write_p99_99_us")) if len(ok) else MISSING,
-            fmt_number(_mean(ok, "waf"), ".2f") if len(ok) else MISSING,
+            fmt_sig(_mean(ok, "waf")) if len(ok) else MISSING,
             fmt_number(_mean(ok, "erases"), ",.0f") if len(ok) else MISSING,
         )
     return table

@@ -12,7 +12,7 @@ import click
 
 from ssdlab import trace as ssdlab_trace
 from ssdlab._console import MISSING, fmt_bytes, fmt_duration_us, new_table
-from ssdlab.cli.common import console
+from ssdlab.cli.common import console, note_skipped_lines
 
 
 def _options_toml(trace_format: str | None, options: tuple[str, ...]) -> str:
@@ -60,6 +60,8 @@ def stats(
 
     _options_toml(trace_format, options)  # a malformed option is the CLI's error
     results = {f: ssdlab_trace.stats(resolve_trace(f), options, page_bytes, trace_format) for f in files}
+    for f, result in results.items():
+        note_skipped_lines(f, result.get("trace"))
     if as_json:
         console.print_json(json.dumps(results))
         return

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdlab._console import console
+from ssdlab._console import console, fmt_sig
 from ssdlab.errors import ConfigError, SsdlabError
 from ssdlab.exploration import MEANING, run_columns
 from ssdlab.sweeps.job import Job, WarmGroup
@@ -161,10 +161,12 @@ def verified(jobs: Sequence[Job]) -> list[Job]:
 
 
 def print_frame(title: str, frame: pd.DataFrame) -> None:
-    """A result table on the console, rounded to 3 places."""
+    """A result table on the console, every number with three significant figures (`fmt_sig`:
+    0.00053 stays 0.00053, never rounds to 0)."""
     console.print(f"\n[bold]{title}[/]")
     # soft_wrap: a wide frame is printed whole, not folded at the terminal's (or a log's) 80 columns.
-    console.print(frame.round(3).to_string(), highlight=False, markup=False, soft_wrap=True)
+    text = frame.to_string(float_format=fmt_sig)
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
 def choose_traces(traces: Sequence[Path] | None, shared: Path | None, names: Sequence[str]) -> list[Path]:

@@ -284,13 +284,14 @@ def _thin(values: np.ndarray, points: int) -> np.ndarray:
 
 
 def series_names(reports: Sequence[Report]) -> list[str]:
-    """The time series the runs hold with at least one sample: those of `SERIES` in its order,
-    then any other, by name."""
+    """The time series the runs hold with at least one value: those of `SERIES` in its order,
+    then any other, by name. A series of gaps alone (read latencies of a write-only run) would
+    be an empty figure."""
     present = {
         name
         for r in reports
         for name, series in (r.raw.get("time_series") or {}).items()
-        if isinstance(series, Mapping) and len(series.get("values") or ())
+        if isinstance(series, Mapping) and any(v is not None for v in series.get("values") or ())
     }
     return [n for n in SERIES if n in present] + sorted(present - set(SERIES))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ssdlab import exploration
+from ssdlab._console import fmt_sig
 from ssdlab.htmlreport import sections, tables
 from ssdlab.htmlreport.page import Page
 
@@ -55,12 +56,12 @@ def headline(report: Report) -> dict[str, str]:
     out = {
         "GC scheduler / victim": f"{policies['gc_scheduler']} / {policies['gc_victim']}",
         "mapping": policies["mapping"],
-        "IOPS (simulated)": f"{report['throughput']['iops']:,.0f}",
-        "MB/s (simulated)": f"{report['throughput']['mb_per_s']:,.1f}",
     }
-    out.update(
-        {tables.readable(name): tables.format_value(name, v) for name, v in run_figures(report).items()}
-    )
+    figures = run_figures(report)
+    # Throughput first, in significant figures (0.053 IOPS is not 0), and once.
+    out["IOPS (simulated)"] = fmt_sig(figures.pop("iops"))
+    out["MB/s (simulated)"] = fmt_sig(figures.pop("mb_per_s"))
+    out.update({tables.readable(name): tables.format_value(name, v) for name, v in figures.items()})
     for agent in exploration.of_report(report):
         text = exploration.share_text([agent])
         if agent.control:

@@ -40,7 +40,7 @@ def format_value(column: str, value: Any) -> str:
     if isinstance(value, numbers.Real):
         if column.endswith("_us") or column.endswith("_us_sd"):
             return fmt_duration_us(float(value))
-        if column.endswith("_s"):
+        if column.endswith("_s") and not column.endswith("_per_s"):  # `mb_per_s` is a rate
             return fmt_duration_us(float(value) * 1e6)
         if column.startswith("waf"):
             return f"{float(value):.3f}"
@@ -110,8 +110,15 @@ def facts(items: Mapping[str, Any], columns: int = 1) -> str:
     return f'<dl class="facts" style="--columns:{columns}">{rows}</dl>'
 
 
+#: Rates whose names `readable` would misread (`_s` is not seconds there).
+RATE_TITLES = {"iops": "IOPS", "mb_per_s": "MB/s"}
+
+
 def readable(name: str) -> str:
-    """A figure's column name as a title: `write_p99_99_us` -> `write p99.99`."""
+    """A figure's column name as a title: `write_p99_99_us` -> `write p99.99`, `mb_per_s` ->
+    `MB/s`, `iops` -> `IOPS`."""
+    if name in RATE_TITLES:
+        return RATE_TITLES[name]
     text = name.removesuffix("_us").removesuffix("_s")
     text = re.sub(r"p(\d+)_(\d+)", r"p\1.\2", text)
     return text.replace("_", " ").replace("waf", "WAF").replace("gc ", "GC ")

@@ -51,7 +51,8 @@ pub struct Layer {
 impl Layer {
     pub fn file(path: impl Into<PathBuf>) -> Result<Layer> {
         let path = path.into();
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| not_utf8(&path, e.as_bytes(), e.utf8_error()))?;
         Ok(Layer { origin: Some(path), text, generated: false })
     }
     pub fn inline(text: impl Into<String>) -> Layer {
@@ -79,11 +80,30 @@ pub fn parse_override(text: &str) -> Result<(Vec<String>, toml::Value)> {
         return Err(Error::config(key, "empty segment in dotted key"));
     }
     let raw = raw.trim();
+    if let Some(reason) = integer_out_of_range(raw) {
+        return Err(Error::config(key, format!("{reason} (from --set)")));
+    }
     let value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(raw.to_string())),
         Err(_) => toml::Value::String(raw.to_string()),
     };
     Ok((path, value))
+}
+
+/// A TOML file that is not UTF-8 (TOML's only encoding), at the line and column of its first
+/// bad byte.
+fn not_utf8(path: &std::path::Path, bytes: &[u8], error: std::str::Utf8Error) -> Error {
+    let at = error.valid_up_to();
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |end| end + 1) + 1;
+    let problem = ConfigProblem {
+        key: format!("{}:{line}", path.display()),
+        reason: format!(
+            "not UTF-8 text (byte {:#04x} at column {column}); TOML files must be UTF-8: save the file as UTF-8",
+            bytes[at]
+        ),
+    };
+    Error::Config { path: None, problems: vec![problem] }
 }
 
 fn origin_label(layer: &Layer) -> String {
@@ -93,7 +113,43 @@ fn origin_label(layer: &Layer) -> String {
 fn parse_layer(layer: &Layer) -> std::result::Result<toml::Table, ConfigProblem> {
     toml::from_str::<toml::Table>(&layer.text).map_err(|e| {
         let line = e.span().map(|s| line_at(&layer.text, s.start)).unwrap_or(0);
-        ConfigProblem { key: format!("{}:{line}", origin_label(layer)), reason: e.message().to_string() }
+        // The span of a too-large integer does not always cover just the number: look for it
+        // on the error's line.
+        let at_line = e.span().and_then(|s| layer.text.get(..s.start)).map(|before| {
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            layer.text[start..].lines().next().unwrap_or("")
+        });
+        let found = at_line.and_then(|line| {
+            line.split(|c: char| !(c.is_ascii_digit() || "+-_".contains(c))).find_map(integer_out_of_range)
+        });
+        let reason = found.unwrap_or_else(|| e.message().to_string());
+        ConfigProblem { key: format!("{}:{line}", origin_label(layer)), reason }
+    })
+}
+
+/// Why `text` is an integer TOML cannot hold: TOML integers are 64-bit signed, so one from 2^63
+/// up is refused by the parser ("number too large to fit in target type", or taken as a string
+/// by `--set`), though every u64 key's own range is far below it. `None` for anything else.
+fn integer_out_of_range(text: &str) -> Option<String> {
+    let digits = text.trim().trim_start_matches('+').replace('_', "");
+    let (negative, magnitude) = match digits.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, digits.as_str()),
+    };
+    if magnitude.is_empty() || !magnitude.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let fits = match negative {
+        true => format!("-{magnitude}").parse::<i64>().is_ok(),
+        false => magnitude.parse::<i64>().is_ok(),
+    };
+    (!fits).then(|| {
+        format!(
+            "{} is outside TOML's integers, which are 64-bit signed ({} to {}): no key takes a value that large",
+            text.trim(),
+            i64::MIN,
+            i64::MAX
+        )
     })
 }
 
@@ -242,7 +298,9 @@ pub fn load_validated_claiming(
     problems.extend(more);
     if let Some(config) = config.map(|c| Config { policy_tables: tables, ..c }) {
         match judge(config, &dropped, &extra) {
-            Ok(valid) if problems.is_empty() => return Ok(valid.with_warnings(warnings).with_sources(sources)),
+            Ok(valid) if problems.is_empty() => {
+                return Ok(valid.with_warnings(warnings).with_sources(sources).with_preset(preset))
+            }
             Ok(_) => {}
             Err(found) => problems.extend(found),
         }
@@ -484,6 +542,34 @@ mod tests {
         assert_eq!(parse_override("gc.victim=fifo").unwrap().1, toml::Value::String("fifo".into()));
         assert!(parse_override("novalue").is_err());
         assert!(parse_override("a..b=1").is_err());
+    }
+
+    #[test]
+    fn integers_from_2_pow_63_up_are_named_as_beyond_toml_not_as_a_type() {
+        let two_pow_63 = "9223372036854775808";
+        let message = parse_override(&format!("workload.count={two_pow_63}")).unwrap_err().to_string();
+        assert!(message.contains(&format!("workload.count: {two_pow_63} is outside TOML's integers")), "{message}");
+        assert!(message.contains("9223372036854775807") && !message.contains("u64"), "{message}");
+        assert_eq!(parse_override("seed=9223372036854775807").unwrap().1, toml::Value::Integer(i64::MAX));
+        let layer = Layer::named("w.toml", "[workload]\ncount = 18446744073709551616\n");
+        let message = load(Some("tiny"), &[layer], &[]).unwrap_err().to_string();
+        assert!(message.contains("w.toml:2: 18446744073709551616 is outside TOML's integers"), "{message}");
+        assert!(!message.contains("too large to fit"), "{message}");
+        assert!(integer_out_of_range("-9223372036854775809").is_some());
+        assert_eq!(integer_out_of_range("12"), None);
+        assert_eq!(integer_out_of_range("fifo"), None);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_named_at_its_line_and_column() {
+        let path = std::env::temp_dir().join(format!("ssdlab-latin1-{}.toml", std::process::id()));
+        std::fs::write(&path, b"seed = 1\n# caf\xe9\n").unwrap();
+        let message = Layer::file(&path).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            message.contains(&format!("{}:2: not UTF-8 text (byte 0xe9 at column 6)", path.display())),
+            "{message}"
+        );
     }
 
     #[test]

@@ -104,7 +104,7 @@ pub struct Config {
 #[serde(default)]
 pub struct SchedulerConfig {
     /// How each array unit orders the flash operations waiting for it: a registered
-    /// transaction scheduler (`device/scheduler.rs`).
+    /// transaction scheduler (`device/scheduler/registry.rs`).
     pub policy: String,
     /// With `priority`: a read that finds its unit running a background program or erase
     /// suspends it and starts after this many ns (the time to suspend). Unset: no suspension.

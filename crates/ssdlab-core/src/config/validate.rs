@@ -21,6 +21,8 @@ pub struct ValidatedConfig {
     logical_pages: u32,
     used_logical_pages: u32,
     warnings: Vec<ConfigWarning>,
+    /// The device preset the configuration was loaded over (None: the layers gave the device).
+    preset: Option<String>,
     /// The layers it was merged from, as parsed: where each value came from, and which keys a
     /// later layer overrode (both worked out only when asked).
     sources: Arc<Sources>,
@@ -200,6 +202,39 @@ impl Capacity {
         self.physical_pages.saturating_sub(self.used_pages + self.slc_loss_pages) / self.pages_per_block
     }
 
+    /// Spare blocks of one plane: the physical blocks of a plane less its share of the used
+    /// logical space and of the SLC loss (data spreads over every plane).
+    pub fn spare_blocks_per_plane(&self) -> u64 {
+        let per_plane = self.physical_pages.saturating_sub(self.used_pages + self.slc_loss_pages) / self.planes.max(1);
+        per_plane / self.pages_per_block
+    }
+
+    /// The smallest `device.blocks_per_plane` at which `config`'s drive, every other key as it
+    /// is, has at least `needed_pages` of used logical space (the function of `of` is monotone
+    /// in it; its floors are why the estimate is checked).
+    pub fn blocks_per_plane_for(config: &Config, needed_pages: u64) -> u64 {
+        let mut sized = config.clone();
+        let used_with = |sized: &mut Config, blocks: u64| {
+            sized.device.blocks_per_plane = blocks.min(u32::MAX as u64) as u32;
+            Capacity::of(sized).used_pages
+        };
+        let per_block = used_with(&mut sized, 1).max(1) as f64;
+        let mut blocks = ((needed_pages as f64 / per_block).floor() as u64).max(1);
+        while used_with(&mut sized, blocks) < needed_pages && blocks < u32::MAX as u64 {
+            blocks += 1;
+        }
+        blocks
+    }
+
+    /// The lowest `device.utilization` in hundredths at which `config`'s drive has at least
+    /// `needed_pages` of used logical space; None when even all of its logical space is short.
+    pub fn utilization_for(config: &Config, needed_pages: u64) -> Option<f64> {
+        let logical = Capacity::of(config).logical_pages;
+        (1..=100u32)
+            .map(|hundredths| hundredths as f64 / 100.0)
+            .find(|&u| (logical as f64 * u).floor() as u64 >= needed_pages)
+    }
+
     /// The most blocks that can ever be free: the spare blocks less 3 per plane (the host and
     /// GC streams' open blocks and the per-plane GC reserve).
     pub fn reachable_free_blocks(&self) -> u64 {
@@ -304,7 +339,11 @@ impl ValidatedConfig {
                     key: "workload.path".into(),
                     reason: "a trace workload needs a path".into(),
                 }),
-                Some(path) => p.check(path.is_file(), "workload.path", || format!("{}: no such file", path.display())),
+                Some(path) => {
+                    if let Some(reason) = crate::workload::trace::trace_file_problem(path) {
+                        p.check(false, "workload.path", || format!("{}: {reason}", path.display()));
+                    }
+                }
             }
         }
         if w.kind == WorkloadKind::Spec {
@@ -338,6 +377,7 @@ impl ValidatedConfig {
             logical_pages: logical_pages as u32,
             used_logical_pages: used as u32,
             warnings: Vec::new(),
+            preset: None,
             sources: Arc::default(),
         })
     }
@@ -345,6 +385,16 @@ impl ValidatedConfig {
     /// With what loading it found to warn about (deprecated names, `load_validated_claiming`).
     pub fn with_warnings(self, warnings: Vec<ConfigWarning>) -> ValidatedConfig {
         ValidatedConfig { warnings, ..self }
+    }
+
+    /// Loaded over the device preset `preset` (`load_validated_claiming`), for the report.
+    pub fn with_preset(self, preset: Option<&str>) -> ValidatedConfig {
+        ValidatedConfig { preset: preset.map(str::to_string), ..self }
+    }
+
+    /// The device preset the configuration was loaded over, if any.
+    pub fn preset(&self) -> Option<&str> {
+        self.preset.as_deref()
     }
 
     /// With the layers it was merged from (`load_validated_claiming`).

@@ -19,18 +19,23 @@
 //! The page register acts as a cache register: the unit is free once its array time ends, and
 //! the read's data transfer then waits only for the channel (so closed-loop random reads
 //! saturate at min(units / tR, channel bandwidth)).
+//!
+//! Parts: `Device` counts every operation and hands the timed ones to its transaction scheduler
+//! (`scheduler/`, the `TransactionScheduler` seam: when each operation is booked), which books
+//! them on the device's `Resources` (`resources.rs`: the rules above). Under `fcfs` every
+//! operation is booked when issued, as described here; `priority` holds background work back.
 
 mod calendar;
-mod queue;
+mod resources;
 pub mod scheduler;
 
 use crate::config::SchedulerConfig;
 use crate::error::Result;
-use crate::nand::cell::page_type;
-use crate::nand::{ArrayUnit, BlockMode, Geometry, Timing};
+use crate::nand::{BlockMode, Geometry, Timing};
+use crate::registry::PolicyTables;
 use crate::units::{BlockId, PlaneId, Ppn, SimTime};
-use calendar::{Calendar, Fit};
-use queue::Priority;
+pub use resources::Resources;
+use scheduler::{Erase, PageCopy, PageRead, Program, TransactionScheduler};
 
 /// Who asked for a flash operation. Every operation carries one, so the report can break
 /// operations, busy time and write amplification down by cause.
@@ -119,101 +124,47 @@ pub struct DeviceCounters {
     pub by_source: BySource,
 }
 
+/// The device: its resources (`Resources`) and the transaction scheduler that books operations
+/// on them (`scheduler::TransactionScheduler`, chosen by `transaction_scheduler.policy`). It
+/// counts every operation and hands the timed ones to the scheduler, one call each.
 #[derive(Clone)]
 pub struct Device {
-    geometry: Geometry,
-    timing: Timing,
-    /// When each array unit's last booking ends.
-    unit_free_at: Vec<SimTime>,
-    /// Idle gaps each array unit left before `unit_free_at` (sorted, disjoint, each at least
-    /// `min_unit_op_ns` long), for operations issued later that are ready earlier.
-    unit_gaps: Vec<Vec<(SimTime, SimTime)>>,
-    /// The shortest time any operation holds an array unit (command + the fastest read):
-    /// shorter gaps can hold nothing and are not kept.
-    min_unit_op_ns: u64,
-    /// Per block: (end of the last program or erase booked on it, end of the last operation
-    /// of any kind booked on it); see the module note on order.
-    block_order: Vec<(SimTime, SimTime)>,
-    channels: Vec<Calendar>,
-    /// Array-busy nanoseconds per unit (utilisation figures).
-    unit_busy_ns: Vec<u64>,
-    /// Per plane: (array unit, channel), precomputed off the hot path.
-    plane_resources: Vec<(u32, u32)>,
+    res: Resources,
+    sched: Box<dyn TransactionScheduler>,
     /// When false (warm-up), operations change no timing state: they complete at `ready`.
     timed: bool,
-    /// The time of the last `advance_to` (operations are never ready before it).
-    now: SimTime,
     /// Bumped whenever the resources are reset to idle (policies caching free times refresh).
     epoch: u64,
-    counters: DeviceCounters,
-    /// `transaction_scheduler.policy = "priority"`: background work waits in per-unit queues (`queue.rs`).
-    /// None under `fcfs`, so its booking path never looks at queues.
-    sched: Option<Box<Priority>>,
-    /// Every booking as (block, kind 0 read / 1 program / 2 erase, start, array end), for the
-    /// scheduler's property tests.
-    #[cfg(test)]
-    booked: Vec<(BlockId, u8, SimTime, SimTime)>,
 }
 
 impl Device {
+    /// A device whose operations are booked when issued (`fcfs`) until `set_scheduler`.
     pub fn new(geometry: Geometry, timing: Timing) -> Device {
-        let units = match timing.array_unit {
-            ArrayUnit::Chip => geometry.chips(),
-            ArrayUnit::Die => geometry.dies(),
-            ArrayUnit::Plane => geometry.planes(),
-        } as usize;
-        let bits = geometry.cell.bits_per_cell() as usize;
-        let plane_resources = (0..geometry.planes())
-            .map(|p| {
-                let plane = PlaneId(p);
-                let unit = match timing.array_unit {
-                    ArrayUnit::Chip => geometry.chip_of_plane(plane),
-                    ArrayUnit::Die => geometry.die_of_plane(plane),
-                    ArrayUnit::Plane => p,
-                };
-                (unit, geometry.channel_of_plane(plane))
-            })
-            .collect();
-        Device {
-            plane_resources,
-            channels: (0..geometry.channels).map(|_| Calendar::default()).collect(),
-            unit_free_at: vec![0; units],
-            unit_gaps: vec![Vec::new(); units],
-            min_unit_op_ns: timing.command_ns
-                + timing.read_ns.iter().copied().chain([timing.slc_read_ns]).min().unwrap_or(0),
-            block_order: vec![(0, 0); geometry.blocks() as usize],
-            unit_busy_ns: vec![0; units],
-            geometry,
-            timing,
-            timed: true,
-            now: 0,
-            epoch: 0,
-            counters: DeviceCounters { reads_by_page_type: vec![0; bits], ..Default::default() },
-            sched: None,
-            #[cfg(test)]
-            booked: Vec::new(),
-        }
+        Device { res: Resources::new(geometry, timing), sched: Box::new(scheduler::Fcfs), timed: true, epoch: 0 }
     }
 
-    /// How units order their operations (`[transaction_scheduler]`, `scheduler::REGISTRY`).
-    pub fn set_scheduler(&mut self, cfg: &SchedulerConfig) -> Result<()> {
-        let problems = scheduler::problems(cfg);
+    /// How units order their operations (`[transaction_scheduler]`, `scheduler::registry::REGISTRY`); a
+    /// scheduler with settings of its own reads them from `tables` (`Config::policy_tables`).
+    pub fn set_scheduler(&mut self, cfg: &SchedulerConfig, tables: &PolicyTables) -> Result<()> {
+        let problems = scheduler::registry::problems(cfg);
         if !problems.is_empty() {
             return Err(crate::error::Error::Config { path: None, problems });
         }
-        let entry = crate::registry::find(scheduler::REGISTRY, "transaction_scheduler.policy", &cfg.policy)?;
-        self.sched = (entry.build)(cfg, self.unit_free_at.len(), self.geometry.blocks() as usize);
+        let entry = crate::registry::find(scheduler::registry::REGISTRY, "transaction_scheduler.policy", &cfg.policy)?;
+        let ctx =
+            scheduler::BuildCtx { cfg, tables, units: self.res.units(), blocks: self.res.geometry.blocks() as usize };
+        self.sched = (entry.build)(&ctx)?;
         Ok(())
     }
 
     pub fn geometry(&self) -> &Geometry {
-        &self.geometry
+        &self.res.geometry
     }
     pub fn timing(&self) -> &Timing {
-        &self.timing
+        &self.res.timing
     }
     pub fn counters(&self) -> &DeviceCounters {
-        &self.counters
+        &self.res.counters
     }
 
     /// Turn timing off (warm-up) or on. Turning it on resets all resources to idle at time 0
@@ -222,17 +173,8 @@ impl Device {
         self.timed = timed;
         if timed {
             self.epoch += 1;
-            self.unit_free_at.fill(0);
-            self.unit_gaps.iter_mut().for_each(Vec::clear);
-            self.block_order.fill((0, 0));
-            self.now = 0;
-            self.unit_busy_ns.fill(0);
-            self.channels.iter_mut().for_each(Calendar::clear);
-            if let Some(s) = &mut self.sched {
-                s.reset();
-            }
-            let bits = self.counters.reads_by_page_type.len();
-            self.counters = DeviceCounters { reads_by_page_type: vec![0; bits], ..Default::default() };
+            self.res.reset();
+            self.sched.reset();
         }
     }
 
@@ -248,234 +190,71 @@ impl Device {
         self.epoch
     }
 
-    /// Time moves to `now` (events are processed in time order): queued background operations
-    /// that their units could start before `now` start (nothing issued at or after `now` can
-    /// change that), then channel bookings that ended are forgotten.
+    /// Time moves to `now` (events are processed in time order): the scheduler books what its
+    /// units could start before `now` (nothing issued at or after `now` can change that), then
+    /// channel bookings that ended are forgotten.
     pub fn advance_to(&mut self, now: SimTime) {
-        if self.sched.as_ref().is_some_and(|s| s.queued() > 0) {
-            self.dispatch(now);
-        }
-        for c in &mut self.channels {
-            c.prune(now);
-        }
-        // Units' gaps that ended are dropped when the unit next leaves one (`book_unit`).
-        self.now = now;
+        self.sched.advance_to(&mut self.res, now);
+        self.res.advance_to(now);
     }
 
-    /// Book `unit` for `unit_ns` and `channel` for the first `channel_ns` of that time (an
-    /// operation's command or data-in crosses the channel while its array unit is held), at the
-    /// earliest time at or after `ready` both are idle: in an idle gap the unit left if one holds
-    /// the operation, else after the unit's last booking. Returns the start.
-    ///
-    /// Order on `block` is checked only when the operation could take a gap: after the unit's
-    /// last booking it already follows every operation on the block (a block has one unit).
-    #[inline(always)]
-    fn book_unit(&mut self, block: BlockId, erase: bool, ready: SimTime, unit_ns: u64, channel_ns: u64) -> SimTime {
-        let (unit, channel) = self.locate(block);
-        let free = self.unit_free_at[unit];
-        // Gaps are sorted and disjoint, so the last ends latest: none holds the operation when
-        // that one ends too early (most are over by now; checked before the block's order).
-        if ready < free && self.unit_gaps[unit].last().is_some_and(|&(_, end)| end >= ready + unit_ns) {
-            let ordered = self.ordered(block, ready, erase);
-            if ordered < free {
-                if let Some(start) = self.book_in_gap(unit, channel, ordered, unit_ns, channel_ns) {
-                    return start;
-                }
-            }
-        }
-        let start = self.channels[channel].book(ready.max(free), channel_ns);
-        // Only the part of the idle time after now can ever hold an operation (none is ready
-        // before now): a unit that waited for a host request leaves a gap ending now, kept never.
-        let from = free.max(self.now);
-        // When the channel search began at `from`, the channel has no hole of `channel_ns` in
-        // the gap, and bookings are never removed. If no operation needs less of the channel
-        // (a command alone: a read or an erase), nothing can ever use the gap: not kept.
-        let useless = ready <= from && channel_ns <= self.timing.command_ns;
-        if start >= from + self.min_unit_op_ns && !useless {
-            self.keep_gap(unit, from, start);
-        }
-        self.unit_free_at[unit] = start + unit_ns;
-        start
+    /// The FTL marks work no request waits for (GC steps after a request, idle-time work): a
+    /// scheduler that puts host work first (`TransactionCaps::host_first`) holds it back.
+    pub fn set_background(&mut self, background: bool) {
+        self.sched.set_background(background);
     }
 
-    /// Record that `unit` is idle from `from` to `to` (after every gap it left before).
-    #[inline(never)]
-    fn keep_gap(&mut self, unit: usize, from: SimTime, to: SimTime) {
-        let gaps = &mut self.unit_gaps[unit];
-        // Sorted and disjoint, so sorted by end too: drop those over by now.
-        if gaps.first().is_some_and(|&(_, end)| end <= self.now) {
-            let ended = gaps.partition_point(|&(_, end)| end <= self.now);
-            gaps.drain(..ended);
-        }
-        gaps.push((from, to));
+    /// Book every operation the scheduler still holds (end of the run).
+    pub fn drain(&mut self) {
+        self.sched.drain(&mut self.res);
     }
 
-    /// The earliest start in one of `unit`'s idle gaps, from `ready` on, where the operation
-    /// fits with its channel idle for `channel_ns` at its start; books it there and splits the
-    /// gap. None if no gap holds it.
-    #[inline(never)]
-    fn book_in_gap(
-        &mut self,
-        unit: usize,
-        channel: usize,
-        ready: SimTime,
-        unit_ns: u64,
-        channel_ns: u64,
-    ) -> Option<SimTime> {
-        let (i, fit) = self.fit_in_gap(unit, channel, ready, unit_ns, channel_ns)?;
-        let s = self.channels[channel].book_fit(fit);
-        let (g0, g1) = self.unit_gaps[unit][i];
-        let min = self.min_unit_op_ns;
-        let parts = [(g0, s), (s + unit_ns, g1)];
-        let kept = parts.into_iter().filter(|&(a, b)| b - a >= min);
-        self.unit_gaps[unit].splice(i..=i, kept);
-        Some(s)
-    }
-
-    /// The gap `book_in_gap` would use and the start in it, without booking.
-    #[inline(always)]
-    fn fit_in_gap(
-        &self,
-        unit: usize,
-        channel: usize,
-        ready: SimTime,
-        unit_ns: u64,
-        channel_ns: u64,
-    ) -> Option<(usize, Fit)> {
-        let gaps = &self.unit_gaps[unit];
-        let first = gaps.partition_point(|&(_, end)| end < ready + unit_ns);
-        for (i, &(g0, g1)) in gaps.iter().enumerate().skip(first) {
-            let s = ready.max(g0);
-            if s + unit_ns > g1 {
-                continue;
-            }
-            // The channel may be busy at `s`: its first fit that still leaves the unit time.
-            if let Some(fit) = self.channels[channel].fit_by(s, channel_ns, g1 - unit_ns) {
-                return Some((i, fit));
-            }
-        }
-        None
-    }
-
-    /// Where `book_unit` would start an operation on `block`, without booking it.
-    fn fit_unit(&self, block: BlockId, erase: bool, ready: SimTime, unit_ns: u64, channel_ns: u64) -> SimTime {
-        let (unit, channel) = self.locate(block);
-        let free = self.unit_free_at[unit];
-        let ordered = self.ordered(block, ready, erase);
-        if ordered < free {
-            if let Some((_, fit)) = self.fit_in_gap(unit, channel, ordered, unit_ns, channel_ns) {
-                return fit.start;
-            }
-        }
-        self.channels[channel].first_fit_by(ordered.max(free), channel_ns, SimTime::MAX).expect("unbounded fit")
-    }
-
-    /// `ready` moved past what must precede an operation on `block` (module note on order).
-    #[inline]
-    fn ordered(&self, block: BlockId, ready: SimTime, erase: bool) -> SimTime {
-        let (written, touched) = self.block_order[block.index()];
-        ready.max(if erase { touched } else { written })
-    }
-
-    #[inline]
-    fn note_order(&mut self, block: BlockId, end: SimTime, writes: bool) {
-        let o = &mut self.block_order[block.index()];
-        if writes {
-            o.0 = o.0.max(end);
-        }
-        o.1 = o.1.max(end);
+    #[cfg(test)]
+    /// Operations the scheduler still holds (always 0 under `fcfs`).
+    pub fn queued_operations(&self) -> usize {
+        self.sched.queued()
     }
 
     /// The array unit a plane's operations occupy.
     pub fn unit_of_plane(&self, plane: PlaneId) -> usize {
-        self.plane_resources[plane.index()].0 as usize
+        self.res.unit_of_plane(plane)
     }
 
     /// When the array unit holding `plane` becomes free (for least-busy allocation).
     pub fn plane_free_at(&self, plane: PlaneId) -> SimTime {
-        self.unit_free_at[self.unit_of_plane(plane)]
+        self.res.plane_free_at(plane)
     }
 
     /// When each array unit becomes free, by unit index (`unit_of_plane`).
     #[inline]
     pub fn unit_free_times(&self) -> &[SimTime] {
-        &self.unit_free_at
+        self.res.unit_free_times()
     }
 
     pub fn unit_busy_ns(&self) -> &[u64] {
-        &self.unit_busy_ns
-    }
-
-    fn locate(&self, block: BlockId) -> (usize, usize) {
-        let (unit, channel) = self.plane_resources[self.geometry.plane_of_block(block).index()];
-        (unit as usize, channel as usize)
+        self.res.unit_busy_ns()
     }
 
     /// Read one page for `source`; returns when its data has crossed the channel.
     pub fn read(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
-        let ptype = self.count_read(ppn, mode, source);
+        let page_type = self.res.count_read(ppn, mode, source);
         if !self.timed {
             return ready;
         }
-        if self.sched.is_some() {
-            return self.read_scheduled(ppn, mode, ptype, ready, source);
-        }
-        self.book_read(ppn, mode, ptype, ready, source, None)
-    }
-
-    /// Count a read; returns its page type.
-    #[inline]
-    fn count_read(&mut self, ppn: Ppn, mode: BlockMode, source: Source) -> u32 {
-        let ptype = page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn));
-        self.counters.reads += 1;
-        self.counters.by_source.0[source as usize].reads += 1;
-        match mode {
-            BlockMode::Slc => self.counters.slc_reads += 1,
-            BlockMode::Native => self.counters.reads_by_page_type[ptype as usize] += 1,
-        }
-        ptype
-    }
-
-    /// Book a read at its earliest fit, or at `start` (a suspension already placed its
-    /// command); returns when its data has crossed the channel.
-    #[inline(always)]
-    fn book_read(
-        &mut self,
-        ppn: Ppn,
-        mode: BlockMode,
-        ptype: u32,
-        ready: SimTime,
-        source: Source,
-        start: Option<SimTime>,
-    ) -> SimTime {
-        let block = self.geometry.block_of(ppn);
-        let (unit, channel) = self.locate(block);
-        let t = &self.timing;
-        let (cmd, t_r, xfer) = (t.command_ns, t.read(mode, ptype), t.page_transfer_ns);
-        let cmd_start = match start {
-            Some(s) => s,
-            None => self.book_unit(block, false, ready, cmd + t_r, cmd),
-        };
-        let array_end = cmd_start + cmd + t_r;
-        #[cfg(test)]
-        self.booked.push((block, 0, cmd_start, array_end));
-        self.note_order(block, array_end, false);
-        self.note_busy(unit, source, t_r);
-        self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
-        let xfer_start = self.channels[channel].book(array_end, xfer);
-        xfer_start + xfer
+        self.sched.read(&mut self.res, PageRead { ppn, mode, page_type }, ready, source)
     }
 
     /// Program one page (page-by-page programming) for `source`; returns when the program ends.
     /// Always inlined: the write path's unit loop and GC's copies call it for every page.
     #[inline(always)]
     pub fn program(&mut self, ppn: Ppn, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
-        self.count_program(source);
+        self.res.count_program(source);
         if !self.timed {
             return ready;
         }
-        let t_prog = self.program_ns(ppn, mode);
-        self.program_pages(self.geometry.block_of(ppn), 1, t_prog, ready, source)
+        let t_prog_ns = self.res.program_ns(ppn, mode);
+        let block = self.res.geometry.block_of(ppn);
+        self.sched.program(&mut self.res, Program { block, pages: 1, t_prog_ns }, ready, source)
     }
 
     /// Count one page program for `source` without booking any resource: the page is written
@@ -483,23 +262,12 @@ impl Device {
     /// for it. Only for the LearnedFTL artifact's accounting of its translation programs
     /// (`ftl.learned.translation_program_time = "none"`).
     pub fn program_untimed(&mut self, source: Source) {
-        self.count_program(source);
-    }
-
-    #[inline]
-    fn count_program(&mut self, source: Source) {
-        self.counters.programs += 1;
-        self.counters.by_source.0[source as usize].programs += 1;
-    }
-
-    #[inline]
-    fn program_ns(&self, ppn: Ppn, mode: BlockMode) -> u64 {
-        self.timing.program(mode, page_type(self.geometry.cell, mode, self.geometry.page_in_block(ppn)))
+        self.res.count_program(source);
     }
 
     /// Copy one page for `source` (a GC or migration move): read `old`, then program `new` once
-    /// its data is out. Returns when the program ends; for background work the `priority`
-    /// scheduler queues, an estimate as if nothing else came first.
+    /// its data is out. Returns when the program ends; for background work a scheduler holds
+    /// back, an estimate as if nothing else came first.
     #[inline]
     pub fn copy(
         &mut self,
@@ -510,88 +278,39 @@ impl Device {
         ready: SimTime,
         source: Source,
     ) -> SimTime {
-        if self.sched.is_some() && self.timed {
-            return self.copy_scheduled(old, old_mode, new, new_mode, ready, source);
+        let old_page_type = self.res.count_read(old, old_mode, source);
+        self.res.count_program(source);
+        if !self.timed {
+            return ready;
         }
-        let read_done = self.read(old, old_mode, ready, source);
-        self.program(new, new_mode, read_done, source)
+        let copy = PageCopy { old, old_mode, old_page_type, new, new_mode };
+        self.sched.copy(&mut self.res, copy, ready, source)
     }
 
     /// One-shot full-sequence program of `pages` pages of one wordline (all its page types).
     pub fn program_wordline(&mut self, first: Ppn, pages: u32, ready: SimTime, source: Source) -> SimTime {
-        self.counters.programs += pages as u64;
-        self.counters.wordline_programs += 1;
-        let by = &mut self.counters.by_source.0[source as usize];
+        let counters = &mut self.res.counters;
+        counters.programs += pages as u64;
+        counters.wordline_programs += 1;
+        let by = &mut counters.by_source.0[source as usize];
         by.programs += pages as u64;
         by.wordline_programs += 1;
-        let t_prog = self.timing.program_wordline_ns;
-        self.program_pages(self.geometry.block_of(first), pages, t_prog, ready, source)
-    }
-
-    fn program_pages(&mut self, block: BlockId, pages: u32, t_prog: u64, ready: SimTime, source: Source) -> SimTime {
         if !self.timed {
             return ready;
         }
-        if self.sched.is_some() {
-            return self.program_scheduled(block, pages, t_prog, ready, source);
-        }
-        self.book_program(block, pages, t_prog, ready, source).1
-    }
-
-    /// Book a program of `pages` pages of `block`: (data-in start, end).
-    #[inline]
-    fn book_program(
-        &mut self,
-        block: BlockId,
-        pages: u32,
-        t_prog: u64,
-        ready: SimTime,
-        source: Source,
-    ) -> (SimTime, SimTime) {
-        let unit = self.locate(block).0;
-        let data_in = self.timing.command_ns + self.timing.page_transfer_ns * pages as u64;
-        let xfer_start = self.book_unit(block, false, ready, data_in + t_prog, data_in);
-        let end = xfer_start + data_in + t_prog;
-        #[cfg(test)]
-        self.booked.push((block, 1, xfer_start, end));
-        self.note_order(block, end, true);
-        self.note_busy(unit, source, t_prog);
-        self.counters.by_source.0[source as usize].wait_ns += xfer_start - ready;
-        (xfer_start, end)
+        let t_prog_ns = self.res.timing.program_wordline_ns;
+        let block = self.res.geometry.block_of(first);
+        self.sched.program(&mut self.res, Program { block, pages, t_prog_ns }, ready, source)
     }
 
     /// Erase a block for `source`; returns when the erase ends.
     pub fn erase(&mut self, block: BlockId, mode: BlockMode, ready: SimTime, source: Source) -> SimTime {
-        self.counters.erases += 1;
-        self.counters.by_source.0[source as usize].erases += 1;
+        self.res.counters.erases += 1;
+        self.res.counters.by_source.0[source as usize].erases += 1;
         if !self.timed {
             return ready;
         }
-        if self.sched.is_some() {
-            return self.erase_scheduled(block, mode, ready, source);
-        }
-        self.book_erase(block, mode, ready, source).1
-    }
-
-    /// Book an erase: (command start, end).
-    #[inline]
-    fn book_erase(&mut self, block: BlockId, mode: BlockMode, ready: SimTime, source: Source) -> (SimTime, SimTime) {
-        let unit = self.locate(block).0;
-        let t_bers = self.timing.erase(mode);
-        let cmd = self.timing.command_ns;
-        let cmd_start = self.book_unit(block, true, ready, cmd + t_bers, cmd);
-        let end = cmd_start + cmd + t_bers;
-        #[cfg(test)]
-        self.booked.push((block, 2, cmd_start, end));
-        self.note_order(block, end, true);
-        self.note_busy(unit, source, t_bers);
-        self.counters.by_source.0[source as usize].wait_ns += cmd_start - ready;
-        (cmd_start, end)
-    }
-
-    fn note_busy(&mut self, unit: usize, source: Source, ns: u64) {
-        self.unit_busy_ns[unit] += ns;
-        self.counters.by_source.0[source as usize].busy_ns += ns;
+        self.sched.erase(&mut self.res, Erase { block, mode }, ready, source)
     }
 }
 
@@ -609,7 +328,7 @@ pub(crate) fn test_device(g: &Geometry, command_ns: u64) -> Device {
         slc_erase_ns: None,
         channel_bytes_per_s: 400_000_000,
         command_ns,
-        array_unit: ArrayUnit::Plane,
+        array_unit: crate::nand::ArrayUnit::Plane,
     };
     Device::new(g.clone(), Timing::resolve(&cfg, g.cell, g.page_bytes))
 }
@@ -617,7 +336,7 @@ pub(crate) fn test_device(g: &Geometry, command_ns: u64) -> Device {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nand::{CellType, TimingConfig};
+    use crate::nand::{ArrayUnit, CellType, TimingConfig};
 
     /// Two chips x 2 planes x 4 blocks x 8 QLC pages on one channel; tR 90/120/150/180 us by
     /// page type, tPROG 1.3 ms, tBERS 10 ms, 1 us commands, 4 KiB in 10 us on the channel.

@@ -74,6 +74,11 @@ impl Ftl {
     pub fn stats(&self) -> FtlStats {
         FtlStats { skipped_pages: self.store.blocks.skipped_pages(), ..self.store.stats.clone() }
     }
+    /// Host pages written since the warm-up (`FtlStats::host_write_pages`, without a copy of
+    /// the figures).
+    pub fn host_write_pages(&self) -> u64 {
+        self.store.stats.host_write_pages
+    }
     pub fn gc_stats(&self) -> &GcStats {
         &self.reclaimer.stats
     }

@@ -29,6 +29,7 @@ impl Simulation {
     pub(super) fn issue(&mut self, req: HostRequest, now: SimTime) -> Result<()> {
         debug_assert!(now >= self.now, "arrival at {now} before now {}", self.now);
         self.now = now;
+        self.roll_rates(now);
         self.device.advance_to(now);
         self.first_arrival.get_or_insert(now);
         if let Some(since) = self.idle_since.take() {
@@ -82,9 +83,11 @@ impl Simulation {
         // Events are processed in (time, seq) order: time never runs backwards.
         debug_assert!(c.time >= self.now, "completion at {} before now {}", c.time, self.now);
         self.now = c.time;
+        self.roll_rates(c.time);
         self.completed += 1;
         self.last_completion = self.last_completion.max(c.time);
         let latency = c.time - c.arrival;
+        self.rates.record(c.op, latency, c.size_bytes);
         let s = &mut self.summary;
         s.requests += 1;
         match c.op {
@@ -128,6 +131,7 @@ impl Simulation {
                 self.ftl.reseed_policies(self.cfg.seed);
             }
             self.start_phase()?;
+            self.rates.start_from(self.flash_totals());
             self.started = true;
             self.attach_agents();
         }
@@ -273,6 +277,7 @@ impl Simulation {
     /// idle: count the period once and let the FTL work (again), waking at the end of its work.
     pub(super) fn idle_event(&mut self, at: SimTime) -> Result<()> {
         self.now = at;
+        self.roll_rates(at);
         self.device.advance_to(at);
         if !self.idle_counted {
             self.idle.periods += 1;
@@ -291,8 +296,27 @@ impl Simulation {
     /// A policy's timer fired at `at`. It does not end an idle period (no host activity).
     pub(super) fn timer_event(&mut self, at: SimTime) -> Result<()> {
         self.now = at;
+        self.roll_rates(at);
         self.device.advance_to(at);
         self.ftl.on_timer(at, &mut self.device)
+    }
+
+    /// Move the per-interval figures on to the interval of an event at `now` (one comparison
+    /// while it stays in the interval under way).
+    #[inline(always)]
+    fn roll_rates(&mut self, now: SimTime) {
+        if self.rates.due(now) {
+            self.rates.roll(now, self.flash_totals());
+        }
+    }
+
+    /// The running totals the per-interval figures follow.
+    pub(super) fn flash_totals(&self) -> FlashTotals {
+        FlashTotals {
+            programs: self.device.counters().programs,
+            host_pages_written: self.ftl.host_write_pages(),
+            gc_pages_copied: self.ftl.gc_stats().pages_copied,
+        }
     }
 
     pub(super) fn finish(&mut self) -> Result<()> {

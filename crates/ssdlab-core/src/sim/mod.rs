@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::ftl::{Ftl, PageRequest, RequestInfo};
 use crate::nand::Timing;
 use crate::stats::report::*;
-use crate::stats::{LatencyHistogram, RequestLog, RequestRecord, TimeSeries};
+use crate::stats::{FlashTotals, IntervalSeries, LatencyHistogram, RequestLog, RequestRecord, TimeSeries};
 use crate::units::ByteSize;
 use crate::units::{Lpn, SimTime, NS_PER_S};
 use crate::workload::config::{Arrival, Fold, Replay, RwMode, WorkloadConfig, WorkloadKind};
@@ -34,7 +34,7 @@ use crate::workload::synthetic::SyntheticSource;
 use crate::workload::IoOp;
 
 pub use crate::rng::{rng_for, RngStream};
-pub use warmup::WarmDrive;
+pub use warmup::{WarmDrive, WarmupProgress};
 
 /// The latency histograms a run keeps, by operation (`all` merges them).
 pub const LATENCY_HISTOGRAMS: [&str; 4] = ["read", "write", "trim", "all"];
@@ -84,6 +84,9 @@ pub struct Simulation {
     /// Write buffer occupancy (buffered plus in-flight pages) and its dirty pages, sampled
     /// as `free_blocks` is; None without a buffer.
     buffer_series: Option<(TimeSeries, TimeSeries)>,
+    /// Throughput, latency percentiles, WAF and GC activity per interval of simulated time,
+    /// rolled at the top of every event (`roll_rates`).
+    rates: IntervalSeries,
     log: Option<RequestLog>,
     lpn_buf: Vec<Lpn>,
     warmup: WarmupSummary,
@@ -95,6 +98,8 @@ pub struct Simulation {
     idle_counted: bool,
     idle: IdleSummary,
     warmed: bool,
+    /// The warm-up under way in slices (`warm_up_step`); None before it and once it is over.
+    warming: Option<Box<warmup::WarmupCursor>>,
     /// Whether the measured workload's first requests were issued (`start_phase`).
     started: bool,
     erase_base: Vec<u32>,
@@ -116,6 +121,11 @@ pub struct Simulation {
 /// An empty series sampled as `[report]` says (free blocks, buffer occupancy).
 fn sampled_series(cfg: &ValidatedConfig) -> TimeSeries {
     TimeSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples)
+}
+
+/// The per-interval figures of a run that has not started, at `[report]`'s interval and bound.
+fn rate_series(cfg: &ValidatedConfig) -> IntervalSeries {
+    IntervalSeries::new(cfg.report.sample_interval_ns, cfg.report.max_samples)
 }
 
 /// The write buffer's occupancy and dirty-page series, empty; None without a buffer.
@@ -173,6 +183,8 @@ impl Simulation {
         let summary = WorkloadSummary { trace: source.trace_info(), ..WorkloadSummary::default() };
         let source_expects = source.expected_records();
         let host = Host::new(source, geometry.page_bytes, cfg.used_logical_pages(), w.fold, w.speedup, rebase);
+        // A trace or spec may address more than the drive holds: its footprint says what fits.
+        let host = if w.kind == WorkloadKind::Synthetic { host } else { host.count_footprint() };
         // Open loop issues at arrival times, not completions: its jobs take turns (`next_record`).
         let jobs = host.jobs().filter(|_| closed);
         let expected_requests = match w.kind {
@@ -181,7 +193,7 @@ impl Simulation {
             _ => w.count,
         };
         let mut device = Device::new(geometry, timing);
-        device.set_scheduler(&cfg.transaction_scheduler)?;
+        device.set_scheduler(&cfg.transaction_scheduler, &cfg.policy_tables)?;
         Ok(Simulation {
             device,
             ftl: Ftl::build(&cfg, rng_for(cfg.warmup_seed(), RngStream::Policy))?,
@@ -205,6 +217,7 @@ impl Simulation {
             summary,
             free_blocks: sampled_series(&cfg),
             buffer_series: buffer_series(&cfg),
+            rates: rate_series(&cfg),
             log: cfg.report.request_log.as_deref().map(RequestLog::create).transpose()?,
             lpn_buf: Vec::new(),
             warmup: WarmupSummary::default(),
@@ -213,6 +226,7 @@ impl Simulation {
             idle_counted: false,
             idle: idle_summary(&cfg),
             warmed: false,
+            warming: None,
             started: false,
             erase_base: Vec::new(),
             flushed: false,

@@ -41,10 +41,13 @@ impl Simulation {
             git_revision: env!("SSDLAB_GIT_REVISION"),
             seed: self.cfg.seed,
             config: crate::config::to_json(self.cfg.config()),
+            drive: self.drive_summary(),
             workload: WorkloadSummary {
                 span_ns: span,
                 skipped_records: self.host.skipped_records(),
                 host: self.host.stats.clone(),
+                // Read again at the end: the lines the reader passed over are known only now.
+                trace: s.trace.as_ref().and_then(|_| self.host.trace_info()),
                 ..s.clone()
             },
             latency: LatencyReport {
@@ -105,6 +108,7 @@ impl Simulation {
                 free_blocks: self.free_blocks.clone(),
                 buffer_occupied_pages: self.buffer_series.as_ref().map(|(o, _)| o.clone()),
                 buffer_dirty_pages: self.buffer_series.as_ref().map(|(_, d)| d.clone()),
+                rates: self.rates.report(self.first_arrival.map(|_| self.now), self.flash_totals()),
             },
             learning: [
                 ("gc", self.ftl.scheduler().learning()),
@@ -114,6 +118,17 @@ impl Simulation {
             .into_iter()
             .filter_map(|(point, report)| report.map(|r| (point, r)))
             .collect(),
+        }
+    }
+
+    fn drive_summary(&self) -> DriveSummary {
+        let page_bytes = self.cfg.device.page_bytes;
+        DriveSummary {
+            preset: self.cfg.preset().map(str::to_string),
+            raw_bytes: crate::config::Capacity::of(&self.cfg).physical_pages * page_bytes,
+            logical_bytes: self.cfg.logical_pages() as u64 * page_bytes,
+            used_logical_bytes: self.cfg.used_logical_pages() as u64 * page_bytes,
+            utilization: self.cfg.device.utilization,
         }
     }
 

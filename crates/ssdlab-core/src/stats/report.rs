@@ -10,7 +10,7 @@ use crate::ftl::cache::CacheStats;
 use crate::ftl::gc::GcStats;
 use crate::ftl::FtlStats;
 use crate::nand::BlockMode;
-use crate::stats::{LatencySummary, TimeSeries};
+use crate::stats::{LatencySummary, RateSeries, TimeSeries};
 use crate::workload::host::HostStats;
 use crate::workload::trace::TraceInfo;
 
@@ -24,6 +24,8 @@ pub struct Report {
     pub seed: u64,
     /// The fully resolved configuration.
     pub config: serde_json::Value,
+    /// The simulated drive: its preset and capacities.
+    pub drive: DriveSummary,
     pub workload: WorkloadSummary,
     pub latency: LatencyReport,
     pub throughput: Throughput,
@@ -50,6 +52,22 @@ pub struct Report {
     /// Learning diagnostics of every decision point run by an agent (`gc`, `eviction`,
     /// `region`), absent for policies that do not learn (`rl::diagnostics`).
     pub learning: std::collections::BTreeMap<&'static str, crate::rl::LearningReport>,
+}
+
+/// The drive a run simulated, as a summary states it (the geometry is in the config echo).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DriveSummary {
+    /// The device preset the configuration was loaded over; `null` when its layers gave the
+    /// device.
+    pub preset: Option<String>,
+    /// Every page of every block.
+    pub raw_bytes: u64,
+    /// Raw x (1 - `device.overprovisioning`), in whole pages.
+    pub logical_bytes: u64,
+    /// Logical x `device.utilization`: the space the workload addresses (a trace is folded into
+    /// it).
+    pub used_logical_bytes: u64,
+    pub utilization: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -175,6 +193,13 @@ pub struct VerifySummary {
     pub final_scan_passed: bool,
 }
 
+/// Every series is `{interval_ns, time_ns, values}`. `free_blocks` and the buffer's are sampled
+/// values (the value at the first event of each interval, every other sample dropped when the
+/// interval doubles); the rest are figures per interval of simulated time
+/// (`stats::interval_series`): `time_ns` is an interval's start, the value covers
+/// `(time_ns, time_ns + interval_ns]` (the last interval up to the end of the run), and when the
+/// interval doubles neighbours merge (counts summed, latency histograms merged), so no request is
+/// dropped. Units are in the names.
 #[derive(Debug, Clone, Serialize)]
 pub struct TimeSeriesReport {
     pub free_blocks: TimeSeries,
@@ -184,6 +209,10 @@ pub struct TimeSeriesReport {
     /// Dirty pages in the write buffer, with a buffer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer_dirty_pages: Option<TimeSeries>,
+    /// Throughput, latency percentiles (null in an interval without such requests), WAF (null
+    /// without host writes) and GC pages copied, per interval.
+    #[serde(flatten)]
+    pub rates: RateSeries,
 }
 
 impl Report {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::units::{Lpn, SimTime};
 use crate::workload::config::Fold;
+use crate::workload::footprint::PageSet;
 use crate::workload::request::RecordSource;
 use crate::workload::{IoOp, TraceRecord};
 
@@ -35,10 +36,20 @@ pub struct HostRequest {
 pub struct HostStats {
     /// Requests of size 0 (dropped: nothing to do).
     pub zero_size_skipped: u64,
-    /// Requests whose pages were folded because they lay beyond the used logical space.
+    /// Requests whose pages were folded: under modulo folding, those reaching beyond the used
+    /// logical space; under compact folding, those with a page whose slot did (the footprint
+    /// outgrew the space).
     pub folded_requests: u64,
     /// Distinct trace pages seen by compact folding.
     pub compact_footprint_pages: u64,
+    /// The end of the highest request (offset + size), in the workload's own (unfolded) address
+    /// space: the used logical space it needs to replay without modulo folding.
+    pub address_span_bytes: u64,
+    /// Distinct pages the requests addressed (trims included, as compact folding packs them):
+    /// the used logical space compact folding needs. Counted for traces and specs (under compact
+    /// folding it is `compact_footprint_pages`); `null` for the synthetic generator, whose
+    /// addresses lie in the used space.
+    pub footprint_pages: Option<u64>,
 }
 
 /// Compact folding's slots: each distinct trace page gets the next slot in first-use order.
@@ -93,6 +104,8 @@ pub struct Host {
     /// Requests read ahead, so the FTL can bring their mapping entries into cache early.
     ahead: std::collections::VecDeque<HostRequest>,
     started: bool,
+    /// The pages addressed under modulo folding (`count_footprint`); None: not counted.
+    footprint: Option<PageSet>,
     pub stats: HostStats,
 }
 
@@ -117,12 +130,29 @@ impl Host {
             rebase,
             ahead: std::collections::VecDeque::with_capacity(LOOKAHEAD),
             started: false,
+            footprint: None,
             stats: HostStats::default(),
         }
     }
 
+    /// Count the distinct pages the requests address (`HostStats::footprint_pages`): under
+    /// compact folding its slots do; under modulo folding a page set (`PageSet`) does.
+    pub fn count_footprint(mut self) -> Host {
+        self.stats.footprint_pages = Some(0);
+        if self.fold == Fold::Modulo {
+            self.footprint = Some(PageSet::default());
+        }
+        self
+    }
+
     pub fn skipped_records(&self) -> u64 {
         self.source.skipped()
+    }
+
+    /// What the trace reader did so far (the lines it passed over included); `None` for a
+    /// source that is not a trace.
+    pub fn trace_info(&self) -> Option<crate::workload::trace::TraceInfo> {
+        self.source.trace_info()
     }
 
     /// The next request, or None at the end of the workload.
@@ -183,6 +213,7 @@ impl Host {
     }
 
     /// The record in page terms, or None for a request of size 0 (counted and dropped).
+    #[inline]
     fn page_request(&mut self, r: TraceRecord) -> Option<HostRequest> {
         if r.size_bytes == 0 {
             self.stats.zero_size_skipped += 1;
@@ -195,9 +226,10 @@ impl Host {
         let end = r.offset_bytes.saturating_add(r.size_bytes);
         let last_page = (end - 1) / self.page_bytes;
         let pages = (last_page - first_page + 1).min(u32::MAX as u64) as u32;
-        if last_page >= self.used_pages {
+        if last_page >= self.used_pages && self.fold == Fold::Modulo {
             self.stats.folded_requests += 1;
         }
+        self.stats.address_span_bytes = self.stats.address_span_bytes.max(end);
         Some(HostRequest {
             arrival_ns,
             op: r.op,
@@ -215,17 +247,28 @@ impl Host {
     /// The request's pages as LPNs in the used logical space (into a reused buffer).
     pub fn lpns(&mut self, req: &HostRequest, out: &mut Vec<Lpn>) {
         out.clear();
+        let mut wrapped = false;
         for i in 0..req.pages as u64 {
             let page = req.first_page + i;
             let lpn = match self.fold {
                 Fold::Modulo => page % self.used_pages,
                 Fold::Compact => {
-                    let slot = self.compact.slot(page);
-                    self.stats.compact_footprint_pages = self.compact.len as u64;
-                    slot as u64 % self.used_pages
+                    let slot = self.compact.slot(page) as u64;
+                    wrapped |= slot >= self.used_pages;
+                    slot % self.used_pages
                 }
             };
             out.push(Lpn(lpn as u32));
+        }
+        if self.fold == Fold::Compact {
+            self.stats.compact_footprint_pages = self.compact.len as u64;
+            self.stats.folded_requests += wrapped as u64;
+            if self.stats.footprint_pages.is_some() {
+                self.stats.footprint_pages = Some(self.compact.len as u64);
+            }
+        } else if let Some(set) = &mut self.footprint {
+            set.insert_run(req.first_page, req.pages as u64);
+            self.stats.footprint_pages = Some(set.len());
         }
     }
 }

@@ -2,6 +2,7 @@
 //! host model that turns them into page requests.
 
 pub mod config;
+pub mod footprint;
 pub mod host;
 pub mod jobs;
 pub mod request;

@@ -13,7 +13,7 @@
 //! host work first also runs with read suspension.
 
 use ssdlab_core::config::Layer;
-use ssdlab_core::device::scheduler::REGISTRY as TRANSACTIONS;
+use ssdlab_core::device::scheduler::registry::REGISTRY as TRANSACTIONS;
 use ssdlab_core::ftl::gc::scheduler::{SchedulerCaps, REGISTRY as SCHEDULERS};
 use ssdlab_core::ftl::gc::victim::{Collects, VictimCaps, REGISTRY as VICTIMS};
 use ssdlab_core::ftl::placement::registry::{Allocates, PlacementCaps, REGISTRY as PLACEMENTS};

@@ -2,17 +2,21 @@
 
 mod catalog_verify;
 mod common;
+mod config_fuzz;
 mod decisions;
 mod determinism;
 mod fio_jobs;
 mod fsp;
+mod gc_scope_presets;
 mod golden;
 mod idle;
 mod learned_accounting;
 mod learning;
 mod mqsim_preset;
 mod partial_gc_verify;
+mod rates;
 mod report;
+mod rl_slc_settings;
 mod rlgc;
 mod slc;
 mod spec_presets;

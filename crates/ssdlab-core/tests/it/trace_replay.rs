@@ -65,6 +65,18 @@ fn websearch_devices_stay_apart_under_compact_folding() {
         (TraceFormat::DisksimNs, DeviceHandling::Separate, Some(6))
     );
     assert_eq!(info.layout_end_bytes, Some(75_503 << 20));
+    // The footprint (4.3 times tiny's 84 MiB) outgrows the space: compact folding wraps too.
+    assert_eq!(report.workload.host.footprint_pages, Some(93_029));
+    assert!(report.workload.host.folded_requests > 10_000, "{}", report.workload.host.folded_requests);
+    // Modulo folding counts the same footprint with its page set, and the address span: the end
+    // of the last device's extent, widened to 1 MiB.
+    let modulo = run(config("tiny", &trace_toml(&path, ""), &[]));
+    let host = &modulo.workload.host;
+    assert_eq!((host.footprint_pages, host.compact_footprint_pages), (Some(93_029), 0));
+    assert!((75_502 << 20..=75_503 << 20).contains(&host.address_span_bytes), "{}", host.address_span_bytes);
+    // A footprint that fits is not folded under compact folding, whatever its addresses.
+    let fits = run(config("bench-16gib", &trace_toml(&path, "fold = \"compact\"\n"), &["workload.count=5000"]));
+    assert_eq!(fits.workload.host.folded_requests, 0);
     let merged =
         run(config("tiny", &trace_toml(&path, "fold = \"compact\"\n[workload.trace]\ndevices = \"merge\"\n"), &[]));
     assert_eq!(merged.workload.host.compact_footprint_pages, 92_259);

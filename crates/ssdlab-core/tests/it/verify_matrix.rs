@@ -170,6 +170,13 @@ impl Combo {
         if self.placement == "static" {
             // Static placement writes each LPN to one plane: GC reclaims within planes.
             layers.push("[gc]\nscope = \"plane\"\n".into());
+            if self.slc {
+                // The SLC region's 3 blocks a plane cost 2.25 blocks of the plane's 8 spare:
+                // 5 left, where per-plane GC needs its target (5), 2 open blocks and one to
+                // reclaim (the loader refuses less). 8 more blocks a plane, all spare, keep the
+                // 3072 logical pages and leave 13.
+                layers.push("[device]\nblocks_per_plane = 40\noverprovisioning = 0.4\n".into());
+            }
         }
         if self.placement == "group" {
             // Lines of 4 planes x 32 pages; groups of 4 translation pages of 32 entries (one

@@ -54,7 +54,7 @@
 //!   range).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rand_pcg::Pcg64Mcg;
 use schemars::JsonSchema;
@@ -413,26 +413,49 @@ const FEATURES: [Feature; 5] = [
     },
 ];
 
+/// Every problem of the settings, each under its own key (all of them, not the first), the
+/// directory of `save_qtable` included: it must exist before the run, which writes the table
+/// only at its end.
+fn settings_problems(r: &RlSlcSettings) -> Vec<ConfigProblem> {
+    let mut problems = Vec::new();
+    let mut check = |ok: bool, key: &str, reason: String| {
+        if !ok {
+            problems.push(ConfigProblem { key: key.into(), reason });
+        }
+    };
+    check(r.step_slc_blocks > 0, "slc.rl.step_slc_blocks", "must be at least 1".into());
+    check(r.size_step_blocks > 0, "slc.rl.size_step_blocks", "must be at least 1".into());
+    let levels = &r.threshold_levels_bytes;
+    check(
+        !levels.is_empty() && levels.windows(2).all(|w| w[0].0 < w[1].0),
+        "slc.rl.threshold_levels_bytes",
+        "needs strictly ascending sizes".into(),
+    );
+    for (key, v) in [("slc.rl.reward_positive", r.reward_positive), ("slc.rl.reward_negative", r.reward_negative)] {
+        check(v.is_finite(), key, format!("must be finite, got {v}"));
+    }
+    let w = r.reward_baseline_smoothing;
+    check(w > 0.0 && w <= 1.0, "slc.rl.reward_baseline_smoothing", format!("must be in (0, 1], got {w}"));
+    check((0.0..=1.0).contains(&r.epsilon), "slc.rl.epsilon", format!("must be in [0, 1], got {}", r.epsilon));
+    check(r.alpha > 0.0 && r.alpha <= 1.0, "slc.rl.alpha", format!("must be in (0, 1], got {}", r.alpha));
+    check((0.0..=1.0).contains(&r.gamma), "slc.rl.gamma", format!("must be in [0, 1], got {}", r.gamma));
+    if let Some(path) = &r.save_qtable {
+        if let Err(reason) = crate::output::check_output_path(Path::new(path)) {
+            check(false, "slc.rl.save_qtable", reason);
+        }
+    }
+    problems
+}
+
 impl RlSlc {
     pub fn new(cfg: &ValidatedConfig) -> Result<Self> {
         let r: RlSlcSettings = SETTINGS.decode(&cfg.policy_tables)?;
         let r = &r;
-        if r.step_slc_blocks == 0 {
-            return Err(Error::config("slc.rl.step_slc_blocks", "must be at least 1"));
+        let problems = settings_problems(r);
+        if !problems.is_empty() {
+            return Err(Error::Config { path: None, problems });
         }
         let levels: Vec<u64> = r.threshold_levels_bytes.iter().map(|b| b.0).collect();
-        if levels.is_empty() || !levels.windows(2).all(|w| w[0] < w[1]) {
-            return Err(Error::config("slc.rl.threshold_levels_bytes", "needs strictly ascending sizes"));
-        }
-        for (key, v) in [("slc.rl.reward_positive", r.reward_positive), ("slc.rl.reward_negative", r.reward_negative)] {
-            if !v.is_finite() {
-                return Err(Error::config(key, "must be finite"));
-            }
-        }
-        let w = r.reward_baseline_smoothing;
-        if !(w > 0.0 && w <= 1.0) {
-            return Err(Error::config("slc.rl.reward_baseline_smoothing", format!("must be in (0, 1], got {w}")));
-        }
         let space = SlcSpace::new(cfg);
         let (min_blocks, max_blocks) = (space.min_blocks, space.max_blocks(cfg));
         let encoder =
@@ -452,9 +475,6 @@ impl RlSlc {
         };
         let agent = TabularAgent::with_table(q, learning)?;
         let n_states = encoder.n_states();
-        if r.size_step_blocks == 0 {
-            return Err(Error::config("slc.rl.size_step_blocks", "must be at least 1"));
-        }
         let wanted_blocks = if cfg.slc.blocks == 0 {
             min_blocks + (max_blocks - min_blocks) / 2
         } else {

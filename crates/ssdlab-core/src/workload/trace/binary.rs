@@ -135,7 +135,7 @@ pub(crate) struct BinaryReader {
     compression: Compression,
     count: u64,
     read: u64,
-    skipped: u64,
+    counts: super::info::LineCounts,
     policy: BadLinePolicy,
     finished: bool,
 }
@@ -191,7 +191,7 @@ impl BinaryReader {
             compression,
             count,
             read: 0,
-            skipped: 0,
+            counts: super::info::LineCounts::default(),
             policy,
             finished: false,
         })
@@ -241,7 +241,9 @@ impl TraceReader for BinaryReader {
             match decode(&bytes) {
                 Ok(record) => return Ok(Some(record)),
                 Err(reason) => match self.policy {
-                    BadLinePolicy::Skip => self.skipped += 1,
+                    BadLinePolicy::Skip => {
+                        self.counts.skip(self.read, "bad_record", || format!("bad binary record: {reason}"))
+                    }
                     BadLinePolicy::Error => {
                         return Err(self.fail(
                             self.read,
@@ -259,7 +261,11 @@ impl TraceReader for BinaryReader {
     }
 
     fn skipped_lines(&self) -> u64 {
-        self.skipped
+        self.counts.skipped_lines
+    }
+
+    fn line_counts(&self) -> super::info::LineCounts {
+        self.counts.clone()
     }
 }
 

@@ -15,7 +15,11 @@
 //! events explicitly.
 //!
 //! Every other event (G, I, M, P, U, C, A, X, m, ...) and the per-CPU summary blkparse prints at
-//! the end are ignored. The RWBS field decides the operation: `D` (discard) = trim, else `W` =
+//! the end are ignored (and counted as ignored lines). The summary is known by its labels
+//! (`CPU0 (8,0):`, `Reads Queued:`, `Throughput (R/W):`, ...), not by its shape: a line that is
+//! neither an event nor a summary line, or an event with a damaged device field or an action
+//! blkparse does not print, is a bad line (an error, or skipped and counted under
+//! `on_bad_line = "skip"`), never passed over unseen. The RWBS field decides the operation: `D` (discard) = trim, else `W` =
 //! write, else `R` = read; events with neither, or with no `sector + blocks` part or zero blocks
 //! (pure flushes and barriers), carry no data and are ignored. Time is seconds since the trace
 //! started (nanosecond digits); sector and blocks are 512-byte units; the device is
@@ -47,6 +51,52 @@ const SECTOR: &str = "sector (column 8, 512-byte sectors)";
 const PLUS: &str = "'+' (column 9)";
 const BLOCKS: &str = "blocks (column 10, 512-byte sectors)";
 
+/// Why a line whose first field is not `major,minor` is a bad line.
+const NOT_AN_EVENT: &str = "is not major,minor: the line is neither an event nor a line of the summary blkparse \
+     prints at the end";
+
+/// Why an unknown action is a bad line.
+const UNKNOWN_ACTION: &str = "is not an action blkparse prints (A B C D F G I M P Q R S T U X m)";
+
+/// The actions blkparse(1) prints (its manual's "Trace actions", and `m` for messages).
+const ACTIONS: [&[u8]; 16] =
+    [b"A", b"B", b"C", b"D", b"F", b"G", b"I", b"M", b"P", b"Q", b"R", b"S", b"T", b"U", b"X", b"m"];
+
+/// How the lines of blkparse's closing summary start (blkparse.c's output of per-CPU and
+/// per-device totals; `CPU<n> (<device>):` heads each CPU's block).
+const SUMMARY_LABELS: [&str; 21] = [
+    "Total (",
+    "Throughput (R/W):",
+    "Events (",
+    "Skips:",
+    "Reads Queued:",
+    "Read Dispatches:",
+    "Reads Requeued:",
+    "Reads Completed:",
+    "Read Merges:",
+    "Read depth:",
+    "IO unplugs:",
+    "PC Reads Queued:",
+    "PC Read Disp.:",
+    "PC Reads Req.:",
+    "PC Reads Compl.:",
+    "PC Reads:",
+    "Allocation wait:",
+    "Dispatch wait:",
+    "Completion wait:",
+    "Input file",
+    "Trace started at",
+];
+
+/// Whether a line is one of the summary blkparse prints at the end (see [`SUMMARY_LABELS`]).
+fn is_summary(line: &[u8]) -> bool {
+    if let Some(rest) = line.strip_prefix(b"CPU") {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        return digits > 0 && rest[digits..].starts_with(b" (") && line.ends_with(b":");
+    }
+    SUMMARY_LABELS.iter().any(|label| line.starts_with(label.as_bytes()))
+}
+
 /// Why a D event stops a trace that `auto` reads as Q.
 const LATE_ISSUE: &str = "is a D (issue) event with data, but the first 64 KiB of the trace held none, so \
      blkparse_event = \"auto\" replays Q (queue) events; name the events with blkparse_event = \"issue\" (what \
@@ -59,8 +109,9 @@ pub(crate) fn resolve(event: BlkparseEvent, head: &[u8]) -> (BlkparseEvent, bool
     match event {
         BlkparseEvent::Auto => {
             let mut issue = BlkparseParser::new(BlkparseEvent::Issue, false);
+            let delimiter = super::info::LineEnds::detect(head).delimiter();
             let has_issue = head
-                .split(|&b| b == b'\n')
+                .split(|&b| b == delimiter)
                 .map(super::fields::trim_blanks)
                 .any(|line| matches!(issue.parse(line), Ok(Some(_))));
             if has_issue {
@@ -104,13 +155,19 @@ impl LineParser for BlkparseParser {
         let mut fields = Fields::whitespace(line);
         let device_text = fields.need(DEVICE)?;
         let Some((major, minor)) = split_device(device_text) else {
-            return Ok(None); // not an event: the summary blkparse prints at the end
+            if is_summary(line) {
+                return Ok(None); // the summary blkparse prints at the end
+            }
+            return Err(LineError::new(DEVICE, device_text, Problem::Invalid(NOT_AN_EVENT)));
         };
         fields.skip_one(CPU)?;
         fields.skip_one(SEQUENCE)?;
         let time = fields.need(TIME)?;
         fields.skip_one(PID)?;
         let action = fields.need(ACTION)?;
+        if !ACTIONS.contains(&action) {
+            return Err(LineError::new(ACTION, action, Problem::Invalid(UNKNOWN_ACTION)));
+        }
         let late_issue = self.reject_issue && action == b"D";
         if action != self.action && !late_issue {
             return Ok(None);

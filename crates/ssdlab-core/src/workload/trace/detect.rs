@@ -24,6 +24,7 @@ use std::path::Path;
 
 use super::binary;
 use super::fields::{parse_scaled, parse_u64, trim_blanks, Fields};
+use super::info::LineEnds;
 use super::options::TraceFormat;
 use super::source::HEAD_BYTES;
 use super::text::quote;
@@ -67,21 +68,38 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
         );
     }
     // Only complete lines: a full head may end in the middle of one.
+    let delimiter = LineEnds::detect(head).delimiter();
     let complete = match head.len() == HEAD_BYTES {
-        true => head.iter().rposition(|&b| b == b'\n').map_or(head, |end| &head[..end]),
+        true => head.iter().rposition(|&b| b == delimiter).map_or(head, |end| &head[..end]),
         false => head,
     };
     let mut lines = complete
-        .split(|&b| b == b'\n')
+        .split(|&b| b == delimiter)
         .map(trim_blanks)
         .map(|line| line.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(line))
         .filter(|line| !line.is_empty() && line[0] != b'#')
         .take(SAMPLE_LINES + 1)
         .peekable();
-    let Some(&first) = lines.peek() else {
-        return Err(
-            Error::trace(path, 0, "the trace is empty (only blank or comment lines)").of_kind(TraceErrorKind::Empty)
+    let full = head.len() == HEAD_BYTES;
+    if full && !head.contains(&delimiter) {
+        let reason = format!(
+            "no line end in the first {} KiB of decompressed data, so no data line either: not a line-oriented text \
+             trace (it starts {})",
+            HEAD_BYTES / 1024,
+            quote(&head[..head.len().min(80)])
         );
+        return Err(Error::trace(path, 1, reason).of_kind(TraceErrorKind::Format));
+    }
+    let Some(&first) = lines.peek() else {
+        let reason = match full {
+            false => "the trace is empty (only blank or comment lines)".to_string(),
+            true => format!(
+                "no data line in the first {} KiB of decompressed data: only blank lines and comments (the first: {})",
+                HEAD_BYTES / 1024,
+                quote(first_nonblank(complete, delimiter))
+            ),
+        };
+        return Err(Error::trace(path, 0, reason).of_kind(TraceErrorKind::Empty));
     };
     if first.contains(&0) || std::str::from_utf8(first).is_err() {
         return Err(Error::trace(
@@ -103,7 +121,15 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
     }
     let sample: Vec<&[u8]> = lines.take(SAMPLE_LINES).collect();
     if sample.is_empty() {
-        let reason = format!("no data lines after the header line {}", quote(first));
+        let reason = match full {
+            false => format!("no data lines after the header line {}", quote(first)),
+            true => format!(
+                "no data line in the first {} KiB of decompressed data after the header line {} (only blank lines \
+                 and comments follow it there)",
+                HEAD_BYTES / 1024,
+                quote(first)
+            ),
+        };
         return Err(Error::trace(path, 1, reason).of_kind(TraceErrorKind::Empty));
     }
 
@@ -135,6 +161,11 @@ pub(crate) fn detect(head: &[u8], path: &Path) -> Result<TraceFormat> {
             .of_kind(TraceErrorKind::Format))
         }
     }
+}
+
+/// The first line of `text` that is not blank (a comment, where detection found nothing else).
+fn first_nonblank(text: &[u8], delimiter: u8) -> &[u8] {
+    text.split(|&b| b == delimiter).map(trim_blanks).find(|line| !line.is_empty()).unwrap_or(b"")
 }
 
 /// The format a header line names, if it is one of the known headers.

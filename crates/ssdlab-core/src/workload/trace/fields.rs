@@ -71,6 +71,21 @@ impl Problem {
         }
     }
 
+    /// The problem's id in a report's `skipped_by_problem` (docs/traces.md lists them).
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            Problem::Missing => "missing_field",
+            Problem::Empty => "empty_field",
+            Problem::NotUnsigned | Problem::NotDecimal => "not_a_number",
+            Problem::Negative => "negative",
+            Problem::Overflow | Problem::DeviceTooLarge | Problem::EndOverflow => "overflow",
+            Problem::UnknownOp(_) => "unknown_op",
+            Problem::ZeroSize => "zero_size",
+            Problem::TooLarge => "too_large",
+            Problem::Invalid(_) | Problem::Fatal(_) => "invalid",
+        }
+    }
+
     /// Whether the bad-line policy may skip the line.
     pub(crate) fn is_skippable(self) -> bool {
         !matches!(self, Problem::Fatal(_))

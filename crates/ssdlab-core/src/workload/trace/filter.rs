@@ -165,8 +165,13 @@ impl TraceReader for Filtered {
         self.clamped
     }
 
+    fn line_counts(&self) -> super::info::LineCounts {
+        self.inner.line_counts()
+    }
+
+    /// The plan's info with the lines passed over so far.
     fn info(&self) -> Option<TraceInfo> {
-        self.info.clone()
+        self.info.clone().map(|info| TraceInfo { lines: self.inner.line_counts(), ..info })
     }
 }
 

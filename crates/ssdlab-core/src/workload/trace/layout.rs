@@ -196,6 +196,10 @@ impl TraceReader for Separated {
     fn clamped_records(&self) -> u64 {
         self.inner.clamped_records()
     }
+
+    fn line_counts(&self) -> super::info::LineCounts {
+        self.inner.line_counts()
+    }
 }
 
 #[cfg(test)]

@@ -42,22 +42,24 @@ mod text;
 pub mod writer;
 
 #[cfg(test)]
+mod accounting;
+#[cfg(test)]
 mod robustness;
 #[cfg(test)]
 mod test_support;
 
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use binary::convert;
-pub use info::{DeviceHandling, DeviceRange, TraceInfo};
+pub use info::{DeviceHandling, DeviceRange, LineCounts, LineEnds, SkippedLine, TraceInfo};
 pub use options::{
     AddressUnit, BadLinePolicy, BlkparseEvent, DevicePolicy, GenericColumns, OpFilter, OutOfOrderPolicy, TimeUnit,
     TraceFormat, TraceOptions, MAX_REORDER_WINDOW,
 };
 pub use reader::TraceReader;
+pub use source::trace_file_problem;
 pub use stats::TraceStats;
 pub use writer::{OutputFormat, TraceWriter, WriteSummary};
 
@@ -92,7 +94,7 @@ pub fn from_reader(
 
 /// Detect the format of a trace file from its content.
 pub fn detect(path: &Path) -> Result<TraceFormat> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = source::open_file(path)?;
     let source = source::open_source(Box::new(file), path)?;
     detect::detect(&source.head, path)
 }
@@ -102,6 +104,8 @@ pub fn detect(path: &Path) -> Result<TraceFormat> {
 #[derive(Debug, Clone)]
 struct Plan {
     format: TraceFormat,
+    /// The line ends of a text format (`None` for the binary format).
+    line_ends: Option<LineEnds>,
     /// blkparse only: the events replayed and whether a D event is an error (`auto` chose Q).
     blkparse: Option<(BlkparseEvent, bool)>,
     devices: Devices,
@@ -131,14 +135,15 @@ impl Plan {
             format => format,
         };
         let blkparse = (format == TraceFormat::Blkparse).then(|| blkparse::resolve(options.blkparse_event, head));
-        let mut plan = Plan { format, blkparse, devices: Devices::Stream };
+        let line_ends = (format != TraceFormat::Binary).then(|| LineEnds::detect(head));
+        let mut plan = Plan { format, line_ends, blkparse, devices: Devices::Stream };
         plan.devices = match (options.device, options.devices) {
             (Some(_), _) => Devices::Select,
             (None, DevicePolicy::Merge) => Devices::Merge,
             (None, DevicePolicy::Separate) if !has_device_column(format, options) => Devices::NoColumn,
             (None, DevicePolicy::Separate) => match rescan {
                 Some(file_path) => {
-                    let file = File::open(file_path).map_err(|e| Error::io(file_path, e))?;
+                    let file = source::open_file(file_path)?;
                     let source = source::open_source(Box::new(file), path)?;
                     let mut reader = format_reader(source, path, options, &plan)?;
                     Devices::Scanned(Arc::new(Layout::scan(reader.as_mut(), path)?))
@@ -162,6 +167,7 @@ impl Plan {
         };
         TraceInfo {
             format: self.format,
+            line_ends: self.line_ends,
             blkparse_event: self.blkparse.map(|(event, _)| event),
             devices: match self.devices {
                 Devices::Select => DeviceHandling::Select,
@@ -171,6 +177,7 @@ impl Plan {
             device_count,
             device_ranges,
             layout_end_bytes,
+            lines: LineCounts::default(),
         }
     }
 }
@@ -193,7 +200,7 @@ fn open_planned(
     plan: Option<&Plan>,
 ) -> Result<(Box<dyn TraceReader + Send>, Plan)> {
     options.validate()?;
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = source::open_file(path)?;
     let source = source::open_source(Box::new(file), path)?;
     let plan = match plan {
         Some(plan) => plan.clone(),
@@ -292,6 +299,8 @@ struct TraceSource {
     pass_records: u64,
     last_out_ns: u64,
     skipped_before: u64,
+    /// The lines earlier passes passed over.
+    lines_before: LineCounts,
 }
 
 impl RecordSource for TraceSource {
@@ -321,6 +330,7 @@ impl RecordSource for TraceSource {
             self.pass_first_ns = None;
             self.pass_records = 0;
             self.skipped_before += self.reader.skipped_lines();
+            self.lines_before.merge(&self.reader.line_counts());
             self.reader = open_planned(&self.path, &self.options, Some(&self.plan))?.0;
         }
     }
@@ -328,7 +338,9 @@ impl RecordSource for TraceSource {
         self.skipped_before + self.reader.skipped_lines()
     }
     fn trace_info(&self) -> Option<TraceInfo> {
-        Some(self.plan.info())
+        let mut lines = self.lines_before.clone();
+        lines.merge(&self.reader.line_counts());
+        Some(TraceInfo { lines, ..self.plan.info() })
     }
 }
 
@@ -350,6 +362,7 @@ pub fn open_source(w: &WorkloadConfig) -> Result<Box<dyn RecordSource + Send>> {
         pass_records: 0,
         last_out_ns: 0,
         skipped_before: 0,
+        lines_before: LineCounts::default(),
     }))
 }
 

@@ -1,6 +1,6 @@
 //! Layer: workload (trace readers). The trait every format reader implements.
 
-use super::info::TraceInfo;
+use super::info::{LineCounts, TraceInfo};
 use crate::error::Result;
 use crate::workload::TraceRecord;
 
@@ -20,6 +20,12 @@ pub trait TraceReader {
     /// Requests whose time was clamped under `on_out_of_order = "clamp"`.
     fn clamped_records(&self) -> u64 {
         0
+    }
+
+    /// The lines passed over so far: ignored as not requests, skipped as unreadable (by
+    /// problem, the first few quoted). Empty for a reader that passes over nothing.
+    fn line_counts(&self) -> LineCounts {
+        LineCounts::default()
     }
 
     /// What the reader did with the file (format, blkparse events, device layout); `None` for a

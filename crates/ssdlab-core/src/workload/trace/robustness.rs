@@ -64,7 +64,7 @@ fn read_every_way(bytes: &[u8]) {
 }
 
 /// Replace, insert or delete bytes at positions given as fractions of the length.
-fn mutate(original: &[u8], edits: &[(u8, f64, u8)]) -> Vec<u8> {
+pub(super) fn mutate(original: &[u8], edits: &[(u8, f64, u8)]) -> Vec<u8> {
     let mut bytes = original.to_vec();
     for &(kind, at, byte) in edits {
         let position = ((bytes.len() as f64) * at) as usize;
@@ -81,7 +81,7 @@ fn mutate(original: &[u8], edits: &[(u8, f64, u8)]) -> Vec<u8> {
 }
 
 /// Interesting bytes for mutations: digits, delimiters, signs, letters of op names, NUL, high bytes.
-fn interesting_byte() -> impl Strategy<Value = u8> {
+pub(super) fn interesting_byte() -> impl Strategy<Value = u8> {
     prop_oneof![prop::sample::select(b"0123456789,. \t\n\r-+eE#xRWrwDQ\"".to_vec()), Just(0u8), any::<u8>(),]
 }
 

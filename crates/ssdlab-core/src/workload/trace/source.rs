@@ -19,6 +19,33 @@ use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoder, FrameDecoderErr
 
 use crate::error::{Error, Result, TraceErrorKind};
 
+/// Why `path` cannot be read as a trace file, if it cannot: missing, a directory, or not a
+/// regular file (a pipe, a socket, a device). A pipe is refused rather than read: a trace is
+/// read more than once (detection, a device pre-scan, a repeated replay), and opening a FIFO
+/// nobody writes to waits forever.
+pub fn trace_file_problem(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Some("no such file".into()),
+        Err(e) => Some(e.to_string()),
+        Ok(meta) if meta.is_dir() => Some("is a directory, not a trace file".into()),
+        Ok(meta) if !meta.is_file() => Some(
+            "not a regular file (a pipe, a socket or a device): a trace is read more than once (format detection, \
+             a repeated replay), so save it to a file first"
+                .into(),
+        ),
+        Ok(_) => None,
+    }
+}
+
+/// Open a trace file; a directory, pipe or device is refused before `open` (which would wait
+/// on a FIFO).
+pub(crate) fn open_file(path: &Path) -> Result<std::fs::File> {
+    if let (Ok(_), Some(reason)) = (std::fs::metadata(path), trace_file_problem(path)) {
+        return Err(Error::trace(path, 0, reason));
+    }
+    std::fs::File::open(path).map_err(|e| Error::io(path, e))
+}
+
 /// How many decompressed bytes are kept for format detection.
 pub(crate) const HEAD_BYTES: usize = 64 * 1024;
 
@@ -94,6 +121,19 @@ pub(crate) fn open_source(raw: Box<dyn Read + Send>, path: &Path) -> Result<Sour
         }
     }
     head.truncate(filled);
+    if let (0, Some(error)) = (filled, &pending_error) {
+        // Nothing came out: the stream is cut short (or damaged) before its first data byte, which
+        // is not an empty trace.
+        let reason = match compression {
+            Compression::None => compression.describe_read_error(error),
+            Compression::Gzip | Compression::Zstd => format!(
+                "{} data is cut short or corrupt before its first decompressed byte (an interrupted download or \
+                 copy?): {error}",
+                if compression == Compression::Gzip { "gzip" } else { "zstd" }
+            ),
+        };
+        return Err(Error::trace(path, 1, reason).of_kind(TraceErrorKind::Corrupt));
+    }
     let rest: Box<dyn Read + Send> = match pending_error {
         None => decoded,
         Some(error) => Box::new(FailOnce(Some(error))),

@@ -1,6 +1,9 @@
 //! Layer: workload (trace readers). The line loop shared by every text format: read a line into
-//! a reused buffer, drop blanks, comments and a header, hand the line to the format's parser,
-//! and apply the bad-line policy.
+//! a reused buffer (lines end at the line end detected from the head: LF, CRLF or CR alone),
+//! drop blanks, comments and a header, hand the line to the format's parser, and apply the
+//! bad-line policy. Every line that is not a request is counted: ignored (a header, a kind of
+//! line the format defines but does not replay) or skipped (unreadable, by problem, the first
+//! few quoted; `info::LineCounts`).
 //!
 //! One `TextReader<P>` is monomorphised per format, so the per-line path has no dynamic
 //! dispatch and no allocation; a message is built only when a line is reported.
@@ -9,6 +12,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::fields::{LineError, LineResult, Problem};
+use super::info::{LineCounts, LineEnds};
 use super::options::{BadLinePolicy, TraceFormat};
 use super::reader::TraceReader;
 use super::source::{Compression, Source};
@@ -34,9 +38,11 @@ pub(crate) struct TextReader<P> {
     source: Box<dyn BufRead + Send>,
     compression: Compression,
     buffer: Vec<u8>,
+    /// The byte lines end at (`LineEnds::delimiter`).
+    delimiter: u8,
     /// Lines read so far (the 1-based number of the current line).
     line: u64,
-    skipped: u64,
+    counts: LineCounts,
     records: u64,
     /// Lines at the top of the file to drop unread (a generic format's `header_lines`).
     header_lines: u64,
@@ -53,11 +59,12 @@ impl<P: LineParser> TextReader<P> {
     pub(crate) fn new(source: Source, path: &Path, policy: BadLinePolicy, parser: P) -> Self {
         TextReader {
             path: path.to_path_buf(),
+            delimiter: LineEnds::detect(&source.head).delimiter(),
             source: source.reader,
             compression: source.compression,
             buffer: Vec::with_capacity(256),
             line: 0,
-            skipped: 0,
+            counts: LineCounts::default(),
             records: 0,
             header_lines: 0,
             detect_header: true,
@@ -76,24 +83,31 @@ impl<P: LineParser> TextReader<P> {
     }
 
     fn no_records_error(&self) -> Error {
-        let reason = if self.skipped > 0 {
+        let skipped = self.counts.skipped_lines;
+        let reason = if skipped > 0 {
+            let first = self
+                .counts
+                .first_skipped
+                .first()
+                .map_or(String::new(), |s| format!(" (first: line {}: {})", s.line, s.reason));
             format!(
-                "no valid requests: all {} data lines were malformed and skipped (on_bad_line = \"skip\"); \
+                "no valid requests: all {skipped} data lines were malformed and skipped (on_bad_line = \"skip\"){first}; \
                  is this really a {} trace?",
-                self.skipped,
                 self.parser.format().id()
             )
         } else if self.line == 0 {
             "the trace is empty (no lines after decompression)".to_string()
         } else {
             format!(
-                "no requests in {} lines (only blank lines, comments, headers or events the {} format ignores)",
+                "no requests in {} lines ({} ignored as headers or lines the {} format does not replay, the rest \
+                 blank or comments)",
                 self.line,
+                self.counts.ignored_lines,
                 self.parser.format().id()
             )
         };
         // All lines skipped: they were not of this format; none at all: nothing to replay.
-        let kind = if self.skipped > 0 { TraceErrorKind::Format } else { TraceErrorKind::Empty };
+        let kind = if skipped > 0 { TraceErrorKind::Format } else { TraceErrorKind::Empty };
         Error::trace(&self.path, self.line, reason).of_kind(kind)
     }
 }
@@ -105,7 +119,7 @@ impl<P: LineParser> TraceReader for TextReader<P> {
         }
         loop {
             self.buffer.clear();
-            match self.source.read_until(b'\n', &mut self.buffer) {
+            match self.source.read_until(self.delimiter, &mut self.buffer) {
                 Ok(0) => {
                     self.finished = true;
                     if self.records == 0 {
@@ -122,9 +136,10 @@ impl<P: LineParser> TraceReader for TextReader<P> {
             }
             self.line += 1;
             if self.line <= self.header_lines {
+                self.counts.ignored_lines += 1;
                 continue;
             }
-            let mut line = content(&self.buffer);
+            let mut line = content(&self.buffer, self.delimiter);
             if self.line == 1 {
                 line = line.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(line);
                 // UTF-8 BOM
@@ -135,6 +150,7 @@ impl<P: LineParser> TraceReader for TextReader<P> {
             if !self.seen_content {
                 self.seen_content = true;
                 if self.detect_header && line[0].is_ascii_alphabetic() {
+                    self.counts.ignored_lines += 1;
                     continue;
                 }
             }
@@ -143,9 +159,13 @@ impl<P: LineParser> TraceReader for TextReader<P> {
                     self.records += 1;
                     return Ok(Some(record));
                 }
-                Ok(None) => {}
+                Ok(None) => self.counts.ignored_lines += 1,
                 Err(error) => match self.policy {
-                    BadLinePolicy::Skip if error.problem.is_skippable() => self.skipped += 1,
+                    BadLinePolicy::Skip if error.problem.is_skippable() => {
+                        let format = self.parser.format();
+                        let problem = if is_binary(line) { "binary" } else { error.problem.id() };
+                        self.counts.skip(self.line, problem, || describe_bad_line(format, line, &error));
+                    }
                     BadLinePolicy::Skip | BadLinePolicy::Error => {
                         self.finished = true;
                         let reason = describe_bad_line(self.parser.format(), line, &error);
@@ -164,15 +184,24 @@ impl<P: LineParser> TraceReader for TextReader<P> {
     }
 
     fn skipped_lines(&self) -> u64 {
-        self.skipped
+        self.counts.skipped_lines
+    }
+
+    fn line_counts(&self) -> LineCounts {
+        self.counts.clone()
     }
 }
 
 /// The line without its line end and surrounding blanks.
 #[inline]
-fn content(buffer: &[u8]) -> &[u8] {
-    let line = buffer.strip_suffix(b"\n").unwrap_or(buffer);
+fn content(buffer: &[u8], delimiter: u8) -> &[u8] {
+    let line = buffer.strip_suffix(&[delimiter]).unwrap_or(buffer);
     super::fields::trim_blanks(line)
+}
+
+/// Whether a line holds bytes no text trace has: NUL, or invalid UTF-8.
+fn is_binary(line: &[u8]) -> bool {
+    line.contains(&0) || std::str::from_utf8(line).is_err()
 }
 
 /// The message for a bad line: what is wrong with which field, then the line quoted.

@@ -229,8 +229,8 @@ mod tests {
             |offset_bytes, size_bytes| TraceRecord { time_ns: 0, op: IoOp::Read, offset_bytes, size_bytes, device: 0 };
         assert_eq!(out.sectors(&record(1024, 4096)), (2, 8));
         assert_eq!(out.summary.widened_to_sectors, 0);
-        // Bytes 1000..1100 lie in sector 1; bytes 500..1600 in sectors 0 to 3.
-        assert_eq!(out.sectors(&record(1000, 100)), (1, 1));
+        // Bytes 1000..1100 cross from sector 1 into sector 2; bytes 500..1600 lie in sectors 0 to 3.
+        assert_eq!(out.sectors(&record(1000, 100)), (1, 2));
         assert_eq!(out.sectors(&record(500, 1100)), (0, 4));
         assert_eq!(out.summary.widened_to_sectors, 2);
         std::fs::remove_file(&path).unwrap();

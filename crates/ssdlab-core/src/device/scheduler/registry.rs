@@ -1,16 +1,11 @@
-//! Layer: device. The transaction schedulers' registry (`transaction_scheduler.policy`): how each array unit
-//! orders the flash operations waiting for it. One line per scheduler, with its constructor and
-//! capabilities (`crate::registry`). `fcfs` keeps no state: its booking path never looks at a
-//! queue (`Device::sched` is `None`); `priority` is `queue.rs`.
+//! Layer: device. The transaction schedulers' registry (`transaction_scheduler.policy`): one
+//! line per scheduler of this folder, with its constructor and capabilities (`crate::registry`);
+//! the trait they implement is in `mod.rs`.
 
-use super::queue::Priority;
+use super::BuildScheduler;
 use crate::config::{Config, SchedulerConfig};
 use crate::error::ConfigProblem;
 use crate::registry::{self, Entry};
-
-/// What the device builds for a scheduler: its queues for `units` array units over `blocks`
-/// blocks (None: operations are booked when issued).
-pub type BuildScheduler = fn(&SchedulerConfig, usize, usize) -> Option<Box<Priority>>;
 
 /// What the engine asks of a transaction scheduler without naming it (`Entry::caps`).
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +23,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
         summary: "every operation booked when issued, at the earliest time its unit and channel are idle \
                   (work-conserving: background GC copies issued before a host read are served before it; \
                   the RLGC and Lazy-RTGC papers' simulators)",
-        build: |_, _, _| None,
+        build: |_| Ok(Box::new(super::fcfs::Fcfs)),
         caps: TransactionCaps { host_first: false },
         settings: None,
     },
@@ -38,7 +33,7 @@ pub const REGISTRY: &[Entry<BuildScheduler, TransactionCaps>] = &[
                   request or in idle time, idle buffer flushes) waits in per-unit queues and starts only when its \
                   unit has no host, mapping or foreground-GC operation; one arriving later waits only for the one \
                   in progress (or, with suspend_ns, suspends it)",
-        build: |cfg, units, blocks| Some(Box::new(Priority::new(cfg, units, blocks))),
+        build: |c| Ok(Box::new(super::priority::Priority::new(c.cfg, c.units, c.blocks))),
         caps: TransactionCaps { host_first: true },
         settings: None,
     },
@@ -51,7 +46,7 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
 }
 
 /// `check_config` on the `[transaction_scheduler]` table alone (what `Device::set_scheduler` has).
-pub(super) fn problems(s: &SchedulerConfig) -> Vec<ConfigProblem> {
+pub(crate) fn problems(s: &SchedulerConfig) -> Vec<ConfigProblem> {
     let mut problems: Vec<ConfigProblem> =
         registry::check(REGISTRY, "transaction_scheduler.policy", &s.policy).into_iter().collect();
     if s.suspend_ns.is_some() && registry::caps(REGISTRY, &s.policy).is_some_and(|c| !c.host_first) {

@@ -39,31 +39,18 @@
 
 use std::collections::VecDeque;
 
-use super::{Device, Source};
+use super::{Erase, PageCopy, PageRead, Program, TransactionScheduler};
 use crate::config::SchedulerConfig;
-use crate::nand::BlockMode;
-use crate::units::{BlockId, Ppn, SimTime};
+use crate::device::{Resources, Source};
+use crate::units::{BlockId, SimTime};
 
 /// A queued background operation.
 #[derive(Debug, Clone, Copy)]
 enum Op {
-    /// A page copy within one unit: read `old` (of page type `ptype`), then program `new`.
-    Copy {
-        old: Ppn,
-        old_mode: BlockMode,
-        ptype: u32,
-        new: Ppn,
-        new_mode: BlockMode,
-    },
-    Program {
-        block: BlockId,
-        pages: u32,
-        t_prog: u64,
-    },
-    Erase {
-        block: BlockId,
-        mode: BlockMode,
-    },
+    /// A page copy within one unit.
+    Copy(PageCopy),
+    Program(Program),
+    Erase(Erase),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -94,7 +81,7 @@ struct Suspend {
     max_suspensions: u32,
 }
 
-/// The scheduler's state (a `Device` holds one under `priority`).
+/// The scheduler's state.
 #[derive(Debug, Clone)]
 pub struct Priority {
     /// Set by the FTL around background work.
@@ -115,6 +102,75 @@ pub struct Priority {
     /// for queued operations).
     estimate_free: Vec<SimTime>,
     running: Vec<Option<Running>>,
+}
+
+impl TransactionScheduler for Priority {
+    fn read(&mut self, res: &mut Resources, op: PageRead, ready: SimTime, source: Source) -> SimTime {
+        let block = res.geometry.block_of(op.ppn);
+        self.promote(res, block);
+        let start = if self.background { None } else { self.suspend_for_read(res, block, op, ready) };
+        res.book_read(op.ppn, op.mode, op.page_type, ready, source, start)
+    }
+
+    fn program(&mut self, res: &mut Resources, op: Program, ready: SimTime, source: Source) -> SimTime {
+        if self.background {
+            return self.defer(res, Op::Program(op), ready, source);
+        }
+        self.promote(res, op.block);
+        res.book_program(op.block, op.pages, op.t_prog_ns, ready, source).1
+    }
+
+    fn erase(&mut self, res: &mut Resources, op: Erase, ready: SimTime, source: Source) -> SimTime {
+        if self.background {
+            // Its real dependency, the copies out of its block, is checked when it is
+            // dispatched; `ready` is the FTL's estimate of their end.
+            let now = res.now;
+            return self.defer(res, Op::Erase(op), now, source);
+        }
+        self.promote(res, op.block);
+        let after_copies = std::mem::take(&mut self.copies_out_end[op.block.index()]);
+        res.book_erase(op.block, op.mode, ready.max(after_copies), source).1
+    }
+
+    fn copy(&mut self, res: &mut Resources, op: PageCopy, ready: SimTime, source: Source) -> SimTime {
+        let (old_block, new_block) = (res.geometry.block_of(op.old), res.geometry.block_of(op.new));
+        if self.background && res.locate(old_block).0 == res.locate(new_block).0 {
+            return self.defer(res, Op::Copy(op), ready, source);
+        }
+        // Foreground, or across units: booked now, after what is queued on either block.
+        self.promote(res, old_block);
+        self.promote(res, new_block);
+        self.book_copy(res, op, ready, source).1
+    }
+
+    fn set_background(&mut self, background: bool) {
+        self.background = background;
+    }
+
+    fn advance_to(&mut self, res: &mut Resources, now: SimTime) {
+        if self.queued > 0 {
+            self.dispatch(res, now);
+        }
+    }
+
+    fn drain(&mut self, res: &mut Resources) {
+        self.dispatch(res, SimTime::MAX);
+    }
+
+    /// Back to idle (timing turned on after warm-up, when nothing is queued).
+    fn reset(&mut self) {
+        self.queues.iter_mut().for_each(VecDeque::clear);
+        self.active.clear();
+        self.queued = 0;
+        self.last_seq.fill(0);
+        self.copies_out_end.fill(0);
+        self.estimate_free.fill(0);
+        self.running.fill(None);
+    }
+
+    fn queued(&self) -> usize {
+        self.queued
+    }
 }
 
 impl Priority {
@@ -138,313 +194,186 @@ impl Priority {
         }
     }
 
-    /// Back to idle (timing turned on after warm-up, when nothing is queued).
-    pub(super) fn reset(&mut self) {
-        self.queues.iter_mut().for_each(VecDeque::clear);
-        self.active.clear();
-        self.queued = 0;
-        self.last_seq.fill(0);
-        self.copies_out_end.fill(0);
-        self.estimate_free.fill(0);
-        self.running.fill(None);
-    }
-
-    pub(super) fn queued(&self) -> usize {
-        self.queued
-    }
-
     fn pop(&mut self, unit: usize) -> Pending {
         self.queued -= 1;
         self.queues[unit].pop_front().expect("a queued operation")
     }
-}
-
-impl Device {
-    /// The FTL marks work no request waits for (GC steps after a request, idle-time work):
-    /// under `priority` its operations wait in per-unit queues behind foreground work.
-    pub fn set_background(&mut self, background: bool) {
-        if let Some(s) = &mut self.sched {
-            s.background = background;
-        }
-    }
-
-    #[cfg(test)]
-    /// Background operations still queued (always 0 under `fcfs`).
-    pub fn queued_operations(&self) -> usize {
-        self.sched.as_ref().map_or(0, |s| s.queued)
-    }
-
-    /// Book every queued operation (end of the run).
-    pub fn drain(&mut self) {
-        if self.sched.is_some() {
-            self.dispatch(SimTime::MAX);
-        }
-    }
-
-    fn sched(&self) -> &Priority {
-        self.sched.as_ref().expect("priority scheduler")
-    }
-
-    fn sched_mut(&mut self) -> &mut Priority {
-        self.sched.as_mut().expect("priority scheduler")
-    }
-
-    fn defers(&self) -> bool {
-        self.sched().background
-    }
-
-    #[inline(never)]
-    pub(super) fn read_scheduled(
-        &mut self,
-        ppn: Ppn,
-        mode: BlockMode,
-        ptype: u32,
-        ready: SimTime,
-        source: Source,
-    ) -> SimTime {
-        let block = self.geometry.block_of(ppn);
-        self.promote(block);
-        let start = if self.defers() { None } else { self.suspend_for_read(block, mode, ptype, ready) };
-        self.book_read(ppn, mode, ptype, ready, source, start)
-    }
-
-    #[inline(never)]
-    pub(super) fn program_scheduled(
-        &mut self,
-        block: BlockId,
-        pages: u32,
-        t_prog: u64,
-        ready: SimTime,
-        source: Source,
-    ) -> SimTime {
-        if self.defers() {
-            return self.defer(Op::Program { block, pages, t_prog }, ready, source);
-        }
-        self.promote(block);
-        self.book_program(block, pages, t_prog, ready, source).1
-    }
-
-    #[inline(never)]
-    pub(super) fn erase_scheduled(
-        &mut self,
-        block: BlockId,
-        mode: BlockMode,
-        ready: SimTime,
-        source: Source,
-    ) -> SimTime {
-        if self.defers() {
-            // Its real dependency, the copies out of its block, is checked when it is
-            // dispatched; `ready` is the FTL's estimate of their end.
-            return self.defer(Op::Erase { block, mode }, self.now, source);
-        }
-        self.promote(block);
-        let after_copies = std::mem::take(&mut self.sched_mut().copies_out_end[block.index()]);
-        self.book_erase(block, mode, ready.max(after_copies), source).1
-    }
-
-    #[inline(never)]
-    pub(super) fn copy_scheduled(
-        &mut self,
-        old: Ppn,
-        old_mode: BlockMode,
-        new: Ppn,
-        new_mode: BlockMode,
-        ready: SimTime,
-        source: Source,
-    ) -> SimTime {
-        let (old_block, new_block) = (self.geometry.block_of(old), self.geometry.block_of(new));
-        let ptype = self.count_read(old, old_mode, source);
-        self.count_program(source);
-        if self.defers() && self.locate(old_block).0 == self.locate(new_block).0 {
-            return self.defer(Op::Copy { old, old_mode, ptype, new, new_mode }, ready, source);
-        }
-        // Foreground, or across units: booked now, after what is queued on either block.
-        self.promote(old_block);
-        self.promote(new_block);
-        self.book_copy(old, old_mode, ptype, new, new_mode, ready, source).1
-    }
 
     /// Book a copy's read, then its program once the data is out: the program's (start, end).
-    #[allow(clippy::too_many_arguments)]
-    fn book_copy(
-        &mut self,
-        old: Ppn,
-        old_mode: BlockMode,
-        ptype: u32,
-        new: Ppn,
-        new_mode: BlockMode,
-        ready: SimTime,
-        source: Source,
-    ) -> (SimTime, SimTime) {
-        let read_done = self.book_read(old, old_mode, ptype, ready, source, None);
-        let block = self.geometry.block_of(new);
-        let t_prog = self.program_ns(new, new_mode);
-        let (start, end) = self.book_program(block, 1, t_prog, read_done, source);
-        let from = self.geometry.block_of(old);
-        let out = &mut self.sched_mut().copies_out_end[from.index()];
+    fn book_copy(&mut self, res: &mut Resources, op: PageCopy, ready: SimTime, source: Source) -> (SimTime, SimTime) {
+        let read_done = res.book_read(op.old, op.old_mode, op.old_page_type, ready, source, None);
+        let block = res.geometry.block_of(op.new);
+        let t_prog = res.program_ns(op.new, op.new_mode);
+        let (start, end) = res.book_program(block, 1, t_prog, read_done, source);
+        let from = res.geometry.block_of(op.old);
+        let out = &mut self.copies_out_end[from.index()];
         *out = (*out).max(end);
         (start, end)
     }
 
     /// Queue a background operation; returns its estimated end.
-    fn defer(&mut self, op: Op, ready: SimTime, source: Source) -> SimTime {
-        let t = &self.timing;
+    fn defer(&mut self, res: &mut Resources, op: Op, ready: SimTime, source: Source) -> SimTime {
+        let t = &res.timing;
         let (block, duration_ns) = match op {
-            Op::Copy { old, old_mode, ptype, new, new_mode } => {
-                let read_ns = t.command_ns + t.read(old_mode, ptype) + t.page_transfer_ns;
-                let prog_ns = t.command_ns + t.page_transfer_ns + self.program_ns(new, new_mode);
-                (self.geometry.block_of(old), read_ns + prog_ns)
+            Op::Copy(c) => {
+                let read_ns = t.command_ns + t.read(c.old_mode, c.old_page_type) + t.page_transfer_ns;
+                let prog_ns = t.command_ns + t.page_transfer_ns + res.program_ns(c.new, c.new_mode);
+                (res.geometry.block_of(c.old), read_ns + prog_ns)
             }
-            Op::Program { block, pages, t_prog } => (block, t.command_ns + t.page_transfer_ns * pages as u64 + t_prog),
-            Op::Erase { block, mode } => (block, t.command_ns + t.erase(mode)),
+            Op::Program(p) => (p.block, t.command_ns + t.page_transfer_ns * p.pages as u64 + p.t_prog_ns),
+            Op::Erase(e) => (e.block, t.command_ns + t.erase(e.mode)),
         };
-        let unit = self.locate(block).0;
-        let free = self.unit_free_at[unit];
-        self.counters.by_source.0[source as usize].queued += 1;
-        let s = self.sched_mut();
-        s.seq += 1;
-        let seq = s.seq;
-        s.last_seq[block.index()] = seq;
-        if let Op::Copy { new, .. } = op {
-            let new_block = self.geometry.block_of(new);
-            self.sched_mut().last_seq[new_block.index()] = seq;
+        let unit = res.locate(block).0;
+        let free = res.unit_free_at[unit];
+        res.counters.by_source.0[source as usize].queued += 1;
+        self.seq += 1;
+        let seq = self.seq;
+        self.last_seq[block.index()] = seq;
+        if let Op::Copy(c) = op {
+            self.last_seq[res.geometry.block_of(c.new).index()] = seq;
         }
-        let s = self.sched_mut();
-        if s.queues[unit].is_empty() {
-            s.active.push(unit);
+        if self.queues[unit].is_empty() {
+            self.active.push(unit);
         }
-        s.queues[unit].push_back(Pending { op, ready, source, seq });
-        s.queued += 1;
-        let est = &mut s.estimate_free[unit];
+        self.queues[unit].push_back(Pending { op, ready, source, seq });
+        self.queued += 1;
+        let est = &mut self.estimate_free[unit];
         *est = ready.max(free).max(*est) + duration_ns;
         *est
     }
 
     /// Book queued operations, per unit in FIFO order: those their unit could start before
     /// `limit`, and those that have waited `max_wait_ns` by then.
-    pub(super) fn dispatch(&mut self, limit: SimTime) {
-        let max_wait_ns = self.sched().max_wait_ns;
+    fn dispatch(&mut self, res: &mut Resources, limit: SimTime) {
+        let max_wait_ns = self.max_wait_ns;
         let mut i = 0;
-        while let Some(&unit) = self.sched().active.get(i) {
-            while let Some(&p) = self.sched().queues[unit].front() {
+        while let Some(&unit) = self.active.get(i) {
+            while let Some(&p) = self.queues[unit].front() {
                 let aged = p.ready.saturating_add(max_wait_ns) <= limit;
-                if !aged && self.pending_start(&p) >= limit {
+                if !aged && self.pending_start(res, &p) >= limit {
                     break;
                 }
-                let p = self.sched_mut().pop(unit);
-                self.commit(p);
+                let p = self.pop(unit);
+                self.commit(res, p);
             }
             i += 1;
         }
-        let s = self.sched_mut();
-        let queues = &s.queues;
-        s.active.retain(|&u| !queues[u].is_empty());
+        let queues = &self.queues;
+        self.active.retain(|&u| !queues[u].is_empty());
     }
 
     /// Book the queued work of `block`'s unit up to the last queued operation on `block`, so
     /// an operation booked now on it follows that work.
     #[inline]
-    fn promote(&mut self, block: BlockId) {
-        let last = self.sched().last_seq[block.index()];
+    fn promote(&mut self, res: &mut Resources, block: BlockId) {
+        let last = self.last_seq[block.index()];
         if last == 0 {
             return;
         }
-        let unit = self.locate(block).0;
-        while self.sched().queues[unit].front().is_some_and(|p| p.seq <= last) {
-            let p = self.sched_mut().pop(unit);
-            self.commit(p);
+        let unit = res.locate(block).0;
+        while self.queues[unit].front().is_some_and(|p| p.seq <= last) {
+            let p = self.pop(unit);
+            self.commit(res, p);
         }
-        let s = self.sched_mut();
-        s.last_seq[block.index()] = 0;
-        if s.queues[unit].is_empty() {
-            s.active.retain(|&u| u != unit);
+        self.last_seq[block.index()] = 0;
+        if self.queues[unit].is_empty() {
+            self.active.retain(|&u| u != unit);
         }
     }
 
     /// Where a queued operation would start if booked now.
-    fn pending_start(&self, p: &Pending) -> SimTime {
-        let t = &self.timing;
+    fn pending_start(&self, res: &Resources, p: &Pending) -> SimTime {
+        let t = &res.timing;
         match p.op {
-            Op::Copy { old, old_mode, ptype, .. } => {
-                let unit_ns = t.command_ns + t.read(old_mode, ptype);
-                self.fit_unit(self.geometry.block_of(old), false, p.ready, unit_ns, t.command_ns)
+            Op::Copy(c) => {
+                let unit_ns = t.command_ns + t.read(c.old_mode, c.old_page_type);
+                res.fit_unit(res.geometry.block_of(c.old), false, p.ready, unit_ns, t.command_ns)
             }
-            Op::Program { block, pages, t_prog } => {
-                let data_in = t.command_ns + t.page_transfer_ns * pages as u64;
-                self.fit_unit(block, false, p.ready, data_in + t_prog, data_in)
+            Op::Program(op) => {
+                let data_in = t.command_ns + t.page_transfer_ns * op.pages as u64;
+                res.fit_unit(op.block, false, p.ready, data_in + op.t_prog_ns, data_in)
             }
-            Op::Erase { block, mode } => {
-                let ready = p.ready.max(self.sched().copies_out_end[block.index()]);
-                self.fit_unit(block, true, ready, t.command_ns + t.erase(mode), t.command_ns)
+            Op::Erase(op) => {
+                let ready = p.ready.max(self.copies_out_end[op.block.index()]);
+                res.fit_unit(op.block, true, ready, t.command_ns + t.erase(op.mode), t.command_ns)
             }
         }
     }
 
-    fn commit(&mut self, p: Pending) {
+    fn commit(&mut self, res: &mut Resources, p: Pending) {
         match p.op {
-            Op::Copy { old, old_mode, ptype, new, new_mode } => {
-                let (start, end) = self.book_copy(old, old_mode, ptype, new, new_mode, p.ready, p.source);
-                let (block, from) = (self.geometry.block_of(new), self.geometry.block_of(old));
-                self.note_running(block, start, end, Some(from), p.source);
+            Op::Copy(c) => {
+                let (start, end) = self.book_copy(res, c, p.ready, p.source);
+                let (block, from) = (res.geometry.block_of(c.new), res.geometry.block_of(c.old));
+                self.note_running(res, block, start, end, Some(from), p.source);
             }
-            Op::Program { block, pages, t_prog } => {
-                let (start, end) = self.book_program(block, pages, t_prog, p.ready, p.source);
-                self.note_running(block, start, end, None, p.source);
+            Op::Program(op) => {
+                let (start, end) = res.book_program(op.block, op.pages, op.t_prog_ns, p.ready, p.source);
+                self.note_running(res, op.block, start, end, None, p.source);
             }
-            Op::Erase { block, mode } => {
-                let after_copies = std::mem::take(&mut self.sched_mut().copies_out_end[block.index()]);
-                let (start, end) = self.book_erase(block, mode, p.ready.max(after_copies), p.source);
-                self.note_running(block, start, end, None, p.source);
+            Op::Erase(op) => {
+                let after_copies = std::mem::take(&mut self.copies_out_end[op.block.index()]);
+                let (start, end) = res.book_erase(op.block, op.mode, p.ready.max(after_copies), p.source);
+                self.note_running(res, op.block, start, end, None, p.source);
             }
         }
     }
 
-    fn note_running(&mut self, block: BlockId, start: SimTime, end: SimTime, from: Option<BlockId>, source: Source) {
-        let unit = self.locate(block).0;
-        let s = self.sched_mut();
-        if s.suspend.is_some() {
-            s.running[unit] = Some(Running { start, end, block, from, source, suspensions: 0 });
+    fn note_running(
+        &mut self,
+        res: &Resources,
+        block: BlockId,
+        start: SimTime,
+        end: SimTime,
+        from: Option<BlockId>,
+        source: Source,
+    ) {
+        if self.suspend.is_some() {
+            let unit = res.locate(block).0;
+            self.running[unit] = Some(Running { start, end, block, from, source, suspensions: 0 });
         }
     }
 
-    /// A foreground read of `block` ready at `ready`: if its unit then runs a background program
-    /// or erase with nothing booked after it, suspend that operation and return the read's
-    /// command start; None if the read cannot suspend (it is then booked as usual).
-    fn suspend_for_read(&mut self, block: BlockId, mode: BlockMode, ptype: u32, ready: SimTime) -> Option<SimTime> {
-        let s = self.sched();
-        let sus = s.suspend?;
-        let (unit, channel) = self.locate(block);
-        let r = s.running[unit]?;
-        let ready = self.ordered(block, ready, false);
-        let suspendable = r.start <= ready
-            && ready < r.end
-            && r.end == self.unit_free_at[unit]
-            && r.suspensions < sus.max_suspensions;
+    /// A foreground read `op` of `block` ready at `ready`: if its unit then runs a background
+    /// program or erase with nothing booked after it, suspend that operation and return the
+    /// read's command start; None if the read cannot suspend (it is then booked as usual).
+    fn suspend_for_read(
+        &mut self,
+        res: &mut Resources,
+        block: BlockId,
+        op: PageRead,
+        ready: SimTime,
+    ) -> Option<SimTime> {
+        let sus = self.suspend?;
+        let (unit, channel) = res.locate(block);
+        let r = self.running[unit]?;
+        let ready = res.ordered(block, ready, false);
+        let suspendable =
+            r.start <= ready && ready < r.end && r.end == res.unit_free_at[unit] && r.suspensions < sus.max_suspensions;
         if !suspendable {
             return None;
         }
-        let cmd = self.timing.command_ns;
-        let read_unit_ns = cmd + self.timing.read(mode, ptype);
-        let start = self.channels[channel].book(ready + sus.suspend_ns, cmd);
+        let cmd = res.timing.command_ns;
+        let read_unit_ns = cmd + res.timing.read(op.mode, op.page_type);
+        let start = res.channels[channel].book(ready + sus.suspend_ns, cmd);
         // The suspended operation needs the array time it had left, after the read and the
         // resume cost.
         let end = start + read_unit_ns + sus.resume_ns + (r.end - ready);
-        self.unit_free_at[unit] = end;
-        self.note_order(r.block, end, true);
+        res.unit_free_at[unit] = end;
+        res.note_order(r.block, end, true);
         #[cfg(test)]
-        if let Some(b) = self.booked.iter_mut().rev().find(|b| b.0 == r.block && b.2 == r.start) {
+        if let Some(b) = res.booked.iter_mut().rev().find(|b| b.0 == r.block && b.2 == r.start) {
             b.3 = end;
         }
-        let by = &mut self.counters.by_source.0[r.source as usize];
+        let by = &mut res.counters.by_source.0[r.source as usize];
         by.suspensions += 1;
         by.busy_ns += sus.resume_ns;
-        self.unit_busy_ns[unit] += sus.resume_ns;
-        let s = self.sched_mut();
+        res.unit_busy_ns[unit] += sus.resume_ns;
         if let Some(f) = r.from {
-            let out = &mut s.copies_out_end[f.index()];
+            let out = &mut self.copies_out_end[f.index()];
             *out = (*out).max(end);
         }
-        s.running[unit] = Some(Running { end, suspensions: r.suspensions + 1, ..r });
+        self.running[unit] = Some(Running { end, suspensions: r.suspensions + 1, ..r });
         Some(start)
     }
 }
@@ -452,7 +381,9 @@ impl Device {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nand::ArrayUnit;
+    use crate::device::Device;
+    use crate::nand::{ArrayUnit, BlockMode};
+    use crate::units::Ppn;
     use proptest::prelude::*;
 
     const CMD: u64 = 1_000;
@@ -468,16 +399,16 @@ mod tests {
     }
 
     fn device_with(policy: &str, suspend_ns: Option<u64>, array_unit: ArrayUnit) -> Device {
+        device_waiting(policy, suspend_ns, array_unit, 10_000_000)
+    }
+
+    /// `device_with`, background work booked after at most `max_wait_ns`.
+    fn device_waiting(policy: &str, suspend_ns: Option<u64>, array_unit: ArrayUnit, max_wait_ns: u64) -> Device {
         // Blocks 0-7 (all the tests use) are chip 0's two planes.
         let mut d = crate::device::tests::device(array_unit);
-        d.set_scheduler(&SchedulerConfig {
-            policy: policy.into(),
-            suspend_ns,
-            resume_ns: 5_000,
-            max_suspensions: 1,
-            max_wait_ns: 10_000_000,
-        })
-        .unwrap();
+        let cfg =
+            SchedulerConfig { policy: policy.into(), suspend_ns, resume_ns: 5_000, max_suspensions: 1, max_wait_ns };
+        d.set_scheduler(&cfg, &Default::default()).unwrap();
         d
     }
 
@@ -538,7 +469,8 @@ mod tests {
         // it still needed: the next copy's read starts after that.
         let resumed_end = ARRIVAL + 20_000 + CMD + T_R[3] + 5_000 + (FIRST_PROGRAM_END - ARRIVAL);
         d.drain();
-        let second_read = d.booked.iter().filter(|b| b.1 == 0 && b.0 == BlockId(0)).nth(1).expect("second copy read");
+        let second_read =
+            d.res.booked.iter().filter(|b| b.1 == 0 && b.0 == BlockId(0)).nth(1).expect("second copy read");
         assert!(second_read.2 >= resumed_end, "{} < {resumed_end}", second_read.2);
         // One suspension per operation: a second read waits for the resumed program.
         let mut d = device("priority", Some(20_000));
@@ -569,15 +501,14 @@ mod tests {
         // Page 9 (block 1) is where copy 1 goes: the read waits for that program.
         d.advance_to(0);
         let done = d.read(Ppn(9), BlockMode::Native, 0, Source::Host);
-        let program = d.booked.iter().filter(|b| b.1 == 1 && b.0 == BlockId(1)).nth(1).expect("copy 1's program");
+        let program = d.res.booked.iter().filter(|b| b.1 == 1 && b.0 == BlockId(1)).nth(1).expect("copy 1's program");
         assert!(done > program.3, "read done {done} before the copy's program ended {}", program.3);
     }
 
     #[test]
     fn background_work_waits_at_most_max_wait_ns_under_a_saturating_host_load() {
         for (max_wait_ns, queued_after) in [(10_000_000, 0), (u64::MAX, 3)] {
-            let mut d = device("priority", None);
-            d.sched.as_mut().expect("priority").max_wait_ns = max_wait_ns;
+            let mut d = device_waiting("priority", None, ArrayUnit::Chip, max_wait_ns);
             three_copies(&mut d);
             // Reads of block 2 every 100 us (each holds the chip 181 us): the chip never idles.
             let mut at = 0;
@@ -588,7 +519,7 @@ mod tests {
             assert_eq!(d.queued_operations(), queued_after, "max_wait_ns {max_wait_ns}");
             if queued_after == 0 {
                 // Booked behind the reads issued by then, not before them.
-                let copy_read = d.booked.iter().find(|b| b.0 == BlockId(0)).expect("copy booked");
+                let copy_read = d.res.booked.iter().find(|b| b.0 == BlockId(0)).expect("copy booked");
                 assert!(copy_read.2 > 10_000_000, "copy started at {}", copy_read.2);
             }
         }
@@ -672,7 +603,7 @@ mod tests {
             }
             d.drain();
             prop_assert_eq!(d.queued_operations(), 0);
-            let log = d.booked.clone();
+            let log = d.res.booked.clone();
             prop_assert_eq!(log.iter().filter(|b| b.1 == 2).count() as u64, erases);
             prop_assert_eq!(log.iter().filter(|b| b.1 == 0).count() as u64, d.counters().reads);
             // Per block, in booking order: a program or read starts after every earlier program
