@@ -186,8 +186,14 @@ def fsp(traces, traces_dir, seeds, quick, **run) -> None:
     help="CI-sized: Table 4's PC and YCSB-A cut to 60,000 and 12,000 requests, then a 192-block drive "
     "and two traces (the PC and TPC-C stand-ins); every mapping verified.",
 )
+@click.option(
+    "--readings",
+    is_flag=True,
+    help="Instead: issue #46's readings of the paper (SLC size reserved or a cap, Algorithm 2's average) "
+    "side by side, RL and its control on Table 4's workloads, large cold writes and the stand-ins.",
+)
 @_run_options("results/slc")
-def slc(traces, traces_dir, seeds, quick, **run) -> None:
+def slc(traces, traces_dir, seeds, quick, readings, **run) -> None:
     """RL SLC cache (Yoo & Shin, HotStorage 2020) on hybrid SLC/QLC: Figs. 4-8 and WAF.
 
     First Table 4's six workloads (the specs slc-pc ... slc-ycsb-a, at the paper's address
@@ -195,5 +201,6 @@ def slc(traces, traces_dir, seeds, quick, **run) -> None:
     then QLC-only, Static, DWA, UST and the Q-learning SLC cache manager on the preset
     yoo-hybrid-qlc over the stand-in traces, each replayed until it has written 1.5 drives, and
     an agent trained on the training stand-ins against an untrained one (Fig. 8). --seeds sets
-    the stand-ins' seeds, and the first table's when above 3."""
-    _run("slc", traces, traces_dir, seeds=seeds, quick=quick, **run)
+    the stand-ins' seeds, and the first table's when above 3. --readings runs the readings of
+    docs/experiments/slc.md ("Readings") instead."""
+    _run("slc", traces, traces_dir, seeds=seeds, quick=quick, readings=readings, **run)

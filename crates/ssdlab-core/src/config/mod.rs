@@ -419,6 +419,46 @@ pub struct SlcConfig {
     /// SLC blocks and threshold are sampled every this many bytes of host writes for the
     /// report's series (the paper's Figs. 5-6: every 128 MB).
     pub sample_every_bytes: ByteSize,
+    /// What the size a policy chooses (`static`, `dwa`, `rl`) means: `reserved` converts that
+    /// many blocks to SLC mode whether or not writes go there; `cap` makes it a maximum, the
+    /// region holding only the blocks its data fills and the free blocks migration keeps;
+    /// `shared` a maximum that also yields blocks to the native region when SLC data is the
+    /// cheaper space to reclaim (docs/policies/regions.md). Unset: `shared`, the drive's
+    /// dynamic SLC cache, for every policy with a sized region (`static`, `dwa`, `rl`; issue
+    /// #46's evidence); `none` and `ust` have no size to bound and refuse the key.
+    /// `reserved` with `slc.rl.reward_baseline = "all_steps"` is the paper's literal reading.
+    pub region: Option<SlcRegionMode>,
+}
+
+impl SlcConfig {
+    /// `slc.region` as the policies read it: the set value, else `shared`.
+    pub fn region_mode(&self) -> SlcRegionMode {
+        self.region.unwrap_or_default()
+    }
+}
+
+/// `slc.region`: whether an SLC policy's size is held in SLC mode or only allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SlcRegionMode {
+    /// The region holds the chosen size in SLC mode: a resize converts free blocks at once
+    /// (the RL-SLC paper's Sec. 1: "the total capacity of SSD is reduced as more flash blocks
+    /// are allocated to the SLC region"): the paper's literal reading.
+    Reserved,
+    /// The chosen size is a maximum: free blocks are converted to SLC mode as SLC writes need
+    /// them (the region keeps `slc.target_free_blocks` free ahead of its data, and gives back
+    /// the free blocks beyond those), as the dynamic caches of the drives the paper cites run
+    /// (Sec. 2.1).
+    Cap,
+    /// A cap on a region that shares the device's free space with the native region: as `cap`,
+    /// but while the SLC region's cheapest victim holds fewer valid pages than the native
+    /// region's (SLC data is the cheaper space to reclaim), it grows only from free blocks the
+    /// native region can spare and gives a block back (migrating a victim) whenever the native
+    /// region has none: the cache folds to make room for QLC, as a filling drive's does (ours;
+    /// the default: issue #46 measured it, with `reward_baseline = "exponential"`, meeting both
+    /// of the paper's statements, RL near QLC-only on YCSB-A and ahead elsewhere).
+    #[default]
+    Shared,
 }
 
 impl Default for SlcConfig {
@@ -431,6 +471,7 @@ impl Default for SlcConfig {
             target_free_blocks: None,
             max_fraction: 0.56,
             sample_every_bytes: ByteSize(128 << 20),
+            region: None,
         }
     }
 }

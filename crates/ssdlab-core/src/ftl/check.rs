@@ -212,6 +212,20 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
         ),
         None => {}
     }
+    // Unset, `slc.region` is the policy's own (`SlcConfig::region_mode`); set, it must have a
+    // size to apply to.
+    if let Some(mode) = cfg.slc.region {
+        check(
+            slc.is_some_and(|c| c.caps_size),
+            "slc.region",
+            format!(
+                "{:?} says what the SLC size a policy chooses means; '{}' chooses none (slc.policy: {})",
+                format!("{mode:?}").to_lowercase(),
+                cfg.slc.policy,
+                registry::ids_where(region::registry::REGISTRY, |c: &RegionCaps| c.caps_size)
+            ),
+        );
+    }
     // A random-action control (the `random_control` key of a learned policy's table) replaces
     // a learned policy's choices: the seam's chosen policy must be one.
     let (eviction_key, eviction_id, eviction_learns) = if cfg.cache.capacity.0 > 0 {

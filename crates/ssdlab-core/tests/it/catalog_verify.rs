@@ -119,6 +119,14 @@ fn runs() -> Vec<(String, Vec<String>)> {
     for e in REGIONS {
         let own = format!("[slc]\npolicy = \"{}\"\n", e.id);
         add(format!("slc.policy = {}", e.id), region_layers(&e.caps), own.clone());
+        if e.caps.caps_size {
+            // Unset, `slc.region` is `shared` (the run above); the other two set.
+            for region in ["reserved", "cap"] {
+                let mut layers = region_layers(&e.caps);
+                layers.push(format!("[slc]\nregion = \"{region}\"\n"));
+                add(format!("slc.policy = {}, slc.region = {region}", e.id), layers, own.clone());
+            }
+        }
         if e.caps.learns {
             let mut control = region_layers(&e.caps);
             control.push("[slc.rl]\nrandom_control = true\n".into());

@@ -1,7 +1,9 @@
 //! Hybrid SLC/QLC drives (Yoo & Shin, HotStorage 2020) end to end: SLC and QLC operations cost
 //! what the config says; every region policy (QLC-only, static, DWA, UST, RL), with the write
 //! buffer on and off, keeps every page (verify mode) through migrations, collections and
-//! resizes, and mode conversions keep the device's capacity accounting exact; the RL agent's
+//! resizes, and mode conversions keep the device's capacity accounting exact, under every reading
+//! of issue #46 too (the SLC size as a cap, RL's reward baselines); an unused cap costs the
+//! native region only the free blocks migration keeps; the RL agent's
 //! Q-table is saved, loaded into another run, and refused when its shape does not match.
 
 use crate::common::{page_request, temp_path, Scripted};
@@ -81,16 +83,20 @@ fn slc_and_qlc_operations_cost_their_configured_times() {
     assert_eq!(report.regions[0].stats.host_write_ns, 775_500);
 }
 
-/// What each policy must show it did on the mixed workload.
-fn check_policy(policy: &str, buffer: bool) {
-    let extra = format!(
+/// What each policy must show it did on the mixed workload (`extra`: more of the policy's
+/// settings, e.g. `slc.region = "cap"`).
+fn check_policy(policy: &str, buffer: bool, extra: &str) {
+    let own = format!(
         "[slc]\npolicy = \"{policy}\"\n{}\n[cache]\ncapacity = {}\n[warmup]\nfill = true\n",
         if policy == "static" { "blocks = 24\nthreshold_bytes = 16384" } else { "" },
         if buffer { "\"144KiB\"" } else { "0" },
     );
-    let layers = vec![Layer::inline(format!("verify = true\n{SMALL}")), Layer::inline(extra)];
+    // Unset, `slc.region` is `shared`: a cap.
+    let cap = !extra.contains("region = \"reserved\"");
+    let layers =
+        vec![Layer::inline(format!("verify = true\n{SMALL}")), Layer::inline(own), Layer::inline(extra.to_string())];
     let (sim, r) = run_records(layers, mixed(12_000, 7));
-    let what = format!("{policy}, buffer {buffer}");
+    let what = format!("{policy}, buffer {buffer}, {extra:?}");
     assert!(r.verify.enabled && r.verify.final_scan_passed, "{what}: verify");
     assert!(r.verify.reads_checked > 1000, "{what}: {} reads checked", r.verify.reads_checked);
     let rr = &r.policies.region_report;
@@ -110,6 +116,12 @@ fn check_policy(policy: &str, buffer: bool) {
     let slc = r.regions.get(1).map(|s| (s.blocks, s.stats));
     match policy {
         "none" => assert_eq!(r.regions.len(), 1, "{what}"),
+        "static" if cap => {
+            // The 24 blocks bound the region; it grew to them as its data came, and migrates there.
+            let (blocks, s) = slc.expect("an SLC region");
+            assert!(blocks <= 24 && s.blocks_converted_in > 10, "{what}: {blocks} blocks, {s:?}");
+            assert!(s.migrated_out_pages > 100 && r.regions[0].stats.host_pages > 100, "{what}: {s:?}");
+        }
         "static" => {
             let (blocks, s) = slc.expect("an SLC region");
             assert_eq!(blocks, 24, "{what}");
@@ -142,14 +154,130 @@ fn check_policy(policy: &str, buffer: bool) {
 #[test]
 fn every_policy_keeps_every_page_without_a_buffer() {
     for policy in ["none", "static", "dwa", "ust", "rl"] {
-        check_policy(policy, false);
+        check_policy(policy, false, "");
     }
 }
 
 #[test]
 fn every_policy_keeps_every_page_with_a_buffer() {
     for policy in ["none", "static", "dwa", "ust", "rl"] {
-        check_policy(policy, true);
+        check_policy(policy, true, "");
+    }
+}
+
+/// Issue #46's readings: the size reserved (the literal reading) or a cap (every policy that has
+/// one to bound; unset is `shared`, run above) and the RL agent's reward baselines under each
+/// region keep every page and the accounting exact.
+#[test]
+fn every_reading_keeps_every_page() {
+    const RESERVED: &str = "[slc]\nregion = \"reserved\"\n";
+    const CAP: &str = "[slc]\nregion = \"cap\"\n";
+    for buffer in [false, true] {
+        for policy in ["static", "dwa", "rl"] {
+            check_policy(policy, buffer, RESERVED);
+            check_policy(policy, buffer, CAP);
+        }
+        for baseline in ["all_steps", "exponential", "per_state"] {
+            let reading = format!("[slc.rl]\nreward_baseline = \"{baseline}\"\n");
+            check_policy("rl", buffer, &reading);
+            check_policy("rl", buffer, &format!("{RESERVED}{reading}"));
+            check_policy("rl", buffer, &format!("{CAP}{reading}"));
+        }
+    }
+}
+
+/// Unset, `slc.region` is `shared` and `slc.rl.reward_baseline` `exponential` (issue #46's
+/// evidence): a run without them is the run with them set, and differs from the literal
+/// reading's (`reserved`, `all_steps`).
+#[test]
+fn the_default_is_the_shared_region_with_the_exponential_baseline() {
+    let run = |policy: &str, extra: &str| {
+        let own = format!(
+            "[slc]\npolicy = \"{policy}\"\n{}\n{extra}",
+            if policy == "static" { "blocks = 24\nthreshold_bytes = 16384" } else { "" }
+        );
+        let (_, r) = run_records(small(&own), mixed(6_000, 11));
+        (serde_json::to_value(&r.regions).unwrap(), r.policies.region_report)
+    };
+    for policy in ["static", "dwa", "rl"] {
+        let baseline = if policy == "rl" { "[slc.rl]\nreward_baseline = \"exponential\"\n" } else { "" };
+        let literal = if policy == "rl" { "[slc.rl]\nreward_baseline = \"all_steps\"\n" } else { "" };
+        let default = run(policy, "");
+        assert_eq!(default, run(policy, &format!("region = \"shared\"\n{baseline}")), "{policy}");
+        assert_ne!(default, run(policy, &format!("region = \"reserved\"\n{literal}")), "{policy}");
+    }
+}
+
+/// With the size as a cap, an SLC region that routing leaves unused holds only the free blocks
+/// migration keeps, and the native region the rest: on writes all above theta, the native
+/// region has all but those few blocks, where a reserved region of the same size takes its
+/// share from the native region's spare and GC works harder for it.
+#[test]
+fn an_unused_cap_costs_the_native_region_only_the_free_blocks_migration_keeps() {
+    // 16 KiB writes (4 pages) at random over the used space, theta 4 KiB: nothing goes to SLC.
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+    let used = (8192.0 * 0.97 * 0.6) as u64;
+    let records: Vec<TraceRecord> =
+        (0..6_000).map(|k| page_request(k * 400_000, IoOp::Write, rng.gen_range(0..used - 4), 4, PAGE)).collect();
+    let run = |region: &str| {
+        let extra = format!(
+            "verify = true\n[slc]\npolicy = \"static\"\nblocks = 24\nthreshold_bytes = 4096\nregion = \"{region}\"\n\
+             [warmup]\nfill = true\n"
+        );
+        run_records(small(&extra), records.clone()).1
+    };
+    let (reserved, cap) = (run("reserved"), run("cap"));
+    for r in [&reserved, &cap] {
+        assert!(r.verify.final_scan_passed);
+        assert_eq!(r.regions[1].stats.host_pages, 0, "nothing is routed to SLC");
+    }
+    // slc.target_free_blocks defaults to trigger (5) + 1.
+    assert_eq!((cap.regions[1].blocks, cap.regions[1].stats.blocks_converted_in), (6, 0));
+    assert_eq!(reserved.regions[1].blocks, 24);
+    assert!(
+        cap.gc.pages_copied < reserved.gc.pages_copied,
+        "QLC GC copies {} with the cap, {} with the reserved region",
+        cap.gc.pages_copied,
+        reserved.gc.pages_copied
+    );
+}
+
+/// With the region shared, SLC data that is cheaper to reclaim than the native region's gives
+/// its blocks back when the native region has none to spare: single pages written at random
+/// over a filled drive all go to SLC (theta 4 KiB) and stay valid (cold), so an SLC victim
+/// holds all 16 of its pages where the native region's cheapest holds more than that of its 64.
+/// Under a plain cap the region keeps its 24 blocks; shared, it gives blocks back.
+#[test]
+fn a_shared_region_gives_blocks_back_when_its_data_is_the_cheaper_space() {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
+    let used = (8192.0 * 0.97 * 0.6) as u64;
+    let records: Vec<TraceRecord> =
+        (0..8_000).map(|k| page_request(k * 400_000, IoOp::Write, rng.gen_range(0..used), 1, PAGE)).collect();
+    let run = |region: &str| {
+        let extra = format!(
+            "verify = true\n[slc]\npolicy = \"static\"\nblocks = 24\nthreshold_bytes = 4096\nregion = \"{region}\"\n\
+             [cache]\ncapacity = 0\n[warmup]\nfill = true\n"
+        );
+        run_records(small(&extra), records.clone()).1
+    };
+    let (cap, shared) = (run("cap"), run("shared"));
+    assert!(cap.verify.final_scan_passed && shared.verify.final_scan_passed);
+    assert_eq!(cap.regions[0].stats.host_pages, 0, "every write goes to SLC");
+    assert_eq!((cap.regions[1].blocks, cap.regions[1].stats.blocks_converted_out), (24, 0));
+    let s = &shared.regions[1];
+    assert!(s.stats.blocks_converted_out > 10 && s.blocks < 24, "{} blocks, {:?}", s.blocks, s.stats);
+    assert!(s.stats.migrated_out_pages > cap.regions[1].stats.migrated_out_pages, "{:?}", s.stats);
+}
+
+#[test]
+fn a_policy_without_a_size_to_bound_refuses_slc_region() {
+    // Unset, they run (every_policy_keeps_every_page_*); set to any value, they refuse it.
+    for policy in ["none", "ust"] {
+        for region in ["reserved", "cap", "shared"] {
+            let extra = format!("[slc]\npolicy = \"{policy}\"\nregion = \"{region}\"\n");
+            let err = load_config(Some("yoo-hybrid-qlc"), &small(&extra), &[]).expect_err("refused").to_string();
+            assert!(err.contains("slc.region") && err.contains(policy) && err.contains(region), "{err}");
+        }
     }
 }
 
@@ -203,9 +331,10 @@ fn region_wide_gc_reclaims_inline_when_a_migration_would_eat_its_reserve() {
     // RLGC (GC decided at requests only) on the drive cut to 256 blocks of 256 pages, with a
     // write buffer, bursts with idle gaps: SLC migrations between requests used the native
     // region's free blocks up and reported the device full; the native region now reclaims
-    // inline before its GC reserve.
+    // inline before its GC reserve. The case as found: the literal reading's reserved region.
     let toml = "verify = true\n[device]\nblocks_per_plane = 256\npages_per_block = 256\noverprovisioning = 0.3\n\
-                [gc]\nscheduler = \"rlgc\"\ntrigger_free_blocks = 12\n[slc.rl]\nstep_slc_blocks = 2\nsize_step_blocks = 8\n\
+                [gc]\nscheduler = \"rlgc\"\ntrigger_free_blocks = 12\n[slc]\nregion = \"reserved\"\n\
+                [slc.rl]\nreward_baseline = \"all_steps\"\nstep_slc_blocks = 2\nsize_step_blocks = 8\n\
                 [cache]\ncapacity = \"512KiB\"\neviction = \"rl_fsp\"\n\
                 [workload]\nrw = \"randrw\"\nrwmixread = 30\nbs = 65536\ncount = 6000\narrival = \"onoff\"\n\
                 rate_iops = 500.0\non_ns = 20_000_000\noff_ns = 30_000_000\n";

@@ -575,8 +575,9 @@ fn migrating_k_valid_pages_costs_k_reads_k_programs_and_an_erase() {
     use IoOp::Write;
     // Four SLC-mode blocks (4 pages each: 16 / 4 bits); migration starts when a write finds
     // none free (trigger 1) and runs until 2 are (target = trigger + 1). Every write here is
-    // 4 KiB, under the 32 KiB threshold: all go to the SLC region.
-    let slc = "[slc]\npolicy = \"static\"\nblocks = 4\ntrigger_free_blocks = 1\n";
+    // 4 KiB, under the 32 KiB threshold: all go to the SLC region. The four blocks are held in
+    // SLC mode from the start (`reserved`; unset, the region grows to them as writes come).
+    let slc = "[slc]\npolicy = \"static\"\nblocks = 4\ntrigger_free_blocks = 1\nregion = \"reserved\"\n";
     let lpns = [0u64, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 4, 8, 9, 10];
     let t = run_timeline(
         &[&device(1), slc],
@@ -662,11 +663,11 @@ fn converting_blocks_to_slc_changes_capacity_exactly() {
     assert_eq!(bm.move_free_block(slc, native, plane0), None);
     assert_eq!(bm.capacity_pages(), 256 - 2 * 12, "two SLC blocks left on plane 1");
 
-    // Through a run: the static SLC policy's blocks leave the TLC `tiny` device 96 - 32 = 64
-    // pages each short.
+    // Through a run: the static SLC policy's blocks, held in SLC mode (`reserved`), leave the
+    // TLC `tiny` device 96 - 32 = 64 pages each short.
     let cfg = crate::common::config(
         "tiny",
-        "[slc]\npolicy = \"static\"\nblocks = 24\n[workload]\ncount = 10\n",
+        "[slc]\npolicy = \"static\"\nblocks = 24\nregion = \"reserved\"\n[workload]\ncount = 10\n",
         &["device.utilization=0.8"],
     );
     let mut sim = ssdlab_core::Simulation::new(cfg).unwrap();

@@ -21,9 +21,10 @@ migration and GC below 5 free blocks):
 
 Beside them, not the paper's: RL-control, the agent with every action drawn at random
 (`slc.rl.random_control`; the same states and steps), so that what RL gains by learning can be
-told apart from what its action set gives alone; and RL-exp, the agent rewarded against an
-exponential moving average of the cost (`slc.rl.reward_baseline = "exponential"`) instead of the
-mean over all steps, to see whether that narrows the spread over seeds. Neither is pre-trained
+told apart from what its action set gives alone; and RL-mean, the agent rewarded against the
+mean of the cost over all steps (`slc.rl.reward_baseline = "all_steps"`, the paper's literal
+wording) instead of RL's exponential moving average (the default), to see what the reward
+baseline does to the spread over seeds. Neither is pre-trained
 (Fig. 8 trains RL only).
 
 Two parts (issue #33). First, Table 4's six workloads as the specs built from the paper's figures
@@ -75,11 +76,18 @@ The set-up of the stand-in part and where it differs from the paper's:
   table (still learning, as the paper's agent "adapts"); the untrained agent is Fig. 4's RL run
   on the same trace and seed. The trained table is saved as qtable_pretrained.json.
 
+Beside them, issue #46's readings (`readings`, `reproduce(..., readings=True)`: `ssdlab
+reproduce slc --readings`): where the paper's text leaves the simulator a choice (the SLC size a
+reservation, a cap, or a cap in free space shared with QLC, `slc.region`; what Algorithm 2's
+average averages, `slc.rl.reward_baseline`), each reading's RL and its control on Table 4's
+workloads, two workloads of large cold writes of ours (`LARGE_COLD`, `LARGE_COLD_WIDE`) and the
+stand-ins, with Static and DWA under each region reading.
+
 Modules, one job each: `settings` (the policies, the stand-ins, Table 4's workloads, the sizes of
 a run and the drive), `grid` (the probe, the plans and Fig. 4-7's runs), `training` (Fig. 8's
 stages), `paper` (the part on Table 4's workloads: its runs, streams, tables and checks),
 `results` (a run's figures and the frames made of them), `analysis` (the stand-in part's
-tables), `figures` (the plots); `reproduce` here.
+tables), `figures` (the plots), `readings` (issue #46's readings); `reproduce` here.
 """
 
 from __future__ import annotations
@@ -143,11 +151,14 @@ from ssdlab.experiments.slc.paper import (
     ust_table,
 )
 from ssdlab.experiments.slc.paper import _table2_blocks as _table2_blocks
+from ssdlab.experiments.slc.readings import READINGS, STAND_IN_READINGS, reproduce_readings
 from ssdlab.experiments.slc.results import _worker, measure, normalise, rewards_frame, series_frame
 from ssdlab.experiments.slc.settings import (
     BASELINE,
     COMPONENTS,
     DRIVE_WRITES,
+    LARGE_COLD,
+    LARGE_COLD_WIDE,
     MAX_REQUESTS,
     PAPER,
     PAPER_DRIVE,
@@ -187,6 +198,8 @@ __all__ = [
     "CEILING",
     "COMPONENTS",
     "DRIVE_WRITES",
+    "LARGE_COLD",
+    "LARGE_COLD_WIDE",
     "LOGICAL_BLOCK_BYTES",
     "MAX_REQUESTS",
     "MAX_THRESHOLD_BYTES",
@@ -205,9 +218,11 @@ __all__ = [
     "QUICK",
     "QUICK_TRACES",
     "QUICK_WORKLOADS",
+    "READINGS",
     "RECLAIM",
     "REPLAY",
     "STAND_INS",
+    "STAND_IN_READINGS",
     "STATIC_SHARE",
     "STATIC_THRESHOLD_BYTES",
     "SUMMARY",
@@ -242,6 +257,7 @@ __all__ = [
     "probe",
     "qtable_path",
     "reproduce",
+    "reproduce_readings",
     "rewards_frame",
     "seed_spread",
     "series_frame",
@@ -266,9 +282,12 @@ def reproduce(
     quick: bool = False,
     verify: bool = False,
     fill: float | None = None,
+    readings: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """Run the reproduction; `quick` is the CI-sized grid (`QUICK`, every mapping verified),
     `verify` checks every mapping at the end of every run (and fails the run on a lost page),
+    `readings` runs issue #46's readings instead (`readings.reproduce_readings`: readings.md,
+    readings_runs.csv, readings_series.csv, the region-size figure on YCSB-A),
     `fill` writes that share of the drive before each trace (`Settings.fill`; not the paper's),
     `runner` says where the grids run (local processes by default; finished runs are kept in
     `out/cells` and reused; the training stages pass Q-tables through files in `out/qtables`,
@@ -279,6 +298,9 @@ def reproduce(
     verify = verify or quick
     paths = choose_traces(traces, shared_traces, QUICK_TRACES if quick else tuple(STAND_INS))
     loads = traces_of(paths)
+    if readings:
+        out.mkdir(parents=True, exist_ok=True)
+        return reproduce_readings(out, settings, loads, (runner or Runner()).under(out), verify=verify)
     train = training_traces(loads)
     test = [t for t in loads if t.role == "test"] if train else []
     paper_grid = verified(paper_jobs(settings)) if verify else paper_jobs(settings)

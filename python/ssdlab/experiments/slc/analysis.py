@@ -112,14 +112,14 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
 
 def control_table(runs: pd.DataFrame) -> pd.DataFrame:
     """The paper's metric for RL against its random-action control (Fig. 4's runs): per trace,
-    the write throughput of RL and of RL-exp over RL-control's (seeds averaged first), and the
+    the write throughput of RL and of RL-mean over RL-control's (seeds averaged first), and the
     mean rewards; the mean over the traces last."""
     reward = _pivot(runs, "rl_mean_reward")
     table = pd.DataFrame(
         {
             "write throughput RL / RL-control": _ratios(runs, "write_throughput_mb_s", "RL", "RL-control"),
-            "write throughput RL-exp / RL-control": _ratios(
-                runs, "write_throughput_mb_s", "RL-exp", "RL-control"
+            "write throughput RL-mean / RL-control": _ratios(
+                runs, "write_throughput_mb_s", "RL-mean", "RL-control"
             ),
             "mean reward RL": reward["RL"],
             "mean reward RL-control": reward["RL-control"],
@@ -130,16 +130,16 @@ def control_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 def seed_spread(runs: pd.DataFrame) -> pd.DataFrame:
     """Per trace, the write throughput's standard deviation over seeds as a share of its mean
-    (%), for RL, RL-exp and RL-control (randomness alone), NaN with one seed; the mean over the
-    traces last. `RL-exp / RL` below 1: the exponential reward baseline narrows the spread."""
+    (%), for RL, RL-mean and RL-control (randomness alone), NaN with one seed; the mean over the
+    traces last. `RL-mean / RL` above 1: RL's exponential reward baseline narrows the spread."""
     main = _main(runs)
-    names = [p for p in ("RL", "RL-exp", "RL-control") if p in set(main["policy"])]
+    names = [p for p in ("RL", "RL-mean", "RL-control") if p in set(main["policy"])]
     throughput = main[main["policy"].isin(names)].groupby(["trace", "policy"])["write_throughput_mb_s"]
     spread = (100 * throughput.std() / throughput.mean()).unstack("policy")
     traces, _ = _order(runs)
     table = _with_mean(spread.reindex(index=traces, columns=names))
-    if {"RL", "RL-exp"} <= set(names):
-        table["RL-exp / RL"] = table["RL-exp"] / table["RL"]
+    if {"RL", "RL-mean"} <= set(names):
+        table["RL-mean / RL"] = table["RL-mean"] / table["RL"]
     table["seeds"] = main["seed"].nunique()
     return table
 
@@ -206,8 +206,8 @@ def tables(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
         out["Learned vs random control: write throughput, RL / RL-control"] = _display(
             runs, control_table(runs)
         )
-    if {"RL", "RL-exp"} <= policies:
-        out["RL vs RL-exp: write throughput spread over seeds, std / mean (%)"] = _display(
+    if {"RL", "RL-mean"} <= policies:
+        out["RL vs RL-mean: write throughput spread over seeds, std / mean (%)"] = _display(
             runs, seed_spread(runs)
         )
     rl = runs[runs["policy"].str.startswith("RL")]

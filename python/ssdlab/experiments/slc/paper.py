@@ -371,7 +371,7 @@ def paper_tables(runs: pd.DataFrame, setup: pd.DataFrame, d: dict[str, Any]) -> 
     out["Host pages written to SLC (share of host pages)"] = _pivot(runs, "slc_host_pages") / (
         _pivot(runs, "slc_host_pages") + _pivot(runs, "qlc_host_pages")
     )
-    control = control_table(runs).drop(columns=["write throughput RL-exp / RL-control"], errors="ignore")
+    control = control_table(runs).drop(columns=["write throughput RL-mean / RL-control"], errors="ignore")
     out["Learned vs random control: write throughput, RL / RL-control"] = control
     spread = seed_spread(runs)
     out["Write throughput spread over seeds, std / mean (%)"] = spread

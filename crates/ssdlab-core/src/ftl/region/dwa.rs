@@ -15,12 +15,14 @@
 //!   native region only, and the first write sizes the region.
 //! * Migration as in `static`: below `slc.trigger_free_blocks` free blocks (5), the SLC
 //!   victims with the fewest valid pages move to the native region.
+//! * With `slc.region = "cap"` or `"shared"` the table's size is a maximum (`SlcSpace::work`): the region
+//!   holds only the blocks its data fills and the free blocks migration keeps.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::config::ValidatedConfig;
+use crate::config::{SlcRegionMode, ValidatedConfig};
 use crate::error::{Error, Result};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::series::SlcSeries;
@@ -119,7 +121,7 @@ impl RegionPolicy for Dwa {
         "dwa"
     }
     fn layout(&self) -> Vec<RegionLayout> {
-        vec![slc_region(self.space.min_blocks)]
+        vec![slc_region(self.space.start_blocks(self.space.min_blocks))]
     }
     fn route(&mut self, write: &WriteInfo) -> RegionId {
         self.routing.route(write, self.threshold_bytes)
@@ -127,14 +129,18 @@ impl RegionPolicy for Dwa {
     fn before_write(&mut self, view: &RegionView) -> RegionAction {
         let pages = view.host_pages();
         self.series.offer(pages, view.blocks(SLC), self.threshold_bytes);
-        if let Some(a) = self.space.migration(view) {
-            return a;
+        // A reserved region migrates before the table is looked up again (a cap looks it up
+        // first: it bounds what the region may grow to).
+        if self.space.mode == SlcRegionMode::Reserved {
+            if let Some(a) = self.space.migration(view) {
+                return a;
+            }
         }
         if self.looked_at_pages.is_none_or(|at| pages >= at + view.block_pages(SLC) as u64) {
             self.looked_at_pages = Some(pages);
             self.wanted = self.table_blocks(view.utilization());
         }
-        self.space.resize(view, self.wanted).unwrap_or(RegionAction::Nothing)
+        self.space.work(view, self.wanted).unwrap_or(RegionAction::Nothing)
     }
     fn report(&self) -> serde_json::Value {
         json!({

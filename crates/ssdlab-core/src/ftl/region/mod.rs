@@ -38,7 +38,7 @@ pub(crate) mod ust;
 
 use serde_json::Value;
 
-use crate::config::ValidatedConfig;
+use crate::config::{SlcRegionMode, ValidatedConfig};
 use crate::error::Result;
 use crate::ftl::blocks::{RegionId, RegionSpec};
 use crate::units::{Lpn, SimTime};
@@ -137,6 +137,23 @@ impl RegionView<'_> {
         } else {
             (valid as f64 / self.logical_pages as f64).min(1.0)
         }
+    }
+    /// Free native blocks beyond those the native region keeps (its GC target and a block, and
+    /// each plane's GC reserve): what another region can take without the native region
+    /// collecting first.
+    pub fn native_spare_free_blocks(&self) -> u32 {
+        let reserve = self.blocks.geometry().planes() * self.blocks.gc_reserve(NATIVE);
+        self.blocks.region_free_blocks(NATIVE).saturating_sub(self.native_keep_free_blocks + reserve)
+    }
+    /// Valid pages of region `r`'s sealed block with the fewest (over its planes with per-plane
+    /// GC): what emptying its cheapest victim copies. None: it has no sealed block.
+    pub fn cheapest_victim_valid(&self, r: RegionId) -> Option<u32> {
+        let b = self.blocks;
+        let planes = if b.domain_is_plane(r) { b.geometry().planes() } else { 1 };
+        (0..planes)
+            .filter_map(|p| b.min_valid_sealed(b.domain_of(r, crate::units::PlaneId(p))))
+            .map(|block| b.valid(block))
+            .min()
     }
     /// The most blocks region `r` could hold now: every block but those of the other extra
     /// regions and those the native region needs to hold all the device's data (every
@@ -281,6 +298,20 @@ impl ThresholdRouting {
 /// free blocks, else a resize toward the size the policy wants, clamped to what can be
 /// reached; a resize that made no progress is retried only after another SLC block's worth of
 /// host writes (the native region may have freed blocks by then).
+///
+/// With `slc.region = "cap"` (`work`) the size a policy wants is a maximum, not a reservation:
+/// the region holds the blocks its data is in (open and sealed) and `target_free_blocks` free
+/// ones ahead of them, growing by converting a free native block when an SLC write opens one
+/// of its free blocks and giving free blocks back beyond that, up to the cap; at the cap it
+/// migrates as a reserved region does. An SLC size that routing leaves unused thus costs the
+/// native region only those few free blocks (the dynamic SLC caches of the drives the paper
+/// cites, Sec. 2.1 [1-3], write free blocks in SLC mode up to a maximum). With
+/// `slc.region = "shared"` the region shares the device's free space with the native region:
+/// while its cheapest victim holds fewer valid pages than the native region's, it grows only
+/// from free native blocks the native region can spare (never making it collect) and gives a
+/// block back whenever the native region has none, so SLC data is folded into QLC where that
+/// reclaims space more cheaply than QLC GC (a filling drive's cache shrinks).
+
 #[derive(Debug, Clone)]
 pub(crate) struct SlcSpace {
     pub trigger_free_blocks: u32,
@@ -288,6 +319,8 @@ pub(crate) struct SlcSpace {
     /// The smallest region that can migrate: its free-block target, two open blocks per plane
     /// (host data, and pages a collection keeps) and one block being filled.
     pub min_blocks: u32,
+    /// `slc.region`: whether the wanted size is held (`Reserved`) or only allowed (`Cap`).
+    pub mode: SlcRegionMode,
     /// (host pages, blocks, wanted) at the last resize asked for.
     last_try: Option<(u64, u32, u32)>,
     pub migrations_started: u64,
@@ -302,6 +335,7 @@ impl SlcSpace {
             trigger_free_blocks: s.trigger_free_blocks,
             target_free_blocks: target,
             min_blocks: target + 2 * cfg.geometry().planes() + 1,
+            mode: s.region_mode(),
             last_try: None,
             migrations_started: 0,
             resizes: 0,
@@ -312,6 +346,15 @@ impl SlcSpace {
     /// `min_blocks`.
     pub fn max_blocks(&self, cfg: &ValidatedConfig) -> u32 {
         ((cfg.geometry().blocks() as f64 * cfg.slc.max_fraction).floor() as u32).max(self.min_blocks)
+    }
+
+    /// The blocks the region starts with for a policy that wants `wanted`: all of them when
+    /// the size is reserved, only the free blocks migration keeps when it is a cap.
+    pub fn start_blocks(&self, wanted: u32) -> u32 {
+        match self.mode {
+            SlcRegionMode::Reserved => wanted,
+            SlcRegionMode::Cap | SlcRegionMode::Shared => self.target_free_blocks.min(wanted),
+        }
     }
 
     /// Migration if the region is short of free blocks.
@@ -327,10 +370,42 @@ impl SlcSpace {
         wanted.max(self.min_blocks).min(view.max_region_blocks(SLC).max(self.min_blocks))
     }
 
+    /// The space work before a write for a policy that wants `wanted` SLC blocks (`dwa`, `rl`;
+    /// `static` with a cap): reserved, migration when short of free blocks, else a resize to
+    /// `wanted`; a cap, a resize to the blocks the data holds plus the free blocks migration
+    /// keeps (at most `wanted`; shared, also within the native region's spare free blocks, or
+    /// one block fewer), else migration when at the cap and short of free blocks.
+    pub fn work(&mut self, view: &RegionView, wanted: u32) -> Option<RegionAction> {
+        match self.mode {
+            SlcRegionMode::Reserved => self.migration(view).or_else(|| self.resize(view, wanted)),
+            SlcRegionMode::Cap | SlcRegionMode::Shared => {
+                let cap = self.reachable(view, wanted);
+                let blocks = view.blocks(SLC);
+                let holding = blocks - view.free_blocks(SLC);
+                let mut needed = (holding + self.target_free_blocks).min(cap);
+                if self.mode == SlcRegionMode::Shared && slc_is_cheaper_space(view) {
+                    // QLC space is the dearer to reclaim: give a block back when the native
+                    // region has none to spare, take only what it spares beyond one (so that a
+                    // block given back is not taken again at the next write).
+                    needed = match view.native_spare_free_blocks() {
+                        0 => needed.min(blocks.saturating_sub(1)),
+                        spare => needed.min(blocks + spare - 1),
+                    };
+                }
+                self.resize_to(view, needed).or_else(|| self.migration(view))
+            }
+        }
+    }
+
     /// A resize toward `wanted` (clamped), unless the region is there or the last attempt at
     /// the same size made no progress less than one SLC block of host writes ago.
     pub fn resize(&mut self, view: &RegionView, wanted: u32) -> Option<RegionAction> {
         let wanted = self.reachable(view, wanted);
+        self.resize_to(view, wanted)
+    }
+
+    /// `resize` to exactly `wanted` blocks (already clamped by the caller).
+    fn resize_to(&mut self, view: &RegionView, wanted: u32) -> Option<RegionAction> {
         let blocks = view.blocks(SLC);
         if wanted == blocks {
             return None;
@@ -344,6 +419,15 @@ impl SlcSpace {
         self.last_try = Some((pages, blocks, wanted));
         self.resizes += 1;
         Some(RegionAction::Resize { region: SLC, blocks: wanted })
+    }
+}
+
+/// Whether the SLC region's cheapest victim holds fewer valid pages than the native region's:
+/// migrating it returns a whole native block for fewer copies than native GC frees one with.
+fn slc_is_cheaper_space(view: &RegionView) -> bool {
+    match (view.cheapest_victim_valid(SLC), view.cheapest_victim_valid(NATIVE)) {
+        (Some(slc), Some(native)) => slc < native,
+        _ => false,
     }
 }
 

@@ -34,6 +34,9 @@ pub struct RegionCaps {
     pub learns: bool,
     /// Has a decision point an outside agent can drive (`RegionPolicy::decision_point`).
     pub decides: bool,
+    /// Reads its size as a maximum under `slc.region = "cap"` or `"shared"` (`SlcSpace::work`); a policy
+    /// without it refuses the key.
+    pub caps_size: bool,
 }
 
 /// `slc.policy`: every region policy, one line each.
@@ -42,35 +45,36 @@ pub const REGISTRY: &[Entry<BuildRegions, RegionCaps>] = &[
         id: "none",
         summary: "one native region (e.g. QLC-only)",
         build: |_| Ok(Box::new(NoRegions)),
-        caps: RegionCaps { region: SlcRegion::None, learns: false, decides: false },
+        caps: RegionCaps { region: SlcRegion::None, learns: false, decides: false, caps_size: false },
         settings: None,
     },
     Entry {
         id: "static",
         summary: "a fixed SLC region; writes up to the threshold go there",
         build: |c| Ok(Box::new(StaticSlc::new(c))),
-        caps: RegionCaps { region: SlcRegion::Fixed, learns: false, decides: false },
+        caps: RegionCaps { region: SlcRegion::Fixed, learns: false, decides: false, caps_size: true },
         settings: None,
     },
     Entry {
         id: "dwa",
         summary: "SLC size by space utilisation (Table 2 setting 1), fixed threshold",
         build: |c| Ok(Box::new(Dwa::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: false, decides: false },
+        caps: RegionCaps { region: SlcRegion::Sized, learns: false, decides: false, caps_size: true },
         settings: Some(super::dwa::SETTINGS),
     },
     Entry {
         id: "ust",
         summary: "every write to SLC first; per-logical-block SLC budget; hot data kept in SLC",
         build: |c| Ok(Box::new(Ust::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: false, decides: false },
+        // UST sizes its region by the data written to it already (its per-logical-block budget).
+        caps: RegionCaps { region: SlcRegion::Sized, learns: false, decides: false, caps_size: false },
         settings: Some(super::ust::SETTINGS),
     },
     Entry {
         id: "rl",
         summary: "Q-learning of SLC size and threshold (Yoo & Shin 2020)",
         build: |c| Ok(Box::new(RlSlc::new(c)?)),
-        caps: RegionCaps { region: SlcRegion::Sized, learns: true, decides: true },
+        caps: RegionCaps { region: SlcRegion::Sized, learns: true, decides: true, caps_size: true },
         settings: Some(super::rl_slc::SETTINGS),
     },
 ];

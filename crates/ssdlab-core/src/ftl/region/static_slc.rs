@@ -9,10 +9,14 @@
 //! foreground (the write that finds the SLC region short waits, as the paper's write latency
 //! includes migration delays, Sec. 3.3); the SLC blocks are spread evenly over the planes and
 //! keep no GC reserve (they are emptied by migration, not by GC within the region).
+//!
+//! With `slc.region = "cap"` or `"shared"` the `slc.blocks` are a maximum, not a reservation (`SlcSpace::work`):
+//! the region holds only the blocks its data fills and the free blocks migration keeps, so a
+//! threshold that sends little to SLC leaves the rest of the blocks to the native region.
 
 use serde_json::json;
 
-use crate::config::ValidatedConfig;
+use crate::config::{SlcRegionMode, ValidatedConfig};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::series::SlcSeries;
 use crate::ftl::region::{
@@ -46,14 +50,18 @@ impl RegionPolicy for StaticSlc {
         "static"
     }
     fn layout(&self) -> Vec<RegionLayout> {
-        vec![slc_region(self.blocks)]
+        vec![slc_region(self.space.start_blocks(self.blocks))]
     }
     fn route(&mut self, write: &WriteInfo) -> RegionId {
         self.routing.route(write, self.threshold_bytes)
     }
     fn before_write(&mut self, view: &RegionView) -> RegionAction {
         self.series.offer(view.host_pages(), view.blocks(SLC), self.threshold_bytes);
-        self.space.migration(view).unwrap_or(RegionAction::Nothing)
+        let action = match self.space.mode {
+            SlcRegionMode::Reserved => self.space.migration(view),
+            SlcRegionMode::Cap | SlcRegionMode::Shared => self.space.work(view, self.blocks),
+        };
+        action.unwrap_or(RegionAction::Nothing)
     }
     fn report(&self) -> serde_json::Value {
         json!({
