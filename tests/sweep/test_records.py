@@ -16,11 +16,12 @@ from typing import Any
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from sweep_helpers import executed, make_cells
 
 import ssdlab
 from ssdlab.cli import cli
 from ssdlab.experiments.common import Job
-from ssdlab.sweeps import Cell, SweepWarning, read_table, run_cells
+from ssdlab.sweeps import SweepWarning, read_table, run_cells
 from ssdlab.sweeps.record import CELL_SCHEMA, record_problem
 
 
@@ -32,19 +33,6 @@ def noting_worker(job: Job) -> dict:
     if n == 3:
         raise ValueError("three is not welcome")
     return {"n": n, "files": {"notes/{id}.txt": f"cell {n}"}}
-
-
-def make_cells(count: int, log: Path) -> list[Cell]:
-    return [
-        Cell(f"cell{n:02d}", {"n": n, "log": str(log)}, Job({"n": n, "log": str(log)}, None))
-        for n in range(count)
-    ]
-
-
-def executed(log: Path) -> list[int]:
-    runs = sorted(int(line) for line in log.read_text().split()) if log.exists() else []
-    log.unlink(missing_ok=True)
-    return runs
 
 
 def edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:

@@ -7,9 +7,9 @@ import json
 import multiprocessing
 import os
 import sys
-from pathlib import Path
 
 import pytest
+from sweep_helpers import executed, make_cells
 
 import ssdlab
 from ssdlab.experiments.common import Job
@@ -35,19 +35,6 @@ def dying_worker(job: Job) -> dict:
 
 def odd_worker(job: Job) -> dict:
     return {"list": [1], "not json": {1, 2}} if job.labels["n"] else "a string"  # type: ignore[return-value]
-
-
-def make_cells(count: int, log: Path) -> list[Cell]:
-    return [
-        Cell(f"cell{n:02d}", {"n": n, "log": str(log)}, Job({"n": n, "log": str(log)}, None))
-        for n in range(count)
-    ]
-
-
-def executed(log: Path) -> list[int]:
-    runs = sorted(int(line) for line in log.read_text().split()) if log.exists() else []
-    log.unlink(missing_ok=True)
-    return runs
 
 
 @pytest.mark.parametrize("processes", [1, 2])
