@@ -10,6 +10,17 @@ from ssdlab.experiments.common import Job
 from ssdlab.sweeps import Cell
 
 
+def counting_worker(job: Job) -> dict:
+    """Logs each execution to the file named in the labels; fails on n == 3; its result carries
+    a list (JSON's) and a note per cell (a file written under the results directory)."""
+    n = job.labels["n"]
+    with open(job.labels["log"], "a") as f:
+        f.write(f"{n}\n")
+    if n == 3:
+        raise ValueError("three is not welcome")
+    return {"n": n, "squares": [n * n], "files": {"notes/{id}.txt": f"cell {n}"}}
+
+
 def make_cells(count: int, log: Path) -> list[Cell]:
     """`count` cells labelled `n` (0, 1, ...) and `log`, the file their worker notes `n` in."""
     return [

@@ -9,21 +9,11 @@ import os
 import sys
 
 import pytest
-from sweep_helpers import executed, make_cells
+from sweep_helpers import counting_worker, executed, make_cells
 
 import ssdlab
 from ssdlab.experiments.common import Job
 from ssdlab.sweeps import Cell, CellOutcome, run_cells
-
-
-def counting_worker(job: Job) -> dict:
-    """Logs each execution to the file named in the labels; fails on n == 3."""
-    n = job.labels["n"]
-    with open(job.labels["log"], "a") as f:
-        f.write(f"{n}\n")
-    if n == 3:
-        raise ValueError("three is not welcome")
-    return {"n": n, "squares": [n * n], "files": {"notes/{id}.txt": f"cell {n}"}}
 
 
 def dying_worker(job: Job) -> dict:
