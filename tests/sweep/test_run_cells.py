@@ -36,7 +36,7 @@ def test_outcomes_come_back_in_cell_order_a_failure_is_recorded_and_the_rest_run
     assert executed(log) == [0, 1, 2, 3, 4, 5]
     assert [o.status for o in outcomes] == ["ok", "ok", "ok", "failed", "ok", "ok"]
     failed = outcomes[3]
-    assert failed.error.startswith("ValueError: three is not welcome (at test_run_cells.py:")
+    assert failed.error.startswith("ValueError: three is not welcome (at sweep_helpers.py:")
     assert failed.result is None and failed.files == ()
     ok = outcomes[4]
     assert ok.result == {"n": 4, "squares": [16]}  # the files left the result ...
