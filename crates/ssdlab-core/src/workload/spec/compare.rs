@@ -166,6 +166,9 @@ fn gaps(s: &TraceStats) -> Vec<(f64, f64)> {
     .collect()
 }
 
+/// A figure to judge: its name, kind and measure, its samples, the original's and the fitted's values.
+type Figure = (&'static str, FigureKind, Measure, u64, f64, f64);
+
 /// A quantile's figure: the original's and the fitted's values at `level` of their
 /// distributions, judged against the original's distribution.
 fn quantile(
@@ -175,7 +178,7 @@ fn quantile(
     samples: u64,
     original: Vec<(f64, f64)>,
     fitted: &[(f64, f64)],
-) -> (&'static str, FigureKind, Measure, u64, f64, f64) {
+) -> Figure {
     let at = |points: &[(f64, f64)]| points.iter().find(|(q, _)| (q - level).abs() < 1e-12).map_or(0.0, |&(_, v)| v);
     let (original_value, fitted_value) = (at(&original), at(fitted));
     (figure, kind, Measure::Quantile { level, points: original }, samples, original_value, fitted_value)
@@ -186,12 +189,13 @@ fn rows(a: &TraceStats, b: &TraceStats, scale: f64, tolerance: f64) -> Vec<Figur
     let requests = a.reads + a.writes;
     let footprint = |s: &TraceStats, pages: fn(&TraceStats) -> u64| (pages(s) * s.page_bytes) as f64;
     let unscaled = scale.max(f64::MIN_POSITIVE);
-    let mut figures: Vec<(&'static str, FigureKind, Measure, u64, f64, f64)> = vec![
+    let mut figures: Vec<Figure> = vec![
         ("read ratio", Share, Measure::Share, requests, a.read_ratio, b.read_ratio),
         ("mean read size", Bytes, Measure::Value, a.reads, a.mean_read_bytes, b.mean_read_bytes),
         ("mean write size", Bytes, Measure::Value, a.writes, a.mean_write_bytes, b.mean_write_bytes),
     ];
-    let footprints: [(&'static str, u64, fn(&TraceStats) -> u64); 3] = [
+    type Pages = fn(&TraceStats) -> u64;
+    let footprints: [(&'static str, u64, Pages); 3] = [
         ("footprint", requests, |s| s.footprint_pages),
         ("read footprint", a.reads, |s| s.read_footprint_pages),
         ("write footprint", a.writes, |s| s.write_footprint_pages),
