@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from sweep_helpers import sweep_command
 
 import ssdlab
 from ssdlab.cli import cli
@@ -46,19 +47,6 @@ def invoke(*args: str):
 
 def unwrapped(text: str) -> str:
     return " ".join(text.split())
-
-
-def sweep_command(grid: Path, out: Path, *options: str) -> list[str]:
-    return [
-        sys.executable,
-        "-c",
-        "from ssdlab.cli import main; main()",
-        "sweep",
-        str(grid),
-        "-o",
-        str(out),
-        *options,
-    ]
 
 
 def wait_for(condition, what: str, process: subprocess.Popen) -> None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from sweep_helpers import sweep_command
 
 from ssdlab.sweeps import run_sweep
 
@@ -62,21 +62,12 @@ def stop_half_way(
     grid, out = tmp_path / "grid.toml", tmp_path / "out"
     grid.write_text(GRID)
     token = uuid.uuid4().hex
-    command = [
-        sys.executable,
-        "-c",
-        "from ssdlab.cli import main; main()",
-        "sweep",
-        str(grid),
-        "-o",
-        str(out),
-    ]
     # Files, not pipes: a process left behind would hold a pipe open, and reading it would hang.
     with (
         open(tmp_path / "stdout", "w+") as stdout,
         open(tmp_path / "stderr", "w+") as stderr,
         subprocess.Popen(
-            [*command, "-j", "2", *options],
+            sweep_command(grid, out, "-j", "2", *options),
             env={**os.environ, MARK: token},
             stdout=stdout,
             stderr=stderr,

@@ -16,35 +16,12 @@ from typing import Any
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from sweep_helpers import counting_worker, executed, make_cells
 
 import ssdlab
 from ssdlab.cli import cli
-from ssdlab.experiments.common import Job
-from ssdlab.sweeps import Cell, SweepWarning, read_table, run_cells
+from ssdlab.sweeps import SweepWarning, read_table, run_cells
 from ssdlab.sweeps.record import CELL_SCHEMA, record_problem
-
-
-def noting_worker(job: Job) -> dict:
-    """Logs each execution to the file named in the labels; writes a note per cell."""
-    n = job.labels["n"]
-    with open(job.labels["log"], "a") as f:
-        f.write(f"{n}\n")
-    if n == 3:
-        raise ValueError("three is not welcome")
-    return {"n": n, "files": {"notes/{id}.txt": f"cell {n}"}}
-
-
-def make_cells(count: int, log: Path) -> list[Cell]:
-    return [
-        Cell(f"cell{n:02d}", {"n": n, "log": str(log)}, Job({"n": n, "log": str(log)}, None))
-        for n in range(count)
-    ]
-
-
-def executed(log: Path) -> list[int]:
-    runs = sorted(int(line) for line in log.read_text().split()) if log.exists() else []
-    log.unlink(missing_ok=True)
-    return runs
 
 
 def edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -99,13 +76,13 @@ def test_a_damaged_record_is_set_aside_with_a_warning_and_its_cell_runs_again(
 ):
     log, out = tmp_path / "log", tmp_path / "out"
     cells = make_cells(4, log)
-    first = run_cells(cells, noting_worker, out=out, processes=1)
+    first = run_cells(cells, counting_worker, out=out, processes=1)
     executed(log)
     record = out / "cells" / f"cell{n:02d}.json"
     damage(record, out)
     damaged = record.read_bytes()
     with pytest.warns(SweepWarning) as caught:
-        second = run_cells(cells, noting_worker, out=out, processes=1)
+        second = run_cells(cells, counting_worker, out=out, processes=1)
     messages = [str(w.message) for w in caught]
     assert len(messages) == 1, messages
     assert messages[0].startswith(f"{record}: {reason}")
@@ -116,24 +93,27 @@ def test_a_damaged_record_is_set_aside_with_a_warning_and_its_cell_runs_again(
     assert second[n].id == f"cell{n:02d}" and not second[n].resumed
     assert second[n].status == first[n].status and second[n].result == first[n].result
     if n == 1:
-        assert second[n].result == {"n": 1} and (out / "notes" / "cell01.txt").read_text() == "cell 1"
+        assert (
+            second[n].result == {"n": 1, "squares": [1]}
+            and (out / "notes" / "cell01.txt").read_text() == "cell 1"
+        )
     assert record_problem(json.loads(record.read_text()), f"cell{n:02d}", out) is None
     if n == 1:
         assert record.read_bytes() != damaged
     # A third run finds every record sound: nothing runs, nothing is set aside.
-    third = run_cells(cells, noting_worker, out=out, processes=1)
+    third = run_cells(cells, counting_worker, out=out, processes=1)
     assert executed(log) == [] and all(o.resumed for o in third)
 
 
 def test_a_second_bad_record_of_one_cell_is_kept_beside_the_first(tmp_path):
     log, out = tmp_path / "log", tmp_path / "out"
     cells = make_cells(2, log)
-    run_cells(cells, noting_worker, out=out, processes=1)
+    run_cells(cells, counting_worker, out=out, processes=1)
     record = out / "cells" / "cell00.json"
     for attempt in (1, 2):
         record.write_text(f"garbage {attempt}")
         with pytest.warns(SweepWarning, match="cell00.json.bad" + ("" if attempt == 1 else ".2")):
-            run_cells(cells, noting_worker, out=out, processes=1)
+            run_cells(cells, counting_worker, out=out, processes=1)
     assert (out / "cells" / "cell00.json.bad").read_text() == "garbage 1"
     assert (out / "cells" / "cell00.json.bad.2").read_text() == "garbage 2"
 
@@ -141,17 +121,17 @@ def test_a_second_bad_record_of_one_cell_is_kept_beside_the_first(tmp_path):
 def test_a_record_written_before_the_digests_existed_is_still_read(tmp_path):
     log, out = tmp_path / "log", tmp_path / "out"
     cells = make_cells(2, log)
-    run_cells(cells, noting_worker, out=out, processes=1)
+    run_cells(cells, counting_worker, out=out, processes=1)
     executed(log)
     for record in (out / "cells").glob("*.json"):
         edit(record, lambda r: (r.pop("record_sha256"), r.pop("files_sha256")))
-    again = run_cells(cells, noting_worker, out=out, processes=1)
+    again = run_cells(cells, counting_worker, out=out, processes=1)
     assert executed(log) == [] and all(o.resumed for o in again)
 
 
 def test_record_problem_accepts_the_record_it_was_written_as_and_names_the_key_it_lacks(tmp_path):
     log, out = tmp_path / "log", tmp_path / "out"
-    run_cells(make_cells(1, log), noting_worker, out=out, processes=1)
+    run_cells(make_cells(1, log), counting_worker, out=out, processes=1)
     record = json.loads((out / "cells" / "cell00.json").read_text())
     assert record["schema"] == CELL_SCHEMA and record_problem(record, "cell00", out) is None
     for key in ("schema", "id", "labels", "status", "error", "wall_s", "ssdlab_version", "files", "result"):

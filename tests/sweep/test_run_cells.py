@@ -7,23 +7,13 @@ import json
 import multiprocessing
 import os
 import sys
-from pathlib import Path
 
 import pytest
+from sweep_helpers import counting_worker, executed, make_cells
 
 import ssdlab
 from ssdlab.experiments.common import Job
 from ssdlab.sweeps import Cell, CellOutcome, run_cells
-
-
-def counting_worker(job: Job) -> dict:
-    """Logs each execution to the file named in the labels; fails on n == 3."""
-    n = job.labels["n"]
-    with open(job.labels["log"], "a") as f:
-        f.write(f"{n}\n")
-    if n == 3:
-        raise ValueError("three is not welcome")
-    return {"n": n, "squares": [n * n], "files": {"notes/{id}.txt": f"cell {n}"}}
 
 
 def dying_worker(job: Job) -> dict:
@@ -37,19 +27,6 @@ def odd_worker(job: Job) -> dict:
     return {"list": [1], "not json": {1, 2}} if job.labels["n"] else "a string"  # type: ignore[return-value]
 
 
-def make_cells(count: int, log: Path) -> list[Cell]:
-    return [
-        Cell(f"cell{n:02d}", {"n": n, "log": str(log)}, Job({"n": n, "log": str(log)}, None))
-        for n in range(count)
-    ]
-
-
-def executed(log: Path) -> list[int]:
-    runs = sorted(int(line) for line in log.read_text().split()) if log.exists() else []
-    log.unlink(missing_ok=True)
-    return runs
-
-
 @pytest.mark.parametrize("processes", [1, 2])
 def test_outcomes_come_back_in_cell_order_a_failure_is_recorded_and_the_rest_run(tmp_path, processes):
     log, out = tmp_path / "log", tmp_path / "out"
@@ -59,7 +36,7 @@ def test_outcomes_come_back_in_cell_order_a_failure_is_recorded_and_the_rest_run
     assert executed(log) == [0, 1, 2, 3, 4, 5]
     assert [o.status for o in outcomes] == ["ok", "ok", "ok", "failed", "ok", "ok"]
     failed = outcomes[3]
-    assert failed.error.startswith("ValueError: three is not welcome (at test_run_cells.py:")
+    assert failed.error.startswith("ValueError: three is not welcome (at sweep_helpers.py:")
     assert failed.result is None and failed.files == ()
     ok = outcomes[4]
     assert ok.result == {"n": 4, "squares": [16]}  # the files left the result ...

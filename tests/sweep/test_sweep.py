@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from sweep_helpers import sweep_command
 
 import ssdlab
 from ssdlab.experiments.compare import run_figures
@@ -119,17 +119,7 @@ def test_a_sweep_killed_half_way_reruns_only_its_unfinished_cells(tmp_path):
         tmp_path, "seeds = 6\n[base]\nworkload = 'randwrite'\nset = ['workload.count=300000']\n"
     )
     out = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-c",
-        "from ssdlab.cli import main; main()",
-        "sweep",
-        str(grid),
-        "-o",
-        str(out),
-        "-j",
-        "1",
-    ]
+    command = sweep_command(grid, out, "-j", "1")
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while len(list((out / "cells").glob("*.json"))) < 2:

@@ -228,6 +228,8 @@ def sweep_statuses() -> Iterator[None]:
     help="If --out holds another grid's results, replace its grid.toml and results.parquet with this "
     "grid's (its cell records and reports stay; default: refuse, exit 3).",
 )
+# The whole command runs inside sweep_statuses (a contextmanager is also a decorator).
+@sweep_statuses()
 def sweep(
     grid_file: str,
     out: str,
@@ -267,24 +269,6 @@ def sweep(
       ssdlab sweep grid.toml -o results/g --backend ray --jobs 8
       ssdlab sweep grid.toml -o results/g --backend ray --address 10.0.0.1:6379 --ship-traces
     """
-    with sweep_statuses():
-        _sweep(
-            grid_file, out, backend, jobs, address, ship_traces, no_resume, retry_failed, wait, replace_grid
-        )
-
-
-def _sweep(
-    grid_file: str,
-    out: str,
-    backend: str,
-    jobs: int | None,
-    address: str | None,
-    ship_traces: bool,
-    no_resume: bool,
-    retry_failed: bool,
-    wait: bool,
-    replace_grid: bool,
-) -> None:
     from ssdlab.sweeps import outcomes_by_status, run_sweep
 
     result = run_sweep(

@@ -21,18 +21,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ssdlab import __version__
 from ssdlab.sweeps import lock
-from ssdlab.sweeps.backends import check_backend
 from ssdlab.sweeps.cells import Cell, FileDigests, cell_id, cells_from_jobs
 from ssdlab.sweeps.errors import DirectoryRefused, SweepWarning
 from ssdlab.sweeps.grid import Grid, load_grid
 from ssdlab.sweeps.lifetime import Terminated
 from ssdlab.sweeps.outcome import FILES_KEY, CellOutcome
 from ssdlab.sweeps.plan import plan
-from ssdlab.sweeps.runner import run_cells, run_cells_in
+from ssdlab.sweeps.runner import RunSettings, run_cells, run_cells_in
 from ssdlab.sweeps.store import (
     GRID_FILE,
     TABLE_FILE,
@@ -74,21 +73,14 @@ def run_sweep(
     """`sweep`, returning the cells and outcomes beside the table (the CLI's summary uses them)."""
     grid = grid if isinstance(grid, Grid) else load_grid(grid)
     cells = plan(grid)
-    check_backend(backend, address, ship_traces)
     from ssdlab.sweeps.table import results_frame
     from ssdlab.sweeps.worker import check_result, run_cell
 
-    options: dict[str, Any] = {
-        "backend": backend,
-        "processes": processes,
-        "address": address,
-        "resume": resume,
-        "retry_failed": retry_failed,
-        "ship_traces": ship_traces,
-        "check_result": check_result,
-    }
+    settings = RunSettings(
+        backend, processes, address, resume, retry_failed, ship_traces, check_result, label="simulating"
+    )
     if out is None:
-        outcomes = run_cells_in(None, cells, run_cell, **options)
+        outcomes = run_cells_in(None, cells, run_cell, settings)
         return SweepResult(grid, cells, outcomes, results_frame(grid.axis_keys, cells, outcomes), None)
     out_dir = Path(out)
     # The lock is held from before the directory is read until its table is written: another
@@ -96,7 +88,7 @@ def run_sweep(
     with lock.hold(out_dir, wait):
         claim_directory(out_dir, grid.text, grid.path, replace_grid)
         write_atomic(out_dir / GRID_FILE, grid.text.encode())
-        outcomes = run_cells_in(CellRecords(out_dir), cells, run_cell, **options)
+        outcomes = run_cells_in(CellRecords(out_dir), cells, run_cell, settings)
         frame = results_frame(grid.axis_keys, cells, outcomes)
         write_table(frame, out_dir / TABLE_FILE, __version__)
     return SweepResult(grid, cells, outcomes, frame, out_dir / TABLE_FILE)

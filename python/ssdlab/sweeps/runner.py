@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,24 @@ from ssdlab.sweeps.lifetime import sigterm_as_interrupt
 from ssdlab.sweeps.outcome import FILES_KEY, Attempt, CellOutcome, Worker
 from ssdlab.sweeps.record import ResultCheck
 from ssdlab.sweeps.store import CellRecords
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How the cells run and which records are trusted: `run_cells`'s arguments of the same
+    names. Checked when made (`check_backend`: one line, before anything runs)."""
+
+    backend: str
+    processes: int | None
+    address: str | None
+    resume: bool
+    retry_failed: bool
+    ship_traces: bool
+    check_result: ResultCheck | None
+    label: str
+
+    def __post_init__(self) -> None:
+        check_backend(self.backend, self.address, self.ship_traces)
 
 
 def _outcome(cell: Cell, attempt: Attempt, records: CellRecords | None) -> CellOutcome:
@@ -81,40 +100,23 @@ def run_cells(
     process) or "ray" (`address` of a cluster, default a local instance of `processes` CPUs;
     `ship_traces` sends trace files through Ray's object store instead of reading them at their
     paths). `label` names the progress bar."""
-    check_backend(backend, address, ship_traces)
-    options: dict[str, Any] = {
-        "backend": backend,
-        "processes": processes,
-        "address": address,
-        "resume": resume,
-        "retry_failed": retry_failed,
-        "ship_traces": ship_traces,
-        "check_result": check_result,
-        "label": label,
-    }
+    settings = RunSettings(
+        backend, processes, address, resume, retry_failed, ship_traces, check_result, label
+    )
     if out is None:
-        return run_cells_in(None, cells, worker, **options)
+        return run_cells_in(None, cells, worker, settings)
     with lock.hold(Path(out), wait):
-        return run_cells_in(CellRecords(out), cells, worker, **options)
+        return run_cells_in(CellRecords(out), cells, worker, settings)
 
 
 def run_cells_in(
     records: CellRecords | None,
     cells: Iterable[Cell],
     worker: Worker,
-    *,
-    backend: str = "local",
-    processes: int | None = None,
-    address: str | None = None,
-    resume: bool = True,
-    retry_failed: bool = False,
-    ship_traces: bool = False,
-    check_result: ResultCheck | None = None,
-    label: str = "simulating",
+    settings: RunSettings,
 ) -> list[CellOutcome]:
     """`run_cells` into `records`, whose directory's lock the caller holds (`lock.hold`), or
     into none."""
-    check_backend(backend, address, ship_traces)
     cells = list(cells)
     unique: dict[str, Cell] = {}
     for cell in cells:
@@ -124,8 +126,12 @@ def run_cells_in(
         if records is not None:
             records.remove_partials()
         for cell_id, cell in unique.items():
-            previous = records.load(cell_id, check_result) if records is not None and resume else None
-            if previous is not None and (previous.ok or not retry_failed):
+            previous = (
+                records.load(cell_id, settings.check_result)
+                if records is not None and settings.resume
+                else None
+            )
+            if previous is not None and (previous.ok or not settings.retry_failed):
                 outcomes[cell_id] = previous
             elif cell.invalid is not None:
                 outcomes[cell_id] = _outcome(cell, Attempt("failed", cell.invalid, 0.0, None), records)
@@ -133,10 +139,10 @@ def run_cells_in(
         if to_run:
             jobs = [cell.job for cell in to_run]
             with (
-                session(backend, processes, address, ship_traces) as run,
+                session(settings.backend, settings.processes, settings.address, settings.ship_traces) as run,
                 # Again inside: ray.init puts its own SIGTERM handler (sys.exit) in place.
                 sigterm_as_interrupt(),
-                cells_progress(label, len(to_run)) as advance,
+                cells_progress(settings.label, len(to_run)) as advance,
                 closing(run(worker, jobs)) as finished,
             ):
                 for index, attempt in finished:

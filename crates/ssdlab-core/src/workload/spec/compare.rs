@@ -166,143 +166,68 @@ fn gaps(s: &TraceStats) -> Vec<(f64, f64)> {
     .collect()
 }
 
+/// A figure to judge: its name, kind and measure, its samples, the original's and the fitted's values.
+type Figure = (&'static str, FigureKind, Measure, u64, f64, f64);
+
+/// A quantile's figure: the original's and the fitted's values at `level` of their
+/// distributions, judged against the original's distribution.
+fn quantile(
+    figure: &'static str,
+    kind: FigureKind,
+    level: f64,
+    samples: u64,
+    original: Vec<(f64, f64)>,
+    fitted: &[(f64, f64)],
+) -> Figure {
+    let at = |points: &[(f64, f64)]| points.iter().find(|(q, _)| (q - level).abs() < 1e-12).map_or(0.0, |&(_, v)| v);
+    let (original_value, fitted_value) = (at(&original), at(fitted));
+    (figure, kind, Measure::Quantile { level, points: original }, samples, original_value, fitted_value)
+}
+
 fn rows(a: &TraceStats, b: &TraceStats, scale: f64, tolerance: f64) -> Vec<FigureRow> {
     use FigureKind::{Bytes, Nanoseconds, Requests, Share};
     let requests = a.reads + a.writes;
-    let gap_count = a.requests.saturating_sub(1);
-    let rereads = a.reread.page_accesses;
-    let footprint = |s: &TraceStats, pages: u64| (pages * s.page_bytes) as f64;
+    let footprint = |s: &TraceStats, pages: fn(&TraceStats) -> u64| (pages(s) * s.page_bytes) as f64;
     let unscaled = scale.max(f64::MIN_POSITIVE);
-    let quantile = |level: f64, points: Vec<(f64, f64)>| Measure::Quantile { level, points };
-    let figures: Vec<(&'static str, FigureKind, Measure, u64, f64, f64)> = vec![
+    let mut figures: Vec<Figure> = vec![
         ("read ratio", Share, Measure::Share, requests, a.read_ratio, b.read_ratio),
         ("mean read size", Bytes, Measure::Value, a.reads, a.mean_read_bytes, b.mean_read_bytes),
         ("mean write size", Bytes, Measure::Value, a.writes, a.mean_write_bytes, b.mean_write_bytes),
-        (
-            "footprint",
-            Bytes,
-            Measure::Value,
-            requests,
-            footprint(a, a.footprint_pages),
-            footprint(b, b.footprint_pages) / unscaled,
-        ),
-        (
-            "read footprint",
-            Bytes,
-            Measure::Value,
-            a.reads,
-            footprint(a, a.read_footprint_pages),
-            footprint(b, b.read_footprint_pages) / unscaled,
-        ),
-        (
-            "write footprint",
-            Bytes,
-            Measure::Value,
-            a.writes,
-            footprint(a, a.write_footprint_pages),
-            footprint(b, b.write_footprint_pages) / unscaled,
-        ),
-        (
-            "hot 50% of reads",
-            Share,
-            Measure::Share,
-            a.reads,
-            hot(&a.popularity.read, 0.5),
-            hot(&b.popularity.read, 0.5),
-        ),
-        (
-            "hot 80% of reads",
-            Share,
-            Measure::Share,
-            a.reads,
-            hot(&a.popularity.read, 0.8),
-            hot(&b.popularity.read, 0.8),
-        ),
-        (
-            "hot 90% of reads",
-            Share,
-            Measure::Share,
-            a.reads,
-            hot(&a.popularity.read, 0.9),
-            hot(&b.popularity.read, 0.9),
-        ),
-        (
-            "hot 50% of writes",
-            Share,
-            Measure::Share,
-            a.writes,
-            hot(&a.popularity.write, 0.5),
-            hot(&b.popularity.write, 0.5),
-        ),
-        (
-            "hot 80% of writes",
-            Share,
-            Measure::Share,
-            a.writes,
-            hot(&a.popularity.write, 0.8),
-            hot(&b.popularity.write, 0.8),
-        ),
-        (
-            "hot 90% of writes",
-            Share,
-            Measure::Share,
-            a.writes,
-            hot(&a.popularity.write, 0.9),
-            hot(&b.popularity.write, 0.9),
-        ),
-        // A share of the reads' page accesses: judged when the trace has reads enough, even
-        // if it re-reads nothing (a fitted spec that re-reads then is a miss).
-        (
-            "re-read share",
-            Share,
-            Measure::Share,
-            a.reads.min(a.popularity.read.accesses),
-            a.reread.share,
-            b.reread.share,
-        ),
-        (
-            "re-read distance p50",
-            Requests,
-            quantile(0.5, distances(a)),
-            rereads,
-            a.reread.distance_requests.p50 as f64,
-            b.reread.distance_requests.p50 as f64,
-        ),
-        (
-            "re-read distance p90",
-            Requests,
-            quantile(0.9, distances(a)),
-            rereads,
-            a.reread.distance_requests.p90 as f64,
-            b.reread.distance_requests.p90 as f64,
-        ),
+    ];
+    type Pages = fn(&TraceStats) -> u64;
+    let footprints: [(&'static str, u64, Pages); 3] = [
+        ("footprint", requests, |s| s.footprint_pages),
+        ("read footprint", a.reads, |s| s.read_footprint_pages),
+        ("write footprint", a.writes, |s| s.write_footprint_pages),
+    ];
+    for (figure, samples, pages) in footprints {
+        figures.push((figure, Bytes, Measure::Value, samples, footprint(a, pages), footprint(b, pages) / unscaled));
+    }
+    let hot_shares = [
+        ("hot 50% of reads", a.reads, 0.5, &a.popularity.read, &b.popularity.read),
+        ("hot 80% of reads", a.reads, 0.8, &a.popularity.read, &b.popularity.read),
+        ("hot 90% of reads", a.reads, 0.9, &a.popularity.read, &b.popularity.read),
+        ("hot 50% of writes", a.writes, 0.5, &a.popularity.write, &b.popularity.write),
+        ("hot 80% of writes", a.writes, 0.8, &a.popularity.write, &b.popularity.write),
+        ("hot 90% of writes", a.writes, 0.9, &a.popularity.write, &b.popularity.write),
+    ];
+    for (figure, samples, access_share, original, fitted) in hot_shares {
+        figures.push((figure, Share, Measure::Share, samples, hot(original, access_share), hot(fitted, access_share)));
+    }
+    // A share of the reads' page accesses: judged when the trace has reads enough, even if it
+    // re-reads nothing (a fitted spec that re-reads then is a miss).
+    let read_accesses = a.reads.min(a.popularity.read.accesses);
+    figures.push(("re-read share", Share, Measure::Share, read_accesses, a.reread.share, b.reread.share));
+    figures.push(quantile("re-read distance p50", Requests, 0.5, a.reread.page_accesses, distances(a), &distances(b)));
+    figures.push(quantile("re-read distance p90", Requests, 0.9, a.reread.page_accesses, distances(a), &distances(b)));
+    figures.extend([
         ("sequential reads", Share, Measure::Share, a.reads, a.sequential.read_share, b.sequential.read_share),
         ("sequential writes", Share, Measure::Share, a.writes, a.sequential.write_share, b.sequential.write_share),
-        (
-            "inter-arrival p50",
-            Nanoseconds,
-            quantile(0.5, gaps(a)),
-            gap_count,
-            a.inter_arrival.p50_ns as f64,
-            b.inter_arrival.p50_ns as f64,
-        ),
-        (
-            "inter-arrival p90",
-            Nanoseconds,
-            quantile(0.9, gaps(a)),
-            gap_count,
-            a.inter_arrival.p90_ns as f64,
-            b.inter_arrival.p90_ns as f64,
-        ),
-        (
-            "inter-arrival p99",
-            Nanoseconds,
-            quantile(0.99, gaps(a)),
-            gap_count,
-            a.inter_arrival.p99_ns as f64,
-            b.inter_arrival.p99_ns as f64,
-        ),
-    ];
+    ]);
+    let gap_count = a.requests.saturating_sub(1);
+    for (figure, level) in [("inter-arrival p50", 0.5), ("inter-arrival p90", 0.9), ("inter-arrival p99", 0.99)] {
+        figures.push(quantile(figure, Nanoseconds, level, gap_count, gaps(a), &gaps(b)));
+    }
     figures
         .into_iter()
         .map(|(figure, kind, measure, samples, original, fitted)| FigureRow {
