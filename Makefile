@@ -42,7 +42,6 @@ lint: build
 rust-test:
 	cargo test --profile test-release -p ssdlab-core
 	cargo test --profile test-release -p ssdlab-py --lib
-	cargo bench --no-run -p ssdlab-core
 
 # The browser test of `ssdlab report` needs a real headless Chromium: Debian's, with its driver.
 browser:
@@ -53,7 +52,7 @@ browser:
 py-test: build browser
 	$(BIN)/pytest -q
 
-# Everything CI runs: lint, Rust tests (and benches compile), Python tests.
+# Everything CI runs: lint (clippy --all-targets type-checks the benches), Rust tests, Python tests.
 test: lint rust-test py-test
 
 bench: build

@@ -18,8 +18,11 @@ from sweep_helpers import sweep_command
 
 from ssdlab.sweeps import run_sweep
 
-#: Eight cells of about a tenth of a second each: two processes are caught half way.
-GRID = "seeds = 8\n[base]\nworkload = 'randwrite'\nset = ['workload.count=100000']\n"
+#: Cells of about a tenth of a second each, so many that the stop, sent once two have finished,
+#: comes long before the last (with eight, a quiet machine finished them all in the 0.3 s
+#: between the second cell and the signal).
+CELLS = 32
+GRID = f"seeds = {CELLS}\n[base]\nworkload = 'randwrite'\nset = ['workload.count=100000']\n"
 #: Processes marked with this variable (inherited by every process the sweep starts) are its.
 MARK = "SSDLAB_TEST_SWEEP_MARK"
 #: How long the processes of a stopped sweep may take to be gone (a worker ends at once; Ray's
@@ -108,12 +111,12 @@ def test_a_stopped_local_sweep_leaves_no_process_and_resumes_exactly(tmp_path, s
         assert stopped.stderr.rstrip().endswith(says)
     assert left_behind(token) == []
     finished = {p.stem: p.read_bytes() for p in (out / "cells").glob("*.json")}
-    assert 2 <= len(finished) < 8, "the stop came too late to test resuming"
+    assert 2 <= len(finished) < CELLS, "the stop came too late to test resuming"
 
     result = run_sweep(grid, out=out, processes=2)
     assert {o.id for o in result.outcomes if o.resumed} == set(finished)
     assert {o.id for o in result.outcomes if not o.resumed} == {c.id for c in result.cells} - set(finished)
-    assert all(o.ok for o in result.outcomes) and list(result.frame["seed"]) == list(range(8))
+    assert all(o.ok for o in result.outcomes) and list(result.frame["seed"]) == list(range(CELLS))
     # The records of the finished cells were read as they were, not rewritten.
     assert {p: (out / "cells" / f"{p}.json").read_bytes() for p in finished} == finished
     assert not list(out.rglob("*.bad*")) and not list(out.rglob(".*.partial"))
