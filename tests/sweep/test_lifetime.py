@@ -56,6 +56,10 @@ def left_behind(token: str) -> list[tuple[int, str]]:
     return found
 
 
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def stop_half_way(
     tmp_path: Path, signum: int, *options: str
 ) -> tuple[subprocess.CompletedProcess, Path, Path, str]:
@@ -75,6 +79,10 @@ def stop_half_way(
             stdout=stdout,
             stderr=stderr,
             start_new_session=True,
+            # A shell without job control starts background jobs with SIGINT ignored, and the
+            # sweep keeps what it inherits (as `nohup` and `cmd &` expect); the test wants
+            # the interactive disposition, whatever shell runs pytest.
+            preexec_fn=default_sigint,
         ) as process,
     ):
         try:
