@@ -19,8 +19,8 @@ from typing import Any
 from ssdlab import exploration
 from ssdlab.config import ConfigOverride, flatten, resolve, resolve_explained
 from ssdlab.errors import ConfigError
-from ssdlab.experiments.common import Job, Runner, run_jobs
-from ssdlab.report import run_figures
+from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
+from ssdlab.report import run_figures as run_figures  # the figures of runs.csv, as the tests read them
 
 #: The figures of the comparison table, in runs.csv units (us for latencies).
 TABLE_METRICS = ("write_p99_us", "write_p99_99_us", "waf", "erases")
@@ -279,11 +279,11 @@ def plan(
     return all_variants, jobs
 
 
-def _worker(job: Job) -> dict[str, Any]:
-    report = job.run()
+def _worker(job: Job, run: Measured) -> dict[str, Any]:
+    report = run.report
     return {
         # The agents' exploration beside the figures: a learned policy still exploring is flagged.
-        "row": {**job.labels, **run_figures(report), **exploration.run_columns(report)},
+        "row": {**job.labels, **run.figures, **exploration.run_columns(report)},
         "write_histogram": report.histograms.get("write", []),
         "raw": report.raw,
         "histograms": report.histograms,

@@ -11,7 +11,7 @@ import pandas as pd
 
 import ssdlab
 from ssdlab import trace as ssdlab_trace
-from ssdlab.experiments.common import Job, Runner, run_jobs
+from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
 from ssdlab.experiments.slc.settings import (
     POLICIES,
     PRESET,
@@ -23,11 +23,11 @@ from ssdlab.experiments.slc.settings import (
 )
 
 
-def _probe_worker(job: Job) -> dict[str, Any]:
-    report = job.run()
+def _probe_worker(job: Job, run: Measured) -> dict[str, Any]:
+    report = run.report
     return {
         **job.labels,
-        "requests_per_pass": report["workload"]["requests"],
+        "requests_per_pass": run.figures["requests"],
         "write_bytes_per_pass": report["workload"]["write_bytes"],
     }
 
