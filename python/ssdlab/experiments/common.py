@@ -68,7 +68,7 @@ def _run_cell(pick: Pick, job: Job) -> dict[str, Any]:
         return _read(pick, job)
     from ssdlab.api import Simulation
 
-    drive = Simulation(**job.members[0].arguments()).warm_drive()
+    drive = Simulation(setup=job.members[0].setup).warm_drive()
     return {"runs": [_read(pick, replace(member, warm_drive=drive)) for member in job.members]}
 
 
@@ -198,8 +198,8 @@ def _salted(cell_id: str, worker: str) -> str:
 
 def verified(jobs: Sequence[Job]) -> list[Job]:
     """The jobs with verify mode on: every mapping checked at the end of each run, which fails
-    on a lost page."""
-    return [Job(j.labels, j.preset, j.trace, j.workload, (*j.overrides, "verify=true")) for j in jobs]
+    on a lost page (the rest of each job's setup as it was)."""
+    return [replace(j, overrides=(*j.overrides, "verify=true")) for j in jobs]
 
 
 def print_frame(title: str, frame: pd.DataFrame) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-import ssdlab
 from ssdlab.config import workload_spec_toml
 from ssdlab.experiments.common import (
     Job,
@@ -88,4 +87,4 @@ def check(grid: list[Job]) -> None:
     """Resolve every run's configuration before any runs, so that a missing trace or a bad key
     fails at once (a ConfigError naming it), not in a worker halfway through the grid."""
     for job in grid:
-        ssdlab.resolve(job.preset, workload=job.workload, trace=job.trace, overrides=list(job.overrides))
+        job.setup.resolve()

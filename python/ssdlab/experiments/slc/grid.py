@@ -5,11 +5,11 @@ runs, and every run's configuration checked before any runs."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-import ssdlab
 from ssdlab import trace as ssdlab_trace
 from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
 from ssdlab.experiments.slc.settings import (
@@ -142,5 +142,5 @@ def check(grid: list[Job]) -> None:
     """Resolve every run's configuration before any runs (a missing trace or a bad key fails at
     once, naming it). A Q-table to load does not exist yet: that key is left out here."""
     for job in grid:
-        overrides = [o for o in job.overrides if not o.startswith("slc.rl.load_qtable=")]
-        ssdlab.resolve(job.preset, workload=job.workload, trace=job.trace, overrides=overrides)
+        overrides = tuple(o for o in job.overrides if not o.startswith("slc.rl.load_qtable="))
+        replace(job.setup, overrides=overrides).resolve()
