@@ -23,6 +23,7 @@ from ssdlab.errors import (
     SsdlabIOError,
     TraceFormatError,
 )
+from ssdlab.setup import Setup
 
 if TYPE_CHECKING:
     from ssdlab.api import Simulation, WarmDrive, run
@@ -67,6 +68,7 @@ __all__ = [
     "DeviceFullError",
     "InternalError",
     "Report",
+    "Setup",
     "Simulation",
     "SsdlabError",
     "SsdlabIOError",

@@ -1,5 +1,5 @@
-"""The Python API: build a simulation from a preset, workload and overrides, run it, get a
-`Report`."""
+"""The Python API: build a simulation from what to simulate (a `Setup`, or its keyword
+arguments: a preset, workload and overrides, ...), run it, get a `Report`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ssdlab import _core
-from ssdlab.config import ConfigOverride, Overrides, overrides_of, raw_config, toml_string, warn_deprecated
+from ssdlab.config import ConfigOverride, Overrides, overrides_of, toml_string, warn_deprecated
 from ssdlab.report import HISTOGRAMS, Report
+from ssdlab.setup import Setup, setup_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,17 +52,29 @@ class Simulation:
         trace_format: str | None = None,
         request_log: str | Path | bool | None = None,
         trace_with_workload: bool = False,
+        *,
+        setup: Setup | None = None,
     ) -> None:
-        """`overrides`: `{"key": value}` (values as Python, written as TOML) or a list of
+        """What to simulate: `setup`, or its keyword arguments (`Setup`: the preset, workload,
+        trace, overrides, config files, trace format and `trace_with_workload`), not both.
+        `overrides`: `{"key": value}` (values as Python, written as TOML) or a list of
         `"key=value"` strings; they go over the config files, which go over the workload
         pattern and the preset (`overridden` lists what a later layer changed). `request_log`: a
         path streams one Parquet row per host request there (`report.request_log`); True keeps
         the log in a temporary file that `report()` loads into `Report.requests` and deletes.
         `trace_with_workload`: allow `trace` with a built-in `workload` pattern or spec, whose
         other keys (warm-up, request count) then shape the replay (refused otherwise)."""
-        _, layers, overrides = raw_config(
-            preset, workload, trace, overrides, config_files, trace_format, trace_with_workload
+        setup = setup_of(
+            setup,
+            preset=preset,
+            workload=workload,
+            trace=trace,
+            overrides=overrides,
+            config_files=config_files,
+            trace_format=trace_format,
+            trace_with_workload=trace_with_workload,
         )
+        preset, layers, overrides = setup.raw()
         self._temp_log: Path | None = None
         if request_log is True:
             fd, name = tempfile.mkstemp(prefix="ssdlab-requests-", suffix=".parquet")
@@ -215,12 +228,22 @@ def run(
     request_log: str | Path | bool | None = None,
     warm_drive: WarmDrive | None = None,
     trace_with_workload: bool = False,
+    *,
+    setup: Setup | None = None,
 ) -> Report:
     """Build and run one simulation; returns its Report. With `warm_drive`, the run starts from
     that drive (`Simulation.warm_drive`) instead of warming up. The arguments are
-    `Simulation`'s."""
+    `Simulation`'s: what to simulate as a `setup`, or its keyword arguments."""
     sim = Simulation(
-        preset, workload, trace, overrides, config_files, trace_format, request_log, trace_with_workload
+        preset,
+        workload,
+        trace,
+        overrides,
+        config_files,
+        trace_format,
+        request_log,
+        trace_with_workload,
+        setup=setup,
     )
     if warm_drive is not None:
         sim.start_from(warm_drive)

@@ -16,6 +16,7 @@ from ssdlab import config
 from ssdlab.cli import main
 from ssdlab.experiments import fsp
 from ssdlab.experiments.common import Runner
+from ssdlab.experiments.pipeline import reproduce
 
 FIGURES = [
     "read_mean_us",
@@ -135,7 +136,7 @@ def test_summary_averages_per_run_ratios_and_leaves_out_a_baseline_of_zero():
 @pytest.fixture(scope="module")
 def quick(traces, tmp_path_factory):
     out = tmp_path_factory.mktemp("fsp-quick")
-    tables = fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True)
+    tables = reproduce("fsp", None, out, shared_traces=traces, quick=True, verify=True)
     return out, tables
 
 
@@ -224,7 +225,7 @@ def test_quick_reproduction_sets_rl_beside_its_random_control(quick):
 def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):
     missing = tmp_path / "no_such_trace.csv"
     with pytest.raises(ssdlab.ConfigError) as info:
-        fsp.reproduce([missing], tmp_path / "never")
+        reproduce("fsp", [missing], tmp_path / "never")
     assert str(missing) in info.value.message
     with pytest.raises(SystemExit) as exit_info:
         main(["reproduce", "fsp", "--trace", str(missing), "--out", str(tmp_path / "never")])
@@ -242,7 +243,9 @@ def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, t
     out, _ = quick
     rerun_runs_nothing(
         out,
-        lambda runner: fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner),
+        lambda runner: reproduce(
+            "fsp", None, out, shared_traces=traces, quick=True, verify=True, runner=runner
+        ),
     )
 
 
@@ -251,7 +254,7 @@ def test_the_quick_grid_on_ray_gives_the_results_of_local_processes(traces, tmp_
     instance the engine starts with two CPUs."""
     out = tmp_path / "ray"
     runner = Runner(backend="ray", processes=2)
-    fsp.reproduce(None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
+    reproduce("fsp", None, out, shared_traces=traces, quick=True, verify=True, runner=runner)
     golden_runs(out / "runs.csv", "fsp_quick_runs", ignore=("trace_path",))
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from ssdlab import config
 from ssdlab.experiments import learnedftl
+from ssdlab.experiments.pipeline import reproduce
 
 
 def test_every_job_is_a_valid_configuration_with_the_papers_setup():
@@ -115,7 +116,7 @@ def test_the_stress_case_runs_its_first_drive_write_apart():
 @pytest.fixture(scope="module")
 def quick(traces, tmp_path_factory):
     out = tmp_path_factory.mktemp("learnedftl-quick")
-    tables = learnedftl.reproduce(None, out, shared_traces=traces, quick=True, verify=True)
+    tables = reproduce("learnedftl", None, out, shared_traces=traces, quick=True, verify=True)
     return out, tables
 
 
@@ -165,8 +166,8 @@ def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, t
     out, _ = quick
     rerun_runs_nothing(
         out,
-        lambda runner: learnedftl.reproduce(
-            None, out, shared_traces=traces, quick=True, verify=True, runner=runner
+        lambda runner: reproduce(
+            "learnedftl", None, out, shared_traces=traces, quick=True, verify=True, runner=runner
         ),
     )
 

@@ -17,6 +17,7 @@ import ssdlab
 from ssdlab import config
 from ssdlab.experiments import rlgc
 from ssdlab.experiments.common import Runner
+from ssdlab.experiments.pipeline import reproduce
 
 
 @pytest.fixture
@@ -93,7 +94,9 @@ def test_controls_and_qtc_variants_change_only_what_their_names_say(loads):
 @pytest.fixture(scope="module")
 def quick(traces, tmp_path_factory):
     out = tmp_path_factory.mktemp("rlgc-quick")
-    tables = rlgc.reproduce(None, out, shared_traces=traces, quick=True, include_predictors=True, verify=True)
+    tables = reproduce(
+        "rlgc", None, out, shared_traces=traces, quick=True, include_predictors=True, verify=True
+    )
     return out, tables
 
 
@@ -225,7 +228,7 @@ def test_quick_reproduction_compares_learned_with_control_and_qtc_like_for_like(
 
 @pytest.mark.reproduce
 def test_full_reproduction(traces, tmp_path):
-    tables = rlgc.reproduce(None, tmp_path, seeds=1, shared_traces=traces, presets=("kang-3d-128gb",))
+    tables = reproduce("rlgc", None, tmp_path, seeds=1, shared_traces=traces, presets=("kang-3d-128gb",))
     assert f"{rlgc.PAPER_PART}: kang-3d-128gb p99.99 (normalised to LazyRTGC)" in tables
     assert "Real traces: kang-3d-128gb p99.99 (normalised to LazyRTGC)" in tables
 
@@ -239,8 +242,15 @@ def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, t
     out, _ = quick
     rerun_runs_nothing(
         out,
-        lambda runner: rlgc.reproduce(
-            None, out, shared_traces=traces, quick=True, include_predictors=True, verify=True, runner=runner
+        lambda runner: reproduce(
+            "rlgc",
+            None,
+            out,
+            shared_traces=traces,
+            quick=True,
+            include_predictors=True,
+            verify=True,
+            runner=runner,
         ),
     )
 

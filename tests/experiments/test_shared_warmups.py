@@ -9,7 +9,7 @@ import json
 import pytest
 
 import ssdlab
-from ssdlab.experiments.common import Job, Runner, run_jobs
+from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
 
 WARMUP = ("warmup.fill=true", "warmup.timed_random_writes_ns=100000000", "warmup.timed_queue_depth=4")
 READS = ("workload.rw=randread", "workload.count=3000")
@@ -31,8 +31,8 @@ def test_a_warm_drive_of_another_configuration_is_refused():
         ssdlab.run("tiny", overrides=(*WARMUP, *READS, "gc.victim=fifo"), warm_drive=drive)
 
 
-def _worker(job: Job) -> dict:
-    report = job.run()
+def _worker(job: Job, run: Measured) -> dict:
+    report = run.report
     return {"labels": job.labels, "report": json.dumps(report.raw, sort_keys=True)}
 
 

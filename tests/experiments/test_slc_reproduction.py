@@ -16,6 +16,7 @@ from ssdlab import config
 from ssdlab.cli import main
 from ssdlab.experiments import slc
 from ssdlab.experiments.common import Runner
+from ssdlab.experiments.pipeline import reproduce
 
 FIGURES = [
     "write_throughput_mb_s",
@@ -376,7 +377,7 @@ def test_readings_end_to_end_on_cut_workloads(tmp_path):
 @pytest.fixture(scope="module")
 def quick(traces, tmp_path_factory):
     out = tmp_path_factory.mktemp("slc-quick")
-    tables = slc.reproduce(None, out, shared_traces=traces, quick=True)
+    tables = reproduce("slc", None, out, shared_traces=traces, quick=True)
     return out, tables, pd.read_csv(out / "runs.csv")
 
 
@@ -506,7 +507,7 @@ def test_quick_reproduction_sets_rl_beside_its_random_control(quick):
 def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):
     missing = tmp_path / "no_such_trace.csv"
     with pytest.raises(ssdlab.ConfigError) as info:
-        slc.reproduce([missing], tmp_path / "never")
+        reproduce("slc", [missing], tmp_path / "never")
     assert str(missing) in info.value.message
     with pytest.raises(SystemExit) as exit_info:
         main(["reproduce", "slc", "--trace", str(missing), "--out", str(tmp_path / "never")])
@@ -517,7 +518,7 @@ def test_a_missing_trace_fails_before_anything_runs(tmp_path, capsys):
 
 @pytest.mark.reproduce
 def test_full_reproduction(traces, tmp_path):
-    tables = slc.reproduce(None, tmp_path, shared_traces=traces)
+    tables = reproduce("slc", None, tmp_path, shared_traces=traces)
     assert "Fig. 4: write throughput normalised to QLC-only" in tables
     assert (tmp_path / "qtable_pretrained.json").exists()
 
@@ -530,7 +531,7 @@ def test_quick_results_are_those_before_the_move_onto_the_sweep_engine(quick, go
 def test_a_rerun_resumes_every_finished_run_and_writes_the_same_results(quick, traces, rerun_runs_nothing):
     out, _, _ = quick
     rerun_runs_nothing(
-        out, lambda runner: slc.reproduce(None, out, shared_traces=traces, quick=True, runner=runner)
+        out, lambda runner: reproduce("slc", None, out, shared_traces=traces, quick=True, runner=runner)
     )
 
 

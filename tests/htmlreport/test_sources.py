@@ -86,11 +86,10 @@ def test_reproduction_reads_verdicts_tables_figures_runs_and_cells(reproduction_
     assert len(source.runs) == 2 and source.sweep is None
 
 
-def _figures_worker(job):
-    """A reproduction's worker in small: the run's labels and a figure (module level, as the
+def _figures_worker(job, run):
+    """A reproduction's pick in small: the run's labels and a figure (module level, as the
     engine wants)."""
-    report = job.run()
-    return {**job.labels, "waf": report.waf}
+    return {**job.labels, "waf": run.figures["waf"]}
 
 
 def test_a_reproductions_run_records_are_not_taken_for_reports(tmp_path):

@@ -136,7 +136,13 @@ def compare(
     from ssdlab.experiments import compare as experiment
 
     setup = experiment.Setup(
-        preset, workload, trace, trace_format, config_files, overrides, trace_with_workload
+        preset=preset,
+        workload=workload,
+        trace=trace,
+        overrides=overrides,
+        config_files=config_files,
+        trace_format=trace_format,
+        trace_with_workload=trace_with_workload,
     )
     note_overridden(experiment.overridden(setup))
     parsed = [experiment.Vary.parse(spec) for spec in varies]

@@ -1,1 +1,2 @@
-"""Reproductions of the papers' experiments, one module per paper (`ssdlab reproduce NAME`)."""
+"""Reproductions of the papers' experiments (`ssdlab reproduce NAME`): one package per paper, registered
+in `registry`, all run by `pipeline.reproduce` (docs/experiments/README.md)."""

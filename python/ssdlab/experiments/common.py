@@ -5,6 +5,8 @@ traces, and the files every reproduction writes (tables.md, verdicts.csv)."""
 from __future__ import annotations
 
 import hashlib
+import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import partial
@@ -19,15 +21,55 @@ from ssdlab.sweeps.job import Job, WarmGroup
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ssdlab.report import Report
 
-def _run_cell(worker: Callable[[Job], dict[str, Any]], job: Job) -> dict[str, Any]:
-    """`worker(job)`, or for a WarmGroup, `worker` on each member from the group's warm drive."""
+
+class Measured:
+    """One job's run as a worker reads it: `report` (the job run on first use, so that a worker
+    that needs no simulation, a stream's statistics, runs none), `figures` (`run_figures` of
+    it: the per-run figures every results table holds) and `wall_s` (how long the run took)."""
+
+    def __init__(self, job: Job) -> None:
+        self._job = job
+        self._report: Report | None = None
+        self._figures: dict[str, Any] | None = None
+        self.wall_s = math.nan
+
+    @property
+    def report(self) -> Report:
+        if self._report is None:
+            start = time.perf_counter()
+            self._report = self._job.run()
+            self.wall_s = round(time.perf_counter() - start, 3)
+        return self._report
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        if self._figures is None:
+            from ssdlab.report import run_figures
+
+            self._figures = run_figures(self.report)
+        return self._figures
+
+
+#: What a grid keeps of a run: a module-level function (pickled to the worker processes or Ray
+#: tasks) from the job and its `Measured` run to the run's row.
+Pick = Callable[[Job, Measured], dict[str, Any]]
+
+
+def _read(pick: Pick, job: Job) -> dict[str, Any]:
+    """The one worker of every reproduction: `pick` on the job's measured run."""
+    return pick(job, Measured(job))
+
+
+def _run_cell(pick: Pick, job: Job) -> dict[str, Any]:
+    """The worker on `job`, or for a WarmGroup on each member from the group's warm drive."""
     if not isinstance(job, WarmGroup):
-        return worker(job)
+        return _read(pick, job)
     from ssdlab.api import Simulation
 
-    drive = Simulation(**job.members[0].arguments()).warm_drive()
-    return {"runs": [worker(replace(member, warm_drive=drive)) for member in job.members]}
+    drive = Simulation(setup=job.members[0].setup).warm_drive()
+    return {"runs": [_read(pick, replace(member, warm_drive=drive)) for member in job.members]}
 
 
 @dataclass(frozen=True)
@@ -51,15 +93,15 @@ class Runner:
 
 def run_jobs(
     jobs: Sequence[Job],
-    worker: Callable[[Job], dict[str, Any]],
+    pick: Pick,
     runner: Runner | None = None,
     share_warmups: bool = False,
 ) -> list[dict[str, Any]]:
-    """Run `worker(job)` for every job on the sweep engine with a progress bar; returns the
-    results in job order. `worker` must be a module-level function (it is pickled to the worker
-    processes or Ray tasks). A cell's id is the job's (its resolved configuration, traces by
-    content) combined with the worker's name, as one job can feed two workers (a probe and a
-    measured run). A result is what went through JSON (the engine's records), fresh or resumed. A
+    """Run every job on the sweep engine with a progress bar, each row `pick(job, Measured(job))`
+    (the one worker, `_read`); returns the rows in job order. `pick` must be a module-level
+    function (it is pickled to the worker processes or Ray tasks). A cell's id is the job's (its
+    resolved configuration, traces by content) combined with `pick`'s name, as one job can feed
+    two picks (a probe and a measured run). A result is what went through JSON (the engine's records), fresh or resumed. A
     failed job fails the grid, after the others finished (and were kept).
 
     `share_warmups`: jobs whose configurations differ only in `[workload]` and that warm up
@@ -69,7 +111,7 @@ def run_jobs(
     from ssdlab.sweeps import cells_from_jobs, run_cells
 
     runner = runner or Runner()
-    name = f"{worker.__module__}.{worker.__qualname__}"
+    name = f"{pick.__module__}.{pick.__qualname__}"
     cells = [replace(c, id=_salted(c.id, name)) for c in cells_from_jobs(jobs)]
     groups = _warm_groups(jobs, cells) if share_warmups and not runner.ship_traces else {}
     # A group runs where its first member stood: the grid's order is kept, so long cells (a
@@ -84,7 +126,7 @@ def run_jobs(
             run.append(cell)
     outcomes = run_cells(
         run,
-        partial(_run_cell, worker),
+        partial(_run_cell, pick),
         out=runner.out,
         backend=runner.backend,
         processes=runner.processes,
@@ -156,8 +198,8 @@ def _salted(cell_id: str, worker: str) -> str:
 
 def verified(jobs: Sequence[Job]) -> list[Job]:
     """The jobs with verify mode on: every mapping checked at the end of each run, which fails
-    on a lost page."""
-    return [Job(j.labels, j.preset, j.trace, j.workload, (*j.overrides, "verify=true")) for j in jobs]
+    on a lost page (the rest of each job's setup as it was)."""
+    return [replace(j, overrides=(*j.overrides, "verify=true")) for j in jobs]
 
 
 def print_frame(title: str, frame: pd.DataFrame) -> None:

@@ -12,15 +12,16 @@ import math
 import re
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ssdlab import exploration
-from ssdlab.config import ConfigOverride, flatten, resolve, resolve_explained
+from ssdlab.config import ConfigOverride, flatten, resolve_explained
 from ssdlab.errors import ConfigError
-from ssdlab.experiments.common import Job, Runner, run_jobs
-from ssdlab.report import run_figures
+from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
+from ssdlab.report import run_figures as run_figures  # the figures of runs.csv, as the tests read them
+from ssdlab.setup import Setup as Setup  # what every variant shares, before the varied keys
 
 #: The figures of the comparison table, in runs.csv units (us for latencies).
 TABLE_METRICS = ("write_p99_us", "write_p99_99_us", "waf", "erases")
@@ -100,19 +101,6 @@ CONTROL_SUFFIX = " (random control)"
 
 
 @dataclass
-class Setup:
-    """What every variant shares: the arguments of `ssdlab.run` before the varied keys."""
-
-    preset: str | None = None
-    workload: str | None = None
-    trace: str | None = None
-    trace_format: str | None = None
-    config_files: tuple[str, ...] = ()
-    overrides: tuple[str, ...] = ()
-    trace_with_workload: bool = False
-
-
-@dataclass
 class Comparison:
     """The outcome of `compare`, `seeds` runs per variant: `runs` (one dict per run, the rows of
     runs.csv, in variant then seed order), `tails` (each variant's write-latency histogram, seeds
@@ -180,16 +168,7 @@ def variants(varies: Sequence[Vary]) -> list[Variant]:
 
 def overridden(setup: Setup) -> list[ConfigOverride]:
     """The keys a later layer of the shared configuration overrode (before the varied keys)."""
-    return resolve_explained(
-        setup.preset,
-        setup.workload,
-        setup.trace,
-        setup.overrides,
-        setup.config_files,
-        setup.trace_format,
-        setup.trace_with_workload,
-        origins=False,
-    ).overridden
+    return resolve_explained(**setup.arguments(), origins=False).overridden
 
 
 def control_keys() -> tuple[str, ...]:
@@ -202,15 +181,7 @@ def control_keys() -> tuple[str, ...]:
 
 
 def _resolve(setup: Setup, overrides: Sequence[str]) -> str:
-    return resolve(
-        setup.preset,
-        setup.workload,
-        setup.trace,
-        overrides,
-        setup.config_files,
-        setup.trace_format,
-        setup.trace_with_workload,
-    )
+    return replace(setup, overrides=tuple(overrides)).resolve()
 
 
 def with_controls(setup: Setup, all_variants: Sequence[Variant]) -> list[Variant]:
@@ -279,11 +250,11 @@ def plan(
     return all_variants, jobs
 
 
-def _worker(job: Job) -> dict[str, Any]:
-    report = job.run()
+def _worker(job: Job, run: Measured) -> dict[str, Any]:
+    report = run.report
     return {
         # The agents' exploration beside the figures: a learned policy still exploring is flagged.
-        "row": {**job.labels, **run_figures(report), **exploration.run_columns(report)},
+        "row": {**job.labels, **run.figures, **exploration.run_columns(report)},
         "write_histogram": report.histograms.get("write", []),
         "raw": report.raw,
         "histograms": report.histograms,

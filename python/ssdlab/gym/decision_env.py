@@ -45,9 +45,10 @@ import numpy as np
 from gymnasium import spaces
 
 from ssdlab.api import Simulation, WarmDrive
-from ssdlab.config import Overrides, RawConfig, override_strings, raw_config
+from ssdlab.config import Overrides, RawConfig, override_strings
 from ssdlab.errors import ActionError, ConfigError
 from ssdlab.report import Report
+from ssdlab.setup import Setup, setup_of
 
 #: The largest seed drawn when `reset` is given none (the config's seed is a u64).
 _SEED_BOUND = 2**31
@@ -60,7 +61,7 @@ _OPTIONS = ("warmup_seed",)
 
 
 @dataclass(frozen=True)
-class Setup:
+class DefaultSetup:
     """An environment's default setup: what `gym.make(id)` runs (see the module)."""
 
     preset: str
@@ -85,7 +86,7 @@ class DecisionEnv(gym.Env):
     KIND: ClassVar[str] = ""
     #: The policy of `KIND` the environment chooses unless the overrides choose one.
     POLICY: ClassVar[str] = ""
-    DEFAULT_SETUP: ClassVar[Setup]
+    DEFAULT_SETUP: ClassVar[DefaultSetup]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(
@@ -98,27 +99,47 @@ class DecisionEnv(gym.Env):
         config_files: Iterable[str | Path] = (),
         trace_format: str | None = None,
         warmup_seed: int | None = None,
+        *,
+        setup: Setup | None = None,
     ) -> None:
         """`workload` is a built-in pattern, a workload file or a workload spec; `requests` cuts
         the episode to that many requests (default: the default setup's episode, or the whole
         trace or workload of your own); `warmup_seed`: episodes share a warm-up drawn from it
         (see the module). A config whose policy has no `KIND` decision point is refused here,
-        with the reason."""
+        with the reason. `setup`: what to simulate as one value (`ssdlab.Setup`), in place of
+        `preset`, `trace`, `workload`, `overrides`, `config_files` and `trace_format`."""
+        trace_with_workload = False
+        if setup is not None:
+            setup_of(
+                setup,
+                preset=preset,
+                trace=trace,
+                workload=workload,
+                overrides=overrides,
+                config_files=config_files,
+                trace_format=trace_format,
+            )
+            preset, trace, workload, overrides = setup.preset, setup.trace, setup.workload, setup.overrides
+            config_files, trace_format = setup.config_files, setup.trace_format
+            trace_with_workload = setup.trace_with_workload
         config_files = tuple(config_files)
-        setup = self.DEFAULT_SETUP
+        default = self.DEFAULT_SETUP
         #: Whether the run is the default setup (your overrides and requests on top of it).
         self.default_setup = preset is None and trace is None and workload is None and not config_files
         base: list[str] = []
         if self.default_setup:
-            workload, base = setup.workload, list(setup.overrides)
-            requests = setup.requests if requests is None else requests
-        self._build = {
-            "preset": setup.preset if preset is None else preset,
-            "trace": trace,
-            "workload": workload,
-            "config_files": config_files,
-            "trace_format": trace_format,
-        }
+            workload, base = default.workload, list(default.overrides)
+            requests = default.requests if requests is None else requests
+        #: What every episode simulates, before the overrides (`_overrides`) and the seeds.
+        self._setup = Setup(
+            default.preset if preset is None else preset,
+            workload,
+            trace,
+            (),
+            config_files,
+            trace_format,
+            trace_with_workload,
+        )
         overrides = override_strings(overrides)
         if not any(o.split("=", 1)[0].strip() == self.KIND for o in overrides):
             base.insert(0, f"{self.KIND}={self.POLICY}")
@@ -152,12 +173,16 @@ class DecisionEnv(gym.Env):
         return keys if warmup_seed is None else [*keys, f"warmup.seed={warmup_seed}"]
 
     def _simulation(self, seed: int | None) -> Simulation:
-        return Simulation(overrides=[*self._overrides, *self._seeds(seed, self.warmup_seed)], **self._build)
+        return Simulation(setup=self._episode(seed, self.warmup_seed))
+
+    def _episode(self, seed: int | None, warmup_seed: int | None) -> Setup:
+        """What the episode of these seeds simulates."""
+        return self._setup.with_overrides(*self._overrides, *self._seeds(seed, warmup_seed))
 
     def raw_config(self, seed: int) -> RawConfig:
         """The configuration of the episode `reset(seed=seed)` runs, as the core takes it (the
         native vector environment builds its runs from it)."""
-        return raw_config(overrides=[*self._overrides, *self._seeds(seed, self.warmup_seed)], **self._build)
+        return self._episode(seed, self.warmup_seed).raw()
 
     def run_seed(self, seed: int | None) -> int:
         """The run seed of `reset(seed=seed)`: `seed` itself, else drawn from the environment's
@@ -169,8 +194,7 @@ class DecisionEnv(gym.Env):
         every episode of that warm-up seed starts from."""
         drive = self._drives.get(warmup_seed)
         if drive is None:
-            overrides = [*self._overrides, *self._seeds(None, warmup_seed)]
-            drive = Simulation(overrides=overrides, **self._build).warm_drive()
+            drive = Simulation(setup=self._episode(None, warmup_seed)).warm_drive()
             while len(self._drives) >= _DRIVES_KEPT:
                 del self._drives[next(iter(self._drives))]
             self._drives[warmup_seed] = drive
@@ -298,7 +322,7 @@ class GcSchedulingEnv(DecisionEnv):
 
     KIND: ClassVar[str] = "gc.scheduler"
     POLICY: ClassVar[str] = "rlgc"
-    DEFAULT_SETUP: ClassVar[Setup] = Setup("kang-3d-128gb", "rlgc-home1", GC_DRIVE, 10_000)
+    DEFAULT_SETUP: ClassVar[DefaultSetup] = DefaultSetup("kang-3d-128gb", "rlgc-home1", GC_DRIVE, 10_000)
 
     def no_decision_hint(self, report: Report) -> str:
         gc = report["policies"]["gc_scheduler_report"]
@@ -357,7 +381,7 @@ class FspPlacementEnv(DecisionEnv):
 
     KIND: ClassVar[str] = "cache.eviction"
     POLICY: ClassVar[str] = "rl_fsp"
-    DEFAULT_SETUP: ClassVar[Setup] = Setup(
+    DEFAULT_SETUP: ClassVar[DefaultSetup] = DefaultSetup(
         "li-qlc-fsp",
         None,
         (*FSP_DRIVE, 'workload.rw="randrw"', "workload.rwmixread=50", "workload.bs=16384"),
@@ -389,7 +413,7 @@ class SlcCacheEnv(DecisionEnv):
 
     KIND: ClassVar[str] = "slc.policy"
     POLICY: ClassVar[str] = "rl"
-    DEFAULT_SETUP: ClassVar[Setup] = Setup(
+    DEFAULT_SETUP: ClassVar[DefaultSetup] = DefaultSetup(
         "yoo-hybrid-qlc",
         None,
         (*SLC_DRIVE, 'workload.rw="randrw"', "workload.rwmixread=30", "workload.bs=65536"),

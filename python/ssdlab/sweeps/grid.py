@@ -32,6 +32,7 @@ from typing import Any
 from ssdlab.config import presets, toml_string, workload_layer
 from ssdlab.data import TRACES, trace_path
 from ssdlab.errors import ConfigError
+from ssdlab.setup import Setup
 from ssdlab.sweeps.keys import config_keys, unknown_key_reason
 from ssdlab.sweeps.locate import key_lines, line_of
 
@@ -53,18 +54,6 @@ TABLE_COLUMNS = ("cell_id", "seed", "status", "error", "wall_s", "ssdlab_version
 
 
 @dataclass(frozen=True)
-class Base:
-    """The arguments of `ssdlab.run` every cell shares (paths made absolute)."""
-
-    preset: str | None = "tiny"
-    trace: str | None = None
-    trace_format: str | None = None
-    workload: str | None = None
-    config_files: tuple[str, ...] = ()
-    overrides: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Axis:
     """One axis: its key, its values as the grid gives them (the table's column), and what each
     value becomes for the run: an absolute path (trace, workload file), a name (preset, built-in
@@ -82,7 +71,8 @@ class Grid:
     path: Path
     text: str
     seeds: tuple[int, ...]
-    base: Base
+    #: What every cell simulates before its axes and seed (paths made absolute).
+    base: Setup
     axes: tuple[Axis, ...]
     excludes: tuple[dict[str, Any], ...]
 
@@ -340,7 +330,7 @@ def _strings(table: str, key: str, value: Any, problems: _Problems) -> list[str]
     return []
 
 
-def _base(raw: dict[str, Any], here: Path, problems: _Problems) -> Base:
+def _base(raw: dict[str, Any], here: Path, problems: _Problems) -> Setup:
     known_presets = presets()
     for key in raw:
         if key not in BASE_KEYS:
@@ -379,7 +369,14 @@ def _base(raw: dict[str, Any], here: Path, problems: _Problems) -> Base:
             problems.add("base", "set", f'{override!r} is not "key=value"')
         elif key.strip() == "seed":
             problems.add("base", "set", "give the seeds with the top-level `seeds`, not seed=")
-    return Base(preset, trace, trace_format, workload, tuple(config_files), tuple(overrides))
+    return Setup(
+        preset=preset,
+        workload=workload,
+        trace=trace,
+        overrides=tuple(overrides),
+        config_files=tuple(config_files),
+        trace_format=trace_format,
+    )
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:

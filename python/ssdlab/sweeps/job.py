@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ssdlab.api import WarmDrive
     from ssdlab.report import Report
+    from ssdlab.setup import Setup
 
 
 @dataclass(frozen=True)
@@ -29,23 +30,30 @@ class Job:
     #: worker by `run_jobs(share_warmups=True)`; never part of the job's identity).
     warm_drive: WarmDrive | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def setup(self) -> Setup:
+        """What this job simulates."""
+        from ssdlab.setup import Setup
+
+        return Setup(
+            self.preset,
+            self.workload,
+            self.trace,
+            self.overrides,
+            self.config_files,
+            self.trace_format,
+            self.trace_with_workload,
+        )
+
     def arguments(self) -> dict[str, Any]:
         """The keyword arguments of `ssdlab.run` and `ssdlab.resolve` for this job."""
-        return {
-            "preset": self.preset,
-            "workload": self.workload,
-            "trace": self.trace,
-            "overrides": self.overrides,
-            "config_files": self.config_files,
-            "trace_format": self.trace_format,
-            "trace_with_workload": self.trace_with_workload,
-        }
+        return self.setup.arguments()
 
     def run(self) -> Report:
         """Run this job in the calling process (the API is imported here, in the worker)."""
         from ssdlab.api import run
 
-        return run(**self.arguments(), warm_drive=self.warm_drive)
+        return run(setup=self.setup, warm_drive=self.warm_drive)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,12 @@ with the per-device action range and intensive step of their `[gc.rlgc]` tables.
 
 Two parts, each with its own tables. First, the paper's workloads: Table 1's nine as the
 built-in specs `rlgc-home1` ... `rlgc-oltp` (write ratio, mean interval and mean size from the
-table; every other choice in the specs' headers), 10 seeds, Base-2's control being QTC-control;
+table; every other choice in the specs' headers), 3 seeds by default (the paper's ten with
+`--seeds 10`), Base-2's control being QTC-control;
 its averages over all nine are held to Tables 5-6 and the slides in verdicts.csv, with the
 direction checks (Aggr < Base < LazyRTGC, learned below control). Second, the real traces and
-synthetic bursts below, also 10 seeds (issue #33: "10 seeds on both parts").
+synthetic bursts below, the same seeds (issue #33: "10 seeds on both parts"; issue #48: 3 by
+default).
 
 The set-up is the paper's Sec. 6.1: the drive starts empty and the latency of every request is
 measured. Each workload runs until it has written `DRIVE_WRITES` times the drive's physical
@@ -42,12 +44,13 @@ queues for reasons GC scheduling cannot change). Every choice is printed and sav
 Modules, one job each: `settings` (the schedulers, workloads, presets and the paper's figures,
 the sizes of a run and the drive), `grid` (the probes, the plans and the runs), `results` (what a
 run's worker keeps), `analysis` (the tables, the paper's figures beside ours and verdicts.csv),
-`figures` (the plots); each part's run and `reproduce` here.
+`figures` (the plots); each part's run and the reproduction's steps (`PARTS`: `prepare` and `run`, for
+`pipeline.reproduce`) here.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +59,12 @@ import pandas as pd
 from ssdlab._console import console
 from ssdlab.experiments.common import (
     EXPLORATION_TITLE,
-    Runner,
     choose_traces,
     exploration_table,
     print_frame,
-    run_jobs,
     verified,
-    write_tables,
 )
+from ssdlab.experiments.pipeline import Choice, Context, Outcome, Parts
 from ssdlab.experiments.rlgc.analysis import (
     _verdicts,
     control_table,
@@ -83,6 +84,7 @@ from ssdlab.experiments.rlgc.results import _coarse as _coarse
 from ssdlab.experiments.rlgc.settings import (
     BLOCKS_PER_PLANE,
     CONTROLS,
+    DEFAULT_SEEDS,
     DEFAULT_TRACES,
     DRIVE_WRITES,
     LEARNED,
@@ -115,6 +117,7 @@ from ssdlab.experiments.rlgc.settings import (
 __all__ = [
     "BLOCKS_PER_PLANE",
     "CONTROLS",
+    "DEFAULT_SEEDS",
     "DEFAULT_TRACES",
     "DRIVE_WRITES",
     "LEARNED",
@@ -154,7 +157,6 @@ __all__ = [
     "probe",
     "probe_jobs",
     "qtc_table",
-    "reproduce",
     "schedulers",
     "spread",
     "tables",
@@ -163,17 +165,17 @@ __all__ = [
 
 
 def _part(
+    ctx: Context,
     loads: list[Workload],
     presets,
     grid: dict[str, tuple[str, ...]],
     settings: Settings,
-    runner: Runner,
     verify: bool,
     title: str,
 ) -> tuple[pd.DataFrame, list[dict[str, Any]], pd.DataFrame, set[tuple[str, str]]]:
     """Probe, plan and run one part's grid: (set-up, results, runs, sustainable workloads)."""
     console.print(f"{title}: load check, one pass of each workload on the empty drive, no GC")
-    probes = probe(loads, presets, settings, runner)
+    probes = probe(loads, presets, settings, ctx.runner)
     jobs, plans = build_jobs(loads, presets, grid, settings, probes)
     if verify:
         jobs = verified(jobs)
@@ -184,42 +186,62 @@ def _part(
         f"{title}: set-up per workload (empty start; every request measured)",
         setup.set_index(["preset", "workload"]),
     )
-    results = _fan_out(run_jobs(jobs, _worker, runner), loads, settings.seeds)
+    results = _fan_out(ctx.run(jobs, _worker), loads, settings.seeds)
     runs = pd.DataFrame([{k: v for k, v in r.items() if k not in SERIES} for r in results])
     return setup, results, runs, sustainable
 
 
-def reproduce(
-    traces: list[Path] | None,
-    out: Path,
-    seeds: int = 10,
-    include_predictors: bool = False,
-    presets: tuple[str, ...] = PRESETS,
-    runner: Runner | None = None,
-    shared_traces: Path | None = None,
-    quick: bool = False,
-    verify: bool = False,
-) -> dict[str, pd.DataFrame]:
-    """Run the reproduction: first the paper part (Table 1's workloads as specs, `seeds` seeds;
-    paper_runs.csv, paper_setup.csv, verdicts.csv), then the real traces and synthetic bursts
-    (the same seeds; runs.csv, setup.csv). `quick` is the CI-sized grid (`QUICK`),
-    `verify` checks every mapping at the end of every run (and fails the run on a lost page),
-    `runner` says where the grids run (local processes by default; finished runs are kept in
-    `out/cells` and reused)."""
-    out.mkdir(parents=True, exist_ok=True)
-    runner = (runner or Runner()).under(out)
-    if quick:
+@dataclass(frozen=True)
+class Plan:
+    """A run of the reproduction, prepared: its settings, presets and the real-trace part's
+    workloads."""
+
+    settings: Settings
+    presets: tuple[str, ...]
+    loads: list[Workload]
+    include_predictors: bool
+    verify: bool
+
+
+def prepare(choice: Choice) -> Plan:
+    """The settings (`quick`: the CI-sized grid, `QUICK`; else `seeds` seeds on both parts),
+    the presets (option `presets`, default `PRESETS`), the real traces and synthetic bursts, and
+    whether the second part adds the interval predictors (option `include_predictors`)."""
+    if choice.quick:
         settings = QUICK
     else:
-        settings = Settings(seeds=seeds, paper_workloads=tuple(PAPER_WORKLOADS), paper_seeds=seeds)
+        settings = Settings(
+            seeds=choice.seeds, paper_workloads=tuple(PAPER_WORKLOADS), paper_seeds=choice.seeds
+        )
+    traces = list(choice.traces) if choice.traces else None
+    synthetic = QUICK_SYNTHETIC if choice.quick else tuple(SYNTHETIC)
+    names = QUICK_TRACES if choice.quick else tuple(DEFAULT_TRACES)
+    paths = choose_traces(traces, choice.shared_traces, names)
+    trace_map = {
+        p: () if traces else DEFAULT_TRACES.get(n, ()) for p, n in zip(paths, traces or names, strict=True)
+    }
+    return Plan(
+        settings,
+        tuple(choice.options.get("presets") or PRESETS),
+        workloads(trace_map, synthetic),
+        bool(choice.options.get("include_predictors")),
+        choice.verify,
+    )
+
+
+def run(ctx: Context, prepared: Plan) -> Outcome:
+    """First the paper part (Table 1's workloads as specs; paper_runs.csv, paper_setup.csv,
+    verdicts.csv), then the real traces and synthetic bursts (the same seeds; runs.csv,
+    setup.csv)."""
+    out, settings, presets = ctx.out, prepared.settings, prepared.presets
     paper_settings = replace(settings, drive_writes=settings.paper_drive_writes, seeds=settings.paper_seeds)
     paper_setup, paper_results, paper_runs, paper_sustainable = _part(
+        ctx,
         paper_workloads(settings.paper_workloads),
         presets,
         paper_schedulers(),
         paper_settings,
-        runner,
-        verify,
+        prepared.verify,
         PAPER_PART,
     )
     paper_setup.to_csv(out / "paper_setup.csv", index=False)
@@ -238,20 +260,13 @@ def reproduce(
     if explored is not None:
         paper_tables[f"{PAPER_PART}: {EXPLORATION_TITLE}"] = explored
 
-    synthetic = QUICK_SYNTHETIC if quick else tuple(SYNTHETIC)
-    names = QUICK_TRACES if quick else tuple(DEFAULT_TRACES)
-    paths = choose_traces(traces, shared_traces, names)
-    trace_map = {
-        p: () if traces else DEFAULT_TRACES.get(n, ()) for p, n in zip(paths, traces or names, strict=True)
-    }
-    loads = workloads(trace_map, synthetic)
     setup, results, runs, sustainable = _part(
-        loads,
+        ctx,
+        prepared.loads,
         presets,
-        schedulers(include_predictors),
+        schedulers(prepared.include_predictors),
         settings,
-        runner,
-        verify,
+        prepared.verify,
         "Real traces and synthetic bursts",
     )
     setup.to_csv(out / "setup.csv", index=False)
@@ -273,14 +288,20 @@ def reproduce(
     if explored is not None:
         result_tables[EXPLORATION_TITLE] = explored
     everything = {**paper_tables, **{f"Real traces: {t}": table for t, table in result_tables.items()}}
-    write_tables(out / "tables.md", everything)
-    _verdicts(out / "verdicts.csv", summary)
-    plots(paper_results + results, out)
-    learning_plots(results, sustainable, out)
-    for title, table in everything.items():
-        print_frame(title, table)
-    console.print(
-        f"\nresults: {out}/ (paper_setup.csv, paper_runs.csv, setup.csv, runs.csv, tables.md, verdicts.csv, "
-        "fig7_fig9_*.png, learning_curves_*.png)"
+
+    def figures(out: Path) -> None:
+        plots(paper_results + results, out)
+        learning_plots(results, sustainable, out)
+
+    return Outcome(
+        everything,
+        verdicts=lambda path: _verdicts(path, summary),
+        figures=figures,
+        printed=list(everything.items()),
+        files="paper_setup.csv, paper_runs.csv, setup.csv, runs.csv, tables.md, verdicts.csv, "
+        "fig7_fig9_*.png, learning_curves_*.png",
     )
-    return everything
+
+
+#: The reproduction's steps for `pipeline.reproduce`.
+PARTS = Parts(prepare, run)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ssdlab import config
 from ssdlab import trace as ssdlab_trace
-from ssdlab.experiments.common import Job, Runner, run_jobs
+from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
 from ssdlab.experiments.rlgc.results import SERIES
 from ssdlab.experiments.rlgc.settings import (
     MAX_REQUESTS,
@@ -135,15 +135,15 @@ def probe_jobs(loads: list[Workload], presets, settings: Settings) -> list[Job]:
     return jobs
 
 
-def _probe_worker(job: Job) -> dict[str, Any]:
-    report = job.run()
+def _probe_worker(job: Job, run: Measured) -> dict[str, Any]:
+    report, figures = run.report, run.figures
     return {
         **job.labels,
-        "requests": report["workload"]["requests"],
+        "requests": figures["requests"],
         "host_programs": report["ftl"]["host_programs"],
         "write_footprint_pages": _write_footprint(job),
-        "no_gc_write_p99_99_us": report.latency.loc["write"]["p99_99"],
-        "probe_erases": report["wear"]["erases"],
+        "no_gc_write_p99_99_us": figures["write_p99_99_us"],
+        "probe_erases": figures["erases"],
     }
 
 

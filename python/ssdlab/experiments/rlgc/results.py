@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import ssdlab
-from ssdlab.experiments.common import Job, exploration_columns
+from ssdlab.experiments.common import Job, Measured, exploration_columns
 
 #: The GC agent's diagnostics kept per run (`Report.learning`), as `rl_<name>` columns.
 LEARNING = (
@@ -49,8 +49,8 @@ def _coarse(pairs: list[tuple[int, int]], digits: int = 3) -> list[tuple[int, in
 SERIES = ("write_histogram", "free_blocks", "learning_curve")
 
 
-def _worker(job: Job) -> dict[str, Any]:
-    report = job.run()
+def _worker(job: Job, run: Measured) -> dict[str, Any]:
+    report, figures = run.report, run.figures
     w = report.latency.loc["write"]  # NaN, not 0, if a run had no writes
     ts = report.time_series("free_blocks")
     gc = report["policies"]["gc_scheduler_report"] or {}
@@ -59,14 +59,14 @@ def _worker(job: Job) -> dict[str, Any]:
     first_seed = job.labels["seed"] == 0
     return {
         **job.labels,
-        "write_p99_us": w["p99"],
-        "write_p99_99_us": w["p99_99"],
+        "write_p99_us": figures["write_p99_us"],
+        "write_p99_99_us": figures["write_p99_99_us"],
         "write_p99_9999_us": w["p99_9999"],
-        "write_mean_us": w["mean"],
-        "erases": report["wear"]["erases"],
+        "write_mean_us": figures["write_mean_us"],
+        "erases": figures["erases"],
         "waf": report.waf,
-        "requests": report["workload"]["requests"],
-        "emergency_reclaims": report["gc"]["emergency_reclaims"],
+        "requests": figures["requests"],
+        "emergency_reclaims": figures["gc_emergency_reclaims"],
         "intensive_entries": (gc.get("intensive") or {}).get("entries"),
         "verified": report["verify"]["final_scan_passed"] if report["verify"]["enabled"] else None,
         "gc_report": json.dumps(gc),

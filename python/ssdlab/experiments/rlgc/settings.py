@@ -102,6 +102,10 @@ MAX_REQUESTS = 10_000_000
 #: Sec. 1: "the server storage typically needs to provide a minimum 7.5 ms of write latency for
 #: 99.99% of the storage accesses".
 SUSTAINABLE_P99_99_US = 7_500.0
+#: Seeds per configuration by default: three, about 19 minutes of 2 cores for both parts; the
+#: paper's ten (`--seeds 10`, Tables 9-10) take about 62 (docs/experiments/rlgc.md, "Budget").
+DEFAULT_SEEDS = 3
+
 #: Sec. 2: page-level GC "is typically triggered if the number of free blocks is less than a
 #: certain threshold, e.g., 5% of the total number of blocks".
 PAGE_TRIGGER_SHARE = 0.05

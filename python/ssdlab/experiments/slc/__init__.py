@@ -76,7 +76,7 @@ The set-up of the stand-in part and where it differs from the paper's:
   table (still learning, as the paper's agent "adapts"); the untrained agent is Fig. 4's RL run
   on the same trace and seed. The trained table is saved as qtable_pretrained.json.
 
-Beside them, issue #46's readings (`readings`, `reproduce(..., readings=True)`: `ssdlab
+Beside them, issue #46's readings (`readings`, `pipeline.reproduce("slc", ..., readings=True)`: `ssdlab
 reproduce slc --readings`): where the paper's text leaves the simulator a choice (the SLC size a
 reservation, a cap, or a cap in free space shared with QLC, `slc.region`; what Algorithm 2's
 average averages, `slc.rl.reward_baseline`), each reading's RL and its control on Table 4's
@@ -87,13 +87,14 @@ Modules, one job each: `settings` (the policies, the stand-ins, Table 4's worklo
 a run and the drive), `grid` (the probe, the plans and Fig. 4-7's runs), `training` (Fig. 8's
 stages), `paper` (the part on Table 4's workloads: its runs, streams, tables and checks),
 `results` (a run's figures and the frames made of them), `analysis` (the stand-in part's
-tables), `figures` (the plots), `readings` (issue #46's readings); `reproduce` here.
+tables), `figures` (the plots), `readings` (issue #46's readings); the reproduction's steps (`PARTS`:
+`prepare` and `run`, for `pipeline.reproduce`) here.
 """
 
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -102,15 +103,13 @@ from ssdlab._console import console
 from ssdlab.experiments.common import (
     EXPLORATION_TITLE,
     Job,
-    Runner,
     choose_traces,
     exploration_table,
     print_frame,
-    run_jobs,
     verified,
-    write_tables,
     write_verdicts,
 )
+from ssdlab.experiments.pipeline import Choice, Context, Outcome, Parts
 from ssdlab.experiments.slc.analysis import (
     CEILING,
     SUMMARY,
@@ -256,7 +255,6 @@ __all__ = [
     "pretrained_path",
     "probe",
     "qtable_path",
-    "reproduce",
     "reproduce_readings",
     "rewards_frame",
     "seed_spread",
@@ -273,42 +271,65 @@ __all__ = [
 ]
 
 
-def reproduce(
-    traces: list[Path] | None,
-    out: Path,
-    seeds: int = 1,
-    runner: Runner | None = None,
-    shared_traces: Path | None = None,
-    quick: bool = False,
-    verify: bool = False,
-    fill: float | None = None,
-    readings: bool = False,
-) -> dict[str, pd.DataFrame]:
-    """Run the reproduction; `quick` is the CI-sized grid (`QUICK`, every mapping verified),
-    `verify` checks every mapping at the end of every run (and fails the run on a lost page),
-    `readings` runs issue #46's readings instead (`readings.reproduce_readings`: readings.md,
-    readings_runs.csv, readings_series.csv, the region-size figure on YCSB-A),
-    `fill` writes that share of the drive before each trace (`Settings.fill`; not the paper's),
-    `runner` says where the grids run (local processes by default; finished runs are kept in
-    `out/cells` and reused; the training stages pass Q-tables through files in `out/qtables`,
-    so on a Ray cluster `out` must be a path every node shares). Every run's configuration,
-    traces included, is checked before the first starts."""
+@dataclass(frozen=True)
+class Plan:
+    """A run of the reproduction, prepared: its settings, traces and whether it runs the
+    readings instead."""
+
+    settings: Settings
+    loads: list[Trace]
+    verify: bool
+    readings: bool
+
+
+def prepare(choice: Choice) -> Plan:
+    """The settings (`quick`: the CI-sized grid, `QUICK`, every mapping verified; option `fill`
+    writes that share of the drive before each trace, `Settings.fill`, not the paper's), the
+    stand-in traces, and option `readings`: issue #46's readings instead
+    (`readings.reproduce_readings`: readings.md, readings_runs.csv, readings_series.csv, the
+    region-size figure on YCSB-A). Every run's configuration, traces included, is checked before
+    the first starts."""
+    quick, seeds = choice.quick, choice.seeds
     base = QUICK if quick else Settings()
-    settings = replace(base, seeds=seeds, fill=fill, paper_seeds=max(base.paper_seeds, 1 if quick else seeds))
-    verify = verify or quick
-    paths = choose_traces(traces, shared_traces, QUICK_TRACES if quick else tuple(STAND_INS))
+    settings = replace(
+        base,
+        seeds=seeds,
+        fill=choice.options.get("fill"),
+        paper_seeds=max(base.paper_seeds, 1 if quick else seeds),
+    )
+    verify = choice.verify or quick
+    traces = list(choice.traces) if choice.traces else None
+    paths = choose_traces(traces, choice.shared_traces, QUICK_TRACES if quick else tuple(STAND_INS))
     loads = traces_of(paths)
-    if readings:
-        out.mkdir(parents=True, exist_ok=True)
-        return reproduce_readings(out, settings, loads, (runner or Runner()).under(out), verify=verify)
+    readings = bool(choice.options.get("readings"))
+    if not readings:
+        paper_grid = verified(paper_jobs(settings)) if verify else paper_jobs(settings)
+        dummy = {t.label: {"repeat": 1} for t in loads}
+        check([*paper_grid, *jobs(loads, settings, dummy)])
+    return Plan(settings, loads, verify, readings)
+
+
+def run(ctx: Context, prepared: Plan) -> Outcome:
+    """The first table's runs (Table 4's workloads) beside Fig. 4-7's on the stand-ins, then
+    Fig. 8's training stages and pre-trained runs (they pass Q-tables through files in
+    `out/qtables`, so on a Ray cluster `out` must be a path every node shares); or the
+    readings."""
+    settings, loads, verify, out, runner = (
+        prepared.settings,
+        prepared.loads,
+        prepared.verify,
+        ctx.out,
+        ctx.runner,
+    )
+    if prepared.readings:
+        return Outcome(
+            reproduce_readings(out, settings, loads, runner, verify=verify),
+            tables_file=None,
+            files="readings.md, readings_runs.csv, readings_series.csv, readings_*_slc_blocks.png",
+        )
     train = training_traces(loads)
     test = [t for t in loads if t.role == "test"] if train else []
     paper_grid = verified(paper_jobs(settings)) if verify else paper_jobs(settings)
-    # Check the configurations (traces included) before the probes run anything.
-    dummy = {t.label: {"repeat": 1} for t in loads}
-    check([*paper_grid, *jobs(loads, settings, dummy)])
-    out.mkdir(parents=True, exist_ok=True)
-    runner = (runner or Runner()).under(out)
     d = drive(settings)
     pd_ = drive(PAPER_DRIVE)
     console.print(
@@ -321,7 +342,7 @@ def reproduce(
             else ""
         )
     )
-    streams = pd.DataFrame(run_jobs(stream_jobs(settings), _stream_worker, runner))
+    streams = pd.DataFrame(ctx.run(stream_jobs(settings), _stream_worker))
     console.print(
         f"Probe: one pass of each of {len(loads)} traces on the empty QLC-only drive "
         f"({PRESET}, {d['blocks']} blocks, {d['logical_bytes'] / 2**30:.1f} GiB logical)"
@@ -334,15 +355,15 @@ def reproduce(
         f"Set-up per trace ({setup['start'].iloc[0]} start)", setup.drop(columns=["path"]).set_index("trace")
     )
 
-    def prepared(grid: list[Job]) -> list[Job]:
+    def checked(grid: list[Job]) -> list[Job]:
         grid = verified(grid) if verify else grid
         check(grid)
         return grid
 
-    main = prepared(jobs(loads, settings, plans))
+    main = checked(jobs(loads, settings, plans))
     (out / "qtables").mkdir(exist_ok=True)
-    stages = [prepared(training_jobs(train, settings, plans, out, k)) for k in range(len(train))]
-    tests = prepared(pretrained_jobs(test, settings, plans, out)) if test else []
+    stages = [checked(training_jobs(train, settings, plans, out, k)) for k in range(len(train))]
+    tests = checked(pretrained_jobs(test, settings, plans, out)) if test else []
     total = len(main) + sum(map(len, stages)) + len(tests)
     console.print(
         f"{total} runs: {len(loads)} traces x {len(POLICIES)} policies x {settings.seeds} seed(s)"
@@ -355,14 +376,14 @@ def reproduce(
     # The first training stage needs nothing before it: it runs beside Fig. 4's grid, and both
     # beside the first table's runs (one grid keeps both cores busy to its end).
     first = stages[0] if tests else []
-    results = run_jobs([*paper_grid, *main, *first], _worker, runner)
+    results = ctx.run([*paper_grid, *main, *first], _worker)
     paper_results, results = results[: len(paper_grid)], results[len(paper_grid) :]
     if tests:
         for k in range(1, len(stages)):
-            results += run_jobs(stages[k], _worker, runner)
+            results += ctx.run(stages[k], _worker)
         for seed in range(settings.seeds):
             shutil.copyfile(qtable_path(out, seed, len(stages) - 1), pretrained_path(out, seed))
-        results += run_jobs(tests, _worker, runner)
+        results += ctx.run(tests, _worker)
     series = series_frame(results)
     series.to_csv(out / "series.csv", index=False)
     reward_rows = rewards_frame(results)
@@ -397,9 +418,7 @@ def reproduce(
         explored = exploration_table(frame, ["experiment", "policy"])
         if explored is not None:
             result[title] = explored
-    write_tables(
-        out / "tables.md",
-        result,
+    preamble = (
         f"First Table 4's six workloads, built from the paper's published figures (docs/workloads.md), "
         f"on the paper's drive ({PRESET}, {pd_['blocks']} blocks, {pd_['logical_bytes'] / 2**30:.2f} GiB "
         f"logical, {PAPER_UTILIZATION:.0%} of it addressed: no address folded) from empty, each as long "
@@ -414,36 +433,50 @@ def reproduce(
         "means over the traces of RL's per-trace ratio to each technique (seeds averaged first).\n\n"
         "Stand-ins: "
         + "; ".join(f"{t.paper} = {t.label}" for t in loads if t.stand_in)
-        + (f". Fig. 8: trained on {', '.join(t.label for t in train)}." if tests else "."),
+        + (f". Fig. 8: trained on {', '.join(t.label for t in train)}." if tests else ".")
     )
-    # verdicts.csv: the first table's headlines against the paper's, then issue #33's checks.
-    mechanical = write_verdicts(out / "verdicts.csv", result[f"{PAPER_PART}: {SUMMARY}"])
-    checks = paper_checks(
-        result[f"{PAPER_PART}: {SUMMARY}"],
-        paper[CEILING],
-        paper["DWA against Static: utilisation reached and SLC size (Table 2, setting 1)"],
-        paper["UST: SLC blocks per logical block written (budget 6)"],
-    )
-    pd.concat([mechanical, checks], ignore_index=True).to_csv(out / "verdicts.csv", index=False)
-    plots(runs, series, reward_rows, out)
-    learning_plots(results, out)
-    paper_plot(paper_runs, paper[CEILING], out)
-    (out / "paper").mkdir(exist_ok=True)
-    plots(paper_runs, paper_series, paper_reward_rows, out / "paper")
-    for name in (SUMMARY, "Fig. 4: write throughput normalised to QLC-only", CEILING):
-        print_frame(f"{PAPER_PART}: {name}", result[f"{PAPER_PART}: {name}"])
-    for name in (
+
+    def verdicts(path: Path) -> pd.DataFrame:
+        # verdicts.csv: the first table's headlines against the paper's, then issue #33's checks.
+        mechanical = write_verdicts(path, result[f"{PAPER_PART}: {SUMMARY}"])
+        checks = paper_checks(
+            result[f"{PAPER_PART}: {SUMMARY}"],
+            paper[CEILING],
+            paper["DWA against Static: utilisation reached and SLC size (Table 2, setting 1)"],
+            paper["UST: SLC blocks per logical block written (budget 6)"],
+        )
+        frame = pd.concat([mechanical, checks], ignore_index=True)
+        frame.to_csv(path, index=False)
+        return frame
+
+    def figures(out: Path) -> None:
+        plots(runs, series, reward_rows, out)
+        learning_plots(results, out)
+        paper_plot(paper_runs, paper[CEILING], out)
+        (out / "paper").mkdir(exist_ok=True)
+        plots(paper_runs, paper_series, paper_reward_rows, out / "paper")
+
+    paper_printed = (
+        SUMMARY,
+        "Fig. 4: write throughput normalised to QLC-only",
+        CEILING,
         "DWA against Static: utilisation reached and SLC size (Table 2, setting 1)",
         "UST: SLC blocks per logical block written (budget 6)",
-    ):
-        print_frame(f"{PAPER_PART}: {name}", result[f"{PAPER_PART}: {name}"])
-    print_frame("Verdicts (verdicts.csv)", pd.read_csv(out / "verdicts.csv").set_index("headline"))
-    for name in (SUMMARY, "Fig. 4: write throughput normalised to QLC-only", CEILING):
-        print_frame(f"Stand-in traces: {name}", result[name])
-    console.print(
-        f"\nresults: {out}/ (paper_setup.csv, paper_runs.csv, paper_series.csv, paper_rewards.csv, "
+    )
+    stand_in_printed = (SUMMARY, "Fig. 4: write throughput normalised to QLC-only", CEILING)
+    return Outcome(
+        result,
+        preamble=preamble,
+        verdicts=verdicts,
+        figures=figures,
+        printed=[(f"{PAPER_PART}: {n}", result[f"{PAPER_PART}: {n}"]) for n in paper_printed]
+        + [(f"Stand-in traces: {n}", result[n]) for n in stand_in_printed],
+        files="paper_setup.csv, paper_runs.csv, paper_series.csv, paper_rewards.csv, "
         "setup.csv, runs.csv, series.csv, rewards.csv, tables.md, verdicts.csv, paper_fig4_throughput.png, "
         f"paper/ (Figs. 4-7 on Table 4's workloads), {', '.join(PLOTS)}, "
-        "learning_curves_*.png" + (", qtable_pretrained.json)" if tests else ")")
+        "learning_curves_*.png" + (", qtable_pretrained.json" if tests else ""),
     )
-    return result
+
+
+#: The reproduction's steps for `pipeline.reproduce`.
+PARTS = Parts(prepare, run)

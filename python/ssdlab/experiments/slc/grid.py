@@ -5,13 +5,13 @@ runs, and every run's configuration checked before any runs."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-import ssdlab
 from ssdlab import trace as ssdlab_trace
-from ssdlab.experiments.common import Job, Runner, run_jobs
+from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
 from ssdlab.experiments.slc.settings import (
     POLICIES,
     PRESET,
@@ -23,11 +23,11 @@ from ssdlab.experiments.slc.settings import (
 )
 
 
-def _probe_worker(job: Job) -> dict[str, Any]:
-    report = job.run()
+def _probe_worker(job: Job, run: Measured) -> dict[str, Any]:
+    report = run.report
     return {
         **job.labels,
-        "requests_per_pass": report["workload"]["requests"],
+        "requests_per_pass": run.figures["requests"],
         "write_bytes_per_pass": report["workload"]["write_bytes"],
     }
 
@@ -142,5 +142,5 @@ def check(grid: list[Job]) -> None:
     """Resolve every run's configuration before any runs (a missing trace or a bad key fails at
     once, naming it). A Q-table to load does not exist yet: that key is left out here."""
     for job in grid:
-        overrides = [o for o in job.overrides if not o.startswith("slc.rl.load_qtable=")]
-        ssdlab.resolve(job.preset, workload=job.workload, trace=job.trace, overrides=overrides)
+        overrides = tuple(o for o in job.overrides if not o.startswith("slc.rl.load_qtable="))
+        replace(job.setup, overrides=overrides).resolve()

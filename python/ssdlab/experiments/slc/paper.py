@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ssdlab import trace as ssdlab_trace
-from ssdlab.experiments.common import Job
+from ssdlab.experiments.common import Job, Measured
 from ssdlab.experiments.slc.analysis import (
     CEILING,
     SUMMARY,
@@ -96,13 +96,14 @@ def stream_jobs(settings: Settings) -> list[Job]:
 LOGICAL_BLOCK_BYTES = 4096 * 4096
 
 
-def _stream_worker(job: Job) -> dict[str, Any]:
+def _stream_worker(job: Job, run: Measured) -> dict[str, Any]:
     """What a Table 4 run writes: the spec's requests drawn with the run's seed and length
     (`trace_synth` draws the very stream a run of that seed replays: the same requests and
     bytes, checked against every run in `paper_setup`), read back record by record (the
     binary trace format, docs/traces.md). Its byte share of writes of at most 512 KiB, counted
     per request (exact, unlike the power-of-two buckets of the trace statistics), its write
-    footprint and the logical blocks of UST's size it touches."""
+    footprint and the logical blocks of UST's size it touches. No simulation runs (`run` is not
+    read)."""
     import tempfile
 
     import numpy as np

@@ -5,13 +5,12 @@ Fig. 4's normalisation to QLC-only."""
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import pandas as pd
 
 import ssdlab
-from ssdlab.experiments.common import Job, exploration_columns
+from ssdlab.experiments.common import Job, Measured, exploration_columns
 from ssdlab.experiments.slc.settings import BASELINE, RECLAIM
 
 
@@ -99,14 +98,12 @@ def _learning(report: ssdlab.Report) -> dict[str, Any]:
     return {"rl_control": row["control"], "rl_q_spread_mean": row["q_spread_mean"], **explored}
 
 
-def _worker(job: Job) -> dict[str, Any]:
-    start = time.perf_counter()
-    report = job.run()
+def _worker(job: Job, run: Measured) -> dict[str, Any]:
     return {
         **job.labels,
-        **measure(report),
-        **_learning(report),
-        "wall_s": round(time.perf_counter() - start, 3),
+        **measure(run.report),
+        **_learning(run.report),
+        "wall_s": run.wall_s,
     }
 
 
