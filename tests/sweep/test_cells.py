@@ -113,6 +113,43 @@ def test_grid_cells_and_job_cells_of_one_configuration_share_their_id(tmp_path):
     assert from_grid.id == from_job.id
 
 
+def test_ids_are_the_ones_existing_results_directories_hold(tmp_path):
+    """A results directory resumes only while a job of the same inputs keeps its id. Valid cells
+    hash the resolved configuration (a new config key changes them all: that is why ID_SCHEME
+    exists), invalid ones their inputs, files by content: the trace, the config files, a
+    workload file."""
+    bundled = str(trace_path(BUNDLED))
+    extra = write(tmp_path / "extra.toml", '[gc]\nvictim = "fifo"\n')
+    workload_file = write(tmp_path / "wl.toml", '[workload]\npattern = "randwrite"\ncount = 500\n')
+    jobs = [
+        Job({}, "tiny", workload="randwrite", overrides=("workload.count=1000", "seed=3")),
+        Job(
+            {},
+            "tiny",
+            trace=bundled,
+            overrides=("workload.trace.max_requests=100",),
+            config_files=(str(extra),),
+        ),
+        Job({}, "tiny", bundled, "randwrite", ("workload.count=100",), trace_with_workload=True),
+        Job(
+            {},
+            "tiny",
+            trace=bundled,
+            overrides=("device.utilization=7",),
+            config_files=(str(extra),),
+            trace_format="msr",
+        ),
+        Job({}, "tiny", workload=str(workload_file), overrides=("device.utilization=7",)),
+        Job({}, None, overrides=("seed=2",)),
+    ]
+    cells = cells_from_jobs(jobs)
+    assert [c.invalid is None for c in cells] == [True, True, True, False, False, False]
+    assert [c.id for c in cells] == [
+        "2071de389de0b0fc", "dc5c9a8d400bc3d5", "27ddd1fe09ebe889",
+        "760a89687db59197", "670f80fbcb2e6ab5", "537803ee5f1139bd",
+    ]  # fmt: skip
+
+
 def test_a_grid_whose_every_combination_is_excluded_is_an_error_on_its_first_exclude(tmp_path):
     path = write(
         tmp_path / "g.toml",
