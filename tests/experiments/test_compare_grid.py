@@ -39,7 +39,7 @@ def test_plan_validates_every_variant_before_running_and_numbers_seeds_from_the_
     assert [(j.labels["variant"], j.labels["seed"]) for j in jobs] == [
         (s, seed) for s in ("greedy", "lazy_rtgc") for seed in (7, 8, 9)
     ]
-    assert jobs[4].overrides[-2:] == ("gc.scheduler=lazy_rtgc", "seed=8")
+    assert jobs[4].setup.overrides[-2:] == ("gc.scheduler=lazy_rtgc", "seed=8")
     with pytest.raises(ssdlab.ConfigError) as info:
         plan(setup, [Vary("gc.scheduler", ("greedy", "no_such_scheduler"))], seeds=1)
     assert "no_such_scheduler" in info.value.message

@@ -52,28 +52,28 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
         "Distance": "distance",
     }
     for job in jobs:
-        resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
+        resolved = config.resolve(job.setup.preset, trace=job.setup.trace, overrides=job.setup.overrides)
         assert 'fold = "compact"' in resolved
-        assert f"cache.capacity={job.labels['cache_mib']}MiB" in job.overrides
+        assert f"cache.capacity={job.labels['cache_mib']}MiB" in job.setup.overrides
         assert f'eviction = "{evictions.get(job.labels["policy"], "rl_fsp")}"' in resolved
         assert ("insert_reads = true" in resolved) == (job.labels["policy"] == "Baseline-RW")
         assert ('room_order = "lru"' in resolved) == (job.labels["policy"] == "Baseline-RW")
         assert ("write_back_reads = true" in resolved) == (job.labels["policy"] == "Baseline-RW")
         assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
         # Half the space filled before the trace (fsp.DRIVE), every request of the trace.
-        assert set(fsp.DRIVE) <= set(job.overrides)
+        assert set(fsp.DRIVE) <= set(job.setup.overrides)
         assert "fill = true" in resolved
-        assert not any(o.startswith("workload.count=") for o in job.overrides)
-        if "tencent" in job.trace:
-            assert "workload.trace.on_out_of_order=clamp" in job.overrides
+        assert not any(o.startswith("workload.count=") for o in job.setup.overrides)
+        if "tencent" in job.setup.trace:
+            assert "workload.trace.on_out_of_order=clamp" in job.setup.overrides
 
 
 def test_paper_workloads_are_cut_to_the_request_cap_never_lengthened():
     jobs = fsp.workload_jobs(fsp.Settings())
     counts = {}
     for job in jobs:
-        cut = [o for o in job.overrides if o.startswith("workload.count=")]
-        counts[job.workload] = cut[0] if cut else None
+        cut = [o for o in job.setup.overrides if o.startswith("workload.count=")]
+        counts[job.setup.workload] = cut[0] if cut else None
     for name, cut in counts.items():
         own = fsp.spec_requests(name)
         assert own is not None, name
@@ -86,7 +86,7 @@ def test_paper_workloads_are_cut_to_the_request_cap_never_lengthened():
     assert not any(
         o.startswith("workload.count=")
         for j in fsp.workload_jobs(fsp.Settings(paper_requests=None))
-        for o in j.overrides
+        for o in j.setup.overrides
     )
 
 
@@ -94,7 +94,7 @@ def test_quick_cuts_the_traces_and_keeps_every_scheduler_and_cache_size(traces):
     jobs = fsp.jobs([traces / rel for rel in fsp.QUICK_TRACES], fsp.QUICK)
     assert {j.labels["policy"] for j in jobs} == set(fsp.POLICIES)
     assert {j.labels["cache_mib"] for j in jobs} >= {2, 8}
-    assert all(f"workload.count={fsp.QUICK.trace_requests}" in j.overrides for j in jobs)
+    assert all(f"workload.count={fsp.QUICK.trace_requests}" in j.setup.overrides for j in jobs)
 
 
 def test_trace_labels_are_short_unless_two_collide():

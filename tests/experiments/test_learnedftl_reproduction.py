@@ -17,9 +17,9 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup():
     jobs = learnedftl.fio_jobs(settings) + learnedftl.cmt_jobs(settings)
     assert len(jobs) == len(learnedftl.PATTERNS) * len(learnedftl.FTLS) + len(learnedftl.CMT_SHARES)
     for job in jobs:
-        resolved = config.resolve(job.preset, overrides=job.overrides)
+        resolved = config.resolve(job.setup.preset, overrides=job.setup.overrides)
         assert "numjobs = 64" in resolved
-        warm = any(o.startswith("warmup.timed_random_writes_ns=") for o in job.overrides)
+        warm = any(o.startswith("warmup.timed_random_writes_ns=") for o in job.setup.overrides)
         # Reads after the warm-up, writes from the empty drive (Sec. 4.2).
         assert warm == job.labels["workload"].endswith("read")
         if job.labels["ftl"] == "LearnedFTL":
@@ -33,8 +33,8 @@ def test_fig3c_sizes_tpftls_cache_as_a_share_of_the_table():
     table_bytes = learnedftl.logical_pages(settings) * 8
     sizes = []
     for job in learnedftl.cmt_jobs(settings):
-        assert "ftl.equal_dram=false" in job.overrides
-        (cmt,) = [o for o in job.overrides if o.startswith("ftl.tpftl.cmt_bytes=")]
+        assert "ftl.equal_dram=false" in job.setup.overrides
+        (cmt,) = [o for o in job.setup.overrides if o.startswith("ftl.tpftl.cmt_bytes=")]
         sizes.append(int(cmt.split("=")[1]) / table_bytes)
     assert sizes == pytest.approx(list(learnedftl.CMT_SHARES), rel=1e-3)
 
@@ -52,8 +52,8 @@ def test_sequential_jobs_share_their_offsets_as_fio_runs_them_and_the_split_is_a
             for j in learnedftl.fio_jobs(settings)
             if (j.labels["workload"], j.labels["ftl"]) == (pattern, "DFTL")
         ]
-        keys = dict(o.split("=", 1) for o in found.overrides if o.startswith("workload."))
-        config.resolve(found.preset, overrides=list(found.overrides))
+        keys = dict(o.split("=", 1) for o in found.setup.overrides if o.startswith("workload."))
+        config.resolve(found.setup.preset, overrides=list(found.setup.overrides))
         return keys
 
     for pattern in ("seqread", "seqwrite"):
@@ -77,7 +77,7 @@ def test_the_artifact_accounting_sets_what_the_authors_code_does():
     assert {j.labels["workload"] for j in jobs} == set(learnedftl.ARTIFACT_PATTERNS)
     assert {j.labels["accounting"] for j in jobs} == {"artifact"}
     for job in jobs:
-        resolved = config.resolve(job.preset, overrides=job.overrides)
+        resolved = config.resolve(job.setup.preset, overrides=job.setup.overrides)
         assert "equal_dram = false" in resolved and "node_bytes = 0" in resolved
         assert resolved.count("cmt_bytes = 65536") == 3  # 8,192 x 8 bytes, each FTL's
         if job.labels["ftl"] == "LearnedFTL":
@@ -104,8 +104,8 @@ def test_the_stress_case_runs_its_first_drive_write_apart():
         ("LearnedFTL", learnedftl.STRESS_GUARD, "all"),
     }
     for job in jobs:
-        keys = dict(o.split("=", 1) for o in job.overrides)
-        config.resolve(job.preset, overrides=list(job.overrides))
+        keys = dict(o.split("=", 1) for o in job.setup.overrides)
+        config.resolve(job.setup.preset, overrides=list(job.setup.overrides))
         if job.labels["span"] == "first":
             assert keys["workload.count"] == str(pages) and "workload.duration_ns" not in keys
         else:

@@ -17,6 +17,7 @@ from ssdlab.cli.reproduce import group
 from ssdlab.experiments.common import Job, Measured, write_verdicts
 from ssdlab.experiments.pipeline import Choice, Context, Outcome, Parts, parts_of, reproduce
 from ssdlab.experiments.registry import REPRODUCTIONS, Option, Reproduction
+from ssdlab.setup import Setup
 
 #: The toy paper's one figure: greedy GC's write amplification on the tiny drive.
 PAPER_WAF = 1.0
@@ -44,13 +45,15 @@ def _prepare(choice: Choice) -> _Plan:
     jobs = [
         Job(
             {"victim": victim, "seed": seed},
-            "tiny",
-            workload="randwrite",
-            overrides=(
-                f"gc.victim={victim}",
-                f"seed={seed}",
-                f"workload.count={count}",
-                "device.utilization=0.9",
+            Setup(
+                "tiny",
+                "randwrite",
+                overrides=(
+                    f"gc.victim={victim}",
+                    f"seed={seed}",
+                    f"workload.count={count}",
+                    "device.utilization=0.9",
+                ),
             ),
         )
         for victim in victims
@@ -127,7 +130,7 @@ def test_a_registered_reproduction_runs_end_to_end_through_its_command(tmp_path,
 def test_the_seeds_default_is_the_reproductions_own_and_quick_cuts_the_runs():
     plan = _prepare(Choice(seeds=TOY.seeds, quick=True))
     assert len(plan.jobs) == 2 * TOY.seeds
-    assert all("workload.count=2000" in job.overrides for job in plan.jobs)
+    assert all("workload.count=2000" in job.setup.overrides for job in plan.jobs)
 
 
 def test_every_registered_reproduction_is_a_command_with_its_packages_steps():

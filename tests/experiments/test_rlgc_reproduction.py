@@ -55,13 +55,13 @@ def test_jobs_start_empty_and_give_each_baseline_its_own_settings(loads):
     # Page and LazyRTGC run once on the trace (`SEED_FREE`), every scheduler twice elsewhere.
     seed_free = sum(w.trace is not None for w in loads) * len(rlgc.PRESETS) * len(rlgc.SEED_FREE)
     assert len(plans) == 4 and len(jobs) == 4 * len(rlgc.SCHEDULERS) * 2 - seed_free
-    once = [j for j in jobs if j.trace is not None and j.labels["scheduler"] in rlgc.SEED_FREE]
+    once = [j for j in jobs if j.setup.trace is not None and j.labels["scheduler"] in rlgc.SEED_FREE]
     assert len(once) == seed_free and {j.labels["seed"] for j in once} == {0}
     for job in jobs:
-        assert not any(o.startswith("warmup.") for o in job.overrides), "the paper starts empty"
-        assert "gc.rlgc.policy=stochastic" in job.overrides  # footnote 2
+        assert not any(o.startswith("warmup.") for o in job.setup.overrides), "the paper starts empty"
+        assert "gc.rlgc.policy=stochastic" in job.setup.overrides  # footnote 2
         # Every job is a valid configuration: T_GC^A = 100 fits below the reachable free blocks.
-        resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
+        resolved = config.resolve(job.setup.preset, trace=job.setup.trace, overrides=job.setup.overrides)
         if job.labels["scheduler"] == "Page":
             blocks = 2 * rlgc.BLOCKS_PER_PLANE
             assert f"trigger_free_blocks = {math.ceil(0.05 * blocks)}" in resolved
@@ -76,9 +76,9 @@ def test_controls_and_qtc_variants_change_only_what_their_names_say(loads):
     assert set(grid) == {*rlgc.SCHEDULERS, "Base-2", "QTC-u1", "Base-control", "Aggr-control", "QTC-control"}
     jobs, _ = rlgc.build_jobs(loads[:1], rlgc.PRESETS[:1], grid, settings, probes)
     gc = {
-        j.labels["scheduler"]: tomllib.loads(config.resolve(j.preset, trace=j.trace, overrides=j.overrides))[
-            "gc"
-        ]
+        j.labels["scheduler"]: tomllib.loads(
+            config.resolve(j.setup.preset, trace=j.setup.trace, overrides=j.setup.overrides)
+        )["gc"]
         for j in jobs
     }
     for name in rlgc.LEARNED:
@@ -334,8 +334,13 @@ def test_seed_free_runs_are_the_same_for_every_seed(traces):
     probes = rlgc.probe(loads, rlgc.PRESETS[:1], settings, runner=Runner(processes=1))
     jobs, _ = rlgc.build_jobs(loads, rlgc.PRESETS[:1], rlgc.SCHEDULERS, settings, probes)
     for job in (j for j in jobs if j.labels["scheduler"] in rlgc.SEED_FREE):
-        assert job.overrides[-1] == "seed=0"
-        reports = [replace(job, overrides=(*job.overrides[:-1], f"seed={seed}")).run() for seed in (0, 1)]
+        assert job.setup.overrides[-1] == "seed=0"
+        reports = [
+            replace(
+                job, setup=replace(job.setup, overrides=(*job.setup.overrides[:-1], f"seed={seed}"))
+            ).run()
+            for seed in (0, 1)
+        ]
         first, second = (r.raw for r in reports)
         assert first["gc"]["victims_reclaimed"] > 100, job.labels
         for key in ("latency", "wear", "waf", "gc", "time_series", "policies"):

@@ -10,6 +10,7 @@ import pytest
 
 import ssdlab
 from ssdlab.experiments.common import Job, Measured, Runner, run_jobs
+from ssdlab.setup import Setup
 
 WARMUP = ("warmup.fill=true", "warmup.timed_random_writes_ns=100000000", "warmup.timed_queue_depth=4")
 READS = ("workload.rw=randread", "workload.count=3000")
@@ -41,13 +42,14 @@ def _jobs() -> list[Job]:
     jobs = [
         Job(
             {"n": n},
-            "tiny",
-            overrides=(*WARMUP, "seed=1", f"workload.count={1000 + n}", "workload.rw=randread"),
+            Setup(
+                "tiny", overrides=(*WARMUP, "seed=1", f"workload.count={1000 + n}", "workload.rw=randread")
+            ),
         )
         for n in range(3)
     ]
-    jobs.append(Job({"n": 3}, "tiny", overrides=(*WARMUP, "seed=2", *READS)))
-    jobs.append(Job({"n": 4}, "tiny", overrides=("seed=1", *READS)))
+    jobs.append(Job({"n": 3}, Setup("tiny", overrides=(*WARMUP, "seed=2", *READS))))
+    jobs.append(Job({"n": 4}, Setup("tiny", overrides=("seed=1", *READS))))
     return jobs
 
 

@@ -58,20 +58,22 @@ def test_every_job_is_a_valid_configuration_with_the_papers_setup(traces):
     static_blocks = slc.drive(slc.Settings())["static_blocks"]
     assert static_blocks == round(0.1 * 2138)
     for job in jobs:
-        resolved = config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
-        assert job.preset == "yoo-hybrid-qlc"
+        resolved = config.resolve(job.setup.preset, trace=job.setup.trace, overrides=job.setup.overrides)
+        assert job.setup.preset == "yoo-hybrid-qlc"
         assert 'fold = "compact"' in resolved and "repeat = 3" in resolved
         assert 'replay = "closed"' in resolved and "iodepth = 1" in resolved
         assert f'policy = "{POLICY_IDS[job.labels["policy"]]}"' in resolved
-        assert f"seed={job.labels['seed']}" in job.overrides
+        assert f"seed={job.labels['seed']}" in job.setup.overrides
         if job.labels["policy"] == "Static":
-            assert f"slc.blocks={static_blocks}" in job.overrides
-            assert "slc.threshold_bytes=32768" in job.overrides
-        if "tencent" in job.trace:
-            assert "workload.trace.on_out_of_order=clamp" in job.overrides
-        assert not any(o.startswith("warmup.") for o in job.overrides), "the drive starts empty"
+            assert f"slc.blocks={static_blocks}" in job.setup.overrides
+            assert "slc.threshold_bytes=32768" in job.setup.overrides
+        if "tencent" in job.setup.trace:
+            assert "workload.trace.on_out_of_order=clamp" in job.setup.overrides
+        assert not any(o.startswith("warmup.") for o in job.setup.overrides), "the drive starts empty"
         # Fig. 4's agents start from zeros and save nothing (Fig. 8 trains RL alone).
-        assert not any(o.startswith(("slc.rl.load_qtable", "slc.rl.save_qtable")) for o in job.overrides)
+        assert not any(
+            o.startswith(("slc.rl.load_qtable", "slc.rl.save_qtable")) for o in job.setup.overrides
+        )
         assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
         baseline = "all_steps" if job.labels["policy"] == "RL-mean" else "exponential"
         assert f'reward_baseline = "{baseline}"' in resolved
@@ -87,8 +89,8 @@ def test_fig8_trains_in_the_papers_order_and_tests_on_tpcc_and_oltp(traces, tmp_
     for stage in range(len(train)):
         for job in slc.training_jobs(train, settings, plans, tmp_path, stage):
             seed = job.labels["seed"]
-            saves = [o for o in job.overrides if o.startswith("slc.rl.save_qtable=")]
-            loads_from = [o for o in job.overrides if o.startswith("slc.rl.load_qtable=")]
+            saves = [o for o in job.setup.overrides if o.startswith("slc.rl.save_qtable=")]
+            loads_from = [o for o in job.setup.overrides if o.startswith("slc.rl.load_qtable=")]
             assert saves == [f'slc.rl.save_qtable="{slc.qtable_path(tmp_path, seed, stage)}"']
             # Each stage starts from the table the stage before saved; the first from zeros.
             assert loads_from == (
@@ -96,8 +98,10 @@ def test_fig8_trains_in_the_papers_order_and_tests_on_tpcc_and_oltp(traces, tmp_
             )
     test = [t for t in loads if t.role == "test"]
     for job in slc.pretrained_jobs(test, settings, plans, tmp_path):
-        assert f'slc.rl.load_qtable="{slc.pretrained_path(tmp_path, job.labels["seed"])}"' in job.overrides
-        assert "slc.policy=rl" in job.overrides
+        assert (
+            f'slc.rl.load_qtable="{slc.pretrained_path(tmp_path, job.labels["seed"])}"' in job.setup.overrides
+        )
+        assert "slc.policy=rl" in job.setup.overrides
     assert slc.pretrained_path(tmp_path, 0).name == "qtable_pretrained.json"
 
 
@@ -259,7 +263,9 @@ def test_every_reading_is_a_valid_configuration_with_its_settings():
     assert {slc.LARGE_COLD, slc.LARGE_COLD_WIDE} <= set(workloads)
     assert len(workloads) == len(slc.PAPER_WORKLOADS) + 2
     for job in jobs:
-        resolved = config.resolve(job.preset, workload=job.workload, overrides=job.overrides)
+        resolved = config.resolve(
+            job.setup.preset, workload=job.setup.workload, overrides=job.setup.overrides
+        )
         policy, reading = job.labels["policy"], job.labels["reading"]
         assert f'policy = "{POLICY_IDS[policy]}"' in resolved
         region = slc.READINGS[reading].region if policy == "RL" else reading
@@ -286,7 +292,7 @@ def test_readings_stand_in_grid_runs_the_chosen_readings(traces):
     rl = {j.labels["reading"] for j in jobs if j.labels["policy"] == "RL"}
     assert rl == set(slc.STAND_IN_READINGS)
     for job in jobs:
-        config.resolve(job.preset, trace=job.trace, overrides=job.overrides)
+        config.resolve(job.setup.preset, trace=job.setup.trace, overrides=job.setup.overrides)
 
 
 def test_readings_table_reads_each_reading_against_dwa_and_ust_by_hand():
@@ -577,22 +583,28 @@ def test_paper_jobs_run_table4s_workloads_unfolded_from_empty_with_three_seeds()
     jobs = slc.paper_jobs(settings)
     assert settings.paper_seeds == 3
     assert len(jobs) == len(slc.PAPER_WORKLOADS) * len(slc.PAPER_POLICIES) * 3
-    assert {j.workload for j in jobs} == set(slc.PAPER_WORKLOADS)
+    assert {j.setup.workload for j in jobs} == set(slc.PAPER_WORKLOADS)
     assert {j.labels["trace"] for j in jobs} == {"PC", "Phone", "TPC-C", "OLTP", "LinkBench", "YCSB-A"}
     # The host addresses enough of the drive for YCSB-A's 30,241 MiB: no address is folded.
     assert slc.drive(slc.PAPER_DRIVE)["addressable_bytes"] >= 30_241 * 2**20
     for job in jobs:
-        resolved = config.resolve(job.preset, workload=job.workload, overrides=job.overrides)
-        assert job.preset == "yoo-hybrid-qlc" and job.trace is None
+        resolved = config.resolve(
+            job.setup.preset, workload=job.setup.workload, overrides=job.setup.overrides
+        )
+        assert job.setup.preset == "yoo-hybrid-qlc" and job.setup.trace is None
         assert "blocks_per_plane = 2138" in resolved, "the paper's drive"
         assert f'policy = "{POLICY_IDS[job.labels["policy"]]}"' in resolved
-        assert f"seed={job.labels['seed']}" in job.overrides
+        assert f"seed={job.labels['seed']}" in job.setup.overrides
         # The paper's length (the spec's total writes), from empty.
-        assert not any(o.startswith(("workload.count", "warmup.", "workload.repeat")) for o in job.overrides)
+        assert not any(
+            o.startswith(("workload.count", "warmup.", "workload.repeat")) for o in job.setup.overrides
+        )
         assert ("random_control = true" in resolved) == (job.labels["policy"] == "RL-control")
     quick = slc.paper_jobs(slc.QUICK)
-    assert {j.workload for j in quick} == set(slc.QUICK_WORKLOADS)
-    assert all(f"workload.count={slc.QUICK.requests_of(j.workload)}" in j.overrides for j in quick)
+    assert {j.setup.workload for j in quick} == set(slc.QUICK_WORKLOADS)
+    assert all(
+        f"workload.count={slc.QUICK.requests_of(j.setup.workload)}" in j.setup.overrides for j in quick
+    )
 
 
 def test_dwas_table_2_sizes_by_utilisation():

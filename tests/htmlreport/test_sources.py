@@ -98,10 +98,9 @@ def test_a_reproductions_run_records_are_not_taken_for_reports(tmp_path):
     from ssdlab import __version__
     from ssdlab.experiments.common import Job, Runner, run_jobs
     from ssdlab.htmlreport import build_page
+    from ssdlab.setup import Setup
 
-    jobs = [
-        Job({"policy": "greedy", "seed": 0}, "tiny", workload="randrw", overrides=("workload.count=2000",))
-    ]
+    jobs = [Job({"policy": "greedy", "seed": 0}, Setup("tiny", "randrw", overrides=("workload.count=2000",)))]
     rows = run_jobs(jobs, _figures_worker, Runner(processes=1).under(tmp_path))
     assert len(list((tmp_path / "cells").glob("*.json"))) == 1
     (tmp_path / "runs.csv").write_text("policy,seed,waf\n" + f"greedy,0,{rows[0]['waf']}\n")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ssdlab.experiments.common import Job
+from ssdlab.setup import Setup
 from ssdlab.sweeps import Cell
 
 
@@ -24,7 +25,7 @@ def counting_worker(job: Job) -> dict:
 def make_cells(count: int, log: Path) -> list[Cell]:
     """`count` cells labelled `n` (0, 1, ...) and `log`, the file their worker notes `n` in."""
     return [
-        Cell(f"cell{n:02d}", {"n": n, "log": str(log)}, Job({"n": n, "log": str(log)}, None))
+        Cell(f"cell{n:02d}", {"n": n, "log": str(log)}, Job({"n": n, "log": str(log)}, Setup(None)))
         for n in range(count)
     ]
 

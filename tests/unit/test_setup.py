@@ -37,9 +37,9 @@ def test_more_overrides_go_after_the_setups_own():
 
 
 def test_a_job_simulates_its_setup():
-    job = Job({"n": 1}, "tiny", workload="randwrite", overrides=("workload.count=1500", "seed=3"))
-    assert job.setup == SETUP
-    assert job.arguments() == SETUP.arguments()
+    job = Job({"n": 1}, SETUP)
+    assert job.setup is SETUP
+    assert job.run().raw == ssdlab.run(setup=SETUP).raw
 
 
 def test_a_sweeps_base_and_compares_shared_arguments_are_setups(tmp_path):

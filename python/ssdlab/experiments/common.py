@@ -8,7 +8,7 @@ import hashlib
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -181,12 +181,14 @@ def _group_cell(jobs: list[Job], cells: list[Any]) -> Any:
     from ssdlab.sweeps import Cell
 
     def absolute(job: Job) -> Job:
-        trace = str(Path(job.trace).resolve()) if job.trace and Path(job.trace).is_file() else job.trace
-        return replace(job, trace=trace)
+        trace = job.setup.trace
+        if trace and Path(trace).is_file():
+            return replace(job, setup=replace(job.setup, trace=str(Path(trace).resolve())))
+        return job
 
     members = tuple(absolute(j) for j in jobs)
     ids = [c.id for c in cells]
-    group = WarmGroup(**{f.name: getattr(members[0], f.name) for f in fields(Job)}, members=members)
+    group = WarmGroup(members[0].labels, members[0].setup, members=members)
     labels = {**cells[0].labels, "members": ids}
     return Cell(_salted("\n".join(ids), "warm group"), labels, group)
 
@@ -199,7 +201,7 @@ def _salted(cell_id: str, worker: str) -> str:
 def verified(jobs: Sequence[Job]) -> list[Job]:
     """The jobs with verify mode on: every mapping checked at the end of each run, which fails
     on a lost page (the rest of each job's setup as it was)."""
-    return [replace(j, overrides=(*j.overrides, "verify=true")) for j in jobs]
+    return [replace(j, setup=j.setup.with_overrides("verify=true")) for j in jobs]
 
 
 def print_frame(title: str, frame: pd.DataFrame) -> None:

@@ -238,13 +238,7 @@ def plan(
             jobs.append(
                 Job(
                     labels={"variant": variant.label, **variant.settings, "seed": seed},
-                    preset=setup.preset,
-                    trace=setup.trace,
-                    workload=setup.workload,
-                    overrides=(*overrides, f"seed={seed}"),
-                    config_files=setup.config_files,
-                    trace_format=setup.trace_format,
-                    trace_with_workload=setup.trace_with_workload,
+                    setup=replace(setup, overrides=(*overrides, f"seed={seed}")),
                 )
             )
     return all_variants, jobs

@@ -194,13 +194,15 @@ def _absolute(job: Job) -> Job:
     def absolute(path: str | None) -> str | None:
         return str(Path(path).resolve()) if path and Path(path).exists() else path
 
-    builtin = job.workload is not None and job.workload in {*workload_patterns(), *workload_specs()}
-    return dataclasses.replace(
-        job,
-        trace=absolute(job.trace),
-        workload=job.workload if builtin else absolute(job.workload),
-        config_files=tuple(absolute(f) or f for f in job.config_files),
+    setup = job.setup
+    builtin = setup.workload is not None and setup.workload in {*workload_patterns(), *workload_specs()}
+    absolute_setup = dataclasses.replace(
+        setup,
+        trace=absolute(setup.trace),
+        workload=setup.workload if builtin else absolute(setup.workload),
+        config_files=tuple(absolute(f) or f for f in setup.config_files),
     )
+    return dataclasses.replace(job, setup=absolute_setup)
 
 
 def local_trace(name: str, digest: str, shipped: list[Any]) -> Path:
@@ -221,7 +223,9 @@ def local_trace(name: str, digest: str, shipped: list[Any]) -> Path:
 def _ray_execute(worker: Worker, job: Job, shipped_trace: tuple[str, str, list[Any]] | None) -> Attempt:
     """A Ray task: write the shipped trace locally if there is one, then run the job."""
     if shipped_trace is not None:
-        job = dataclasses.replace(job, trace=str(local_trace(*shipped_trace)))
+        job = dataclasses.replace(
+            job, setup=dataclasses.replace(job.setup, trace=str(local_trace(*shipped_trace)))
+        )
     return execute(worker, job)
 
 
@@ -273,12 +277,13 @@ def run_ray(ray: Any, worker: Worker, jobs: Sequence[Job], ship_traces: bool = F
                 index, job = waiting.pop()
                 job = _absolute(job)
                 trace = None
-                if ship_traces and job.trace and Path(job.trace).is_file():
-                    if job.trace not in shipped:
-                        data = Path(job.trace).read_bytes()
+                path = job.setup.trace
+                if ship_traces and path and Path(path).is_file():
+                    if path not in shipped:
+                        data = Path(path).read_bytes()
                         digest = hashlib.sha256(data).hexdigest()
-                        shipped[job.trace] = (Path(job.trace).name, digest, [ray.put(data)])
-                    trace = shipped[job.trace]
+                        shipped[path] = (Path(path).name, digest, [ray.put(data)])
+                    trace = shipped[path]
                 in_flight[task.remote(worker, job, trace)] = (index, time.perf_counter())
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ssdlab.config import resolve
 from ssdlab.errors import SsdlabError
 from ssdlab.sweeps.job import Job
 
@@ -84,25 +83,27 @@ def cell_id(resolved_toml: str, digests: FileDigests) -> str:
 def invalid_cell_id(job: Job, digests: FileDigests) -> str:
     """The id of a cell whose configuration does not resolve: a hash of its inputs instead
     (files by content), so that it too is stable, and never equal to a valid cell's id."""
-    trace = digests.of(job.trace) if job.trace and Path(job.trace).is_file() else job.trace
-    config_files = [digests.of(f) if Path(f).is_file() else f for f in job.config_files]
-    workload = job.workload
+    setup = job.setup
+    trace = digests.of(setup.trace) if setup.trace and Path(setup.trace).is_file() else setup.trace
+    config_files = [digests.of(f) if Path(f).is_file() else f for f in setup.config_files]
+    workload = setup.workload
     if workload and Path(workload).is_file():
         workload = "sha256:" + digests.of(workload)
+    # These keys are the id's: a new one (trace_with_workload) would change every invalid cell's id.
     inputs = {
-        "preset": job.preset,
+        "preset": setup.preset,
         "trace": trace,
-        "trace_format": job.trace_format,
+        "trace_format": setup.trace_format,
         "workload": workload,
         "config_files": config_files,
-        "overrides": list(job.overrides),
+        "overrides": list(setup.overrides),
     }
     return _hash({"unresolved": inputs})
 
 
 def resolve_job(job: Job) -> str:
     """The job's resolved configuration (TOML); raises ConfigError if it is invalid."""
-    return resolve(**job.arguments())
+    return job.setup.resolve()
 
 
 def error_text(error: BaseException) -> str:

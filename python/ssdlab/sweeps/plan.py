@@ -5,11 +5,12 @@ configuration resolved (validated) up front and its id computed."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 from ssdlab.errors import ConfigError
 from ssdlab.sweeps.cells import Cell, FileDigests, cell_of
-from ssdlab.sweeps.grid import Axis, Grid, same_value
+from ssdlab.sweeps.grid import SPECIAL_AXES, Axis, Grid, same_value
 from ssdlab.sweeps.job import Job
 from ssdlab.sweeps.locate import key_lines, line_of
 
@@ -24,23 +25,15 @@ def _excluded(values: dict[str, Any], excludes: tuple[dict[str, Any], ...]) -> b
 def _job(grid: Grid, combination: tuple[tuple[Axis, int], ...], seed: int, labels: dict[str, Any]) -> Job:
     """The job of one cell: the base, each axis's argument for its value, then the seed."""
     base = grid.base
-    arguments = {"preset": base.preset, "trace": base.trace, "workload": base.workload}
+    arguments: dict[str, Any] = {}
     overrides = list(base.overrides)
     for axis, index in combination:
-        if axis.key in arguments:
+        if axis.key in SPECIAL_AXES:
             arguments[axis.key] = axis.arguments[index]
         else:
             overrides.append(axis.arguments[index])
     overrides.append(f"seed={seed}")
-    return Job(
-        labels=labels,
-        preset=arguments["preset"],
-        trace=arguments["trace"],
-        workload=arguments["workload"],
-        overrides=tuple(overrides),
-        config_files=base.config_files,
-        trace_format=base.trace_format,
-    )
+    return Job(labels, replace(base, **arguments, overrides=tuple(overrides)))
 
 
 def plan(grid: Grid, digests: FileDigests | None = None) -> list[Cell]:

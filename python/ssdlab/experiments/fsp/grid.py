@@ -11,6 +11,7 @@ from ssdlab.experiments.common import (
     Job,
 )
 from ssdlab.experiments.fsp.settings import DEFAULT_TRACES, DRIVE, POLICIES, PRESET, Settings
+from ssdlab.setup import Setup
 
 
 def trace_labels(paths: list[Path]) -> dict[Path, str]:
@@ -42,7 +43,7 @@ def jobs(traces: list[Path], settings: Settings) -> list[Job]:
                 for policy, keys in POLICIES.items():
                     job_labels = {"trace": labels[trace], "cache_mib": cache, "policy": policy, "seed": seed}
                     overrides = (*workload, f"cache.capacity={cache}MiB", *keys, f"seed={seed}")
-                    out.append(Job(job_labels, PRESET, str(trace), None, overrides))
+                    out.append(Job(job_labels, Setup(PRESET, trace=str(trace), overrides=overrides)))
     return out
 
 
@@ -62,7 +63,7 @@ def workload_jobs(settings: Settings) -> list[Job]:
                         "seed": seed,
                     }
                     overrides = (*DRIVE, *count, f"cache.capacity={cache}MiB", *keys, f"seed={seed}")
-                    out.append(Job(job_labels, PRESET, None, name, overrides))
+                    out.append(Job(job_labels, Setup(PRESET, name, overrides=overrides)))
     return out
 
 

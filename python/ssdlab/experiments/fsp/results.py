@@ -106,5 +106,5 @@ def _runs_frame(results: list[dict[str, Any]], grid: list[Job]) -> pd.DataFrame:
     series = ("episode_mean_rewards", "learning_curve")
     runs = pd.DataFrame([{k: v for k, v in r.items() if k not in series} for r in results])
     runs.insert(0, "preset", PRESET)
-    runs["trace_path"] = [j.trace or j.workload for j in grid]
+    runs["trace_path"] = [j.setup.trace or j.setup.workload for j in grid]
     return runs

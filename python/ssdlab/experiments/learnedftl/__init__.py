@@ -162,7 +162,7 @@ def run(ctx: Context, prepared: Plan) -> Outcome:
     # the warm-ups (docs/experiments/learnedftl.md, "Wall time").
     runs = pd.DataFrame(ctx.run(jobs, _worker, share_warmups=True))
     runs.insert(0, "preset", PRESET)
-    runs.insert(1, "trace", [j.trace or "" for j in jobs])
+    runs.insert(1, "trace", [j.setup.trace or "" for j in jobs])
     runs.to_csv(ctx.out / "runs.csv", index=False)
     result = tables(runs)
     ours_vs_paper = paper_table(result)

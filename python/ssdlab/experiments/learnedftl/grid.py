@@ -23,6 +23,7 @@ from ssdlab.experiments.learnedftl.settings import (
     _used_pages,
     logical_pages,
 )
+from ssdlab.setup import Setup
 
 
 def artifact_overrides(ftl: str, settings: Settings) -> tuple[str, ...]:
@@ -114,7 +115,7 @@ def fio_jobs(
                 }
                 extra = artifact_overrides(ftl, settings) if artifact else ()
                 overrides = (*_common(settings, seed), *keys, *extra, *_fio(pattern, settings))
-                jobs.append(Job(labels, PRESET, overrides=overrides))
+                jobs.append(Job(labels, Setup(PRESET, overrides=overrides)))
     return jobs
 
 
@@ -150,7 +151,7 @@ def stress_jobs(settings: Settings) -> list[Job]:
                     if span == "first":
                         fio = (*[o for o in fio if not o.startswith("workload.duration_ns=")], first)
                     overrides = (*_common(settings, seed), *keys, *extra, *fio)
-                    jobs.append(Job(labels, PRESET, overrides=overrides))
+                    jobs.append(Job(labels, Setup(PRESET, overrides=overrides)))
     return jobs
 
 
@@ -179,7 +180,7 @@ def cmt_jobs(settings: Settings) -> list[Job]:
                 f"ftl.tpftl.cmt_bytes={math.ceil(share * table)}",
                 *_fio("randread", settings),
             )
-            jobs.append(Job(labels, PRESET, overrides=overrides))
+            jobs.append(Job(labels, Setup(PRESET, overrides=overrides)))
     return jobs
 
 
@@ -206,5 +207,5 @@ def trace_jobs(traces: dict[Path, float], settings: Settings) -> list[Job]:
                 )
                 if settings.trace_requests:
                     overrides = (*overrides, f"workload.count={settings.trace_requests}")
-                jobs.append(Job(labels, PRESET, str(trace), None, overrides))
+                jobs.append(Job(labels, Setup(PRESET, trace=str(trace), overrides=overrides)))
     return jobs

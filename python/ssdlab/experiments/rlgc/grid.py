@@ -27,6 +27,7 @@ from ssdlab.experiments.rlgc.settings import (
     _drive,
     _thresholds,
 )
+from ssdlab.setup import Setup
 
 
 def plan(preset: str, workload: Workload, settings: Settings, probe: dict[str, Any]) -> dict[str, Any]:
@@ -131,7 +132,9 @@ def probe_jobs(loads: list[Workload], presets, settings: Settings) -> list[Job]:
             if w.trace is None:
                 base = (*base, f"workload.count={addressable // 4}")
             labels = {"preset": preset, "workload": w.name}
-            jobs.append(Job(labels, preset, _trace_arg(w), w.spec, (*base, "gc.scheduler=greedy")))
+            jobs.append(
+                Job(labels, Setup(preset, w.spec, _trace_arg(w), overrides=(*base, "gc.scheduler=greedy")))
+            )
     return jobs
 
 
@@ -153,11 +156,12 @@ _probe_worker.__module__ = "ssdlab.experiments.rlgc"
 
 
 def _write_footprint(job: Job) -> int:
-    if job.trace is None:
+    setup = job.setup
+    if setup.trace is None:
         return 0
-    page = _device(job.preset)["device"]["page_bytes"]
-    options = [o.removeprefix("workload.trace.") for o in job.overrides if o.startswith("workload.trace.")]
-    return ssdlab_trace.stats(job.trace, options, page)["write_footprint_pages"]
+    page = _device(setup.preset)["device"]["page_bytes"]
+    options = [o.removeprefix("workload.trace.") for o in setup.overrides if o.startswith("workload.trace.")]
+    return ssdlab_trace.stats(setup.trace, options, page)["write_footprint_pages"]
 
 
 def probe(loads: list[Workload], presets, settings: Settings, runner: Runner | None = None) -> pd.DataFrame:
@@ -181,7 +185,12 @@ def build_jobs(
                 for seed in range(1 if _seed_free(w, name) else settings.seeds):
                     labels = {"preset": preset, "workload": w.name, "scheduler": name, "seed": seed}
                     extra = _scheduler_overrides(name, sched, preset, settings)
-                    jobs.append(Job(labels, preset, _trace_arg(w), w.spec, (*base, *extra, f"seed={seed}")))
+                    jobs.append(
+                        Job(
+                            labels,
+                            Setup(preset, w.spec, _trace_arg(w), overrides=(*base, *extra, f"seed={seed}")),
+                        )
+                    )
     return jobs, plans
 
 

@@ -398,7 +398,7 @@ def run(ctx: Context, prepared: Plan) -> Outcome:
     paper_runs = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in paper_results])
     paper_runs.insert(0, "preset", PRESET)
     paper_runs["paper_workload"] = "-"
-    paper_runs["spec"] = [j.workload for j in paper_grid]
+    paper_runs["spec"] = [j.setup.workload for j in paper_grid]
     paper_runs["drive_writes"] = paper_runs["host_write_bytes"] / pd_["logical_bytes"]
     paper_runs["utilization_end"] = paper_runs["valid_pages_end"] * pd_["page_bytes"] / pd_["logical_bytes"]
     paper_runs = normalise(paper_runs)

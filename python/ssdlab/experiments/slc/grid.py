@@ -21,6 +21,7 @@ from ssdlab.experiments.slc.settings import (
     _workload,
     drive,
 )
+from ssdlab.setup import Setup
 
 
 def _probe_worker(job: Job, run: Measured) -> dict[str, Any]:
@@ -41,7 +42,10 @@ def probe(traces: list[Trace], settings: Settings, runner: Runner | None = None)
     """One pass of every trace on the empty QLC-only drive: its requests and host write bytes,
     what `plan` sizes the runs from; and its write footprint (the reader's statistics)."""
     jobs = [
-        Job({"trace": t.label}, PRESET, str(t.path), None, (*_workload(t, settings), "slc.policy=none"))
+        Job(
+            {"trace": t.label},
+            Setup(PRESET, trace=str(t.path), overrides=(*_workload(t, settings), "slc.policy=none")),
+        )
         for t in traces
     ]
     rows = pd.DataFrame(run_jobs(jobs, _probe_worker, runner))
@@ -133,7 +137,12 @@ def jobs(traces: list[Trace], settings: Settings, plans: dict[str, dict[str, Any
             for name in POLICIES:
                 labels = {"experiment": "fig4", "trace": t.label, "policy": name, "seed": seed, "stage": None}
                 out.append(
-                    Job(labels, PRESET, str(t.path), None, (*base, *_policy_overrides(name, settings)))
+                    Job(
+                        labels,
+                        Setup(
+                            PRESET, trace=str(t.path), overrides=(*base, *_policy_overrides(name, settings))
+                        ),
+                    )
                 )
     return out
 
@@ -142,5 +151,5 @@ def check(grid: list[Job]) -> None:
     """Resolve every run's configuration before any runs (a missing trace or a bad key fails at
     once, naming it). A Q-table to load does not exist yet: that key is left out here."""
     for job in grid:
-        overrides = tuple(o for o in job.overrides if not o.startswith("slc.rl.load_qtable="))
+        overrides = tuple(o for o in job.setup.overrides if not o.startswith("slc.rl.load_qtable="))
         replace(job.setup, overrides=overrides).resolve()

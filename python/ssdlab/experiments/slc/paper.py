@@ -35,6 +35,7 @@ from ssdlab.experiments.slc.settings import (
     PRESET,
     Settings,
 )
+from ssdlab.setup import Setup
 
 #: The first table samples the SLC size every SLC block's worth of host writes (4 MiB; the
 #: series halves its rate past 4,096 points, so 16 MiB on PC and 32 MiB on YCSB-A), not every
@@ -71,7 +72,7 @@ def paper_jobs(settings: Settings) -> list[Job]:
                     "stage": None,
                 }
                 keys = _policy_overrides(name, PAPER_DRIVE)
-                out.append(Job(labels, PRESET, None, spec, (*base, *keys)))
+                out.append(Job(labels, Setup(PRESET, spec, overrides=(*base, *keys))))
     return out
 
 
@@ -81,10 +82,7 @@ def stream_jobs(settings: Settings) -> list[Job]:
     return [
         Job(
             {"trace": PAPER_WORKLOADS.get(spec, spec), "spec": spec, "seed": seed},
-            PRESET,
-            None,
-            spec,
-            _paper_overrides(settings, spec, seed),
+            Setup(PRESET, spec, overrides=_paper_overrides(settings, spec, seed)),
         )
         for seed in range(settings.paper_seeds)
         for spec in settings.workloads
@@ -109,10 +107,12 @@ def _stream_worker(job: Job, run: Measured) -> dict[str, Any]:
     import numpy as np
 
     seed = job.labels["seed"]
-    count = next((int(o.split("=", 1)[1]) for o in job.overrides if o.startswith("workload.count=")), None)
+    count = next(
+        (int(o.split("=", 1)[1]) for o in job.setup.overrides if o.startswith("workload.count=")), None
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "stream.sstr"
-        ssdlab_trace.synth(job.workload, path, count, seed)
+        ssdlab_trace.synth(job.setup.workload, path, count, seed)
         record = np.dtype(
             [("time", "<u8"), ("offset", "<u8"), ("size", "<u4"), ("device", "<u4"), ("op", "u1")]
         )

@@ -47,6 +47,7 @@ from ssdlab.experiments.slc.settings import (
     Settings,
     Trace,
 )
+from ssdlab.setup import Setup
 
 #: The region readings: what `slc.region` each sets (every one explicitly: unset is `shared`).
 REGION: dict[str, tuple[str, ...]] = {
@@ -168,7 +169,7 @@ def readings_jobs(settings: Settings) -> list[Job]:
                 }
                 labels |= {"seed": seed, "stage": None}
                 keys = _policy_keys(v["policy"], v["rl_reading"], v["region"])
-                out.append(Job(labels, PRESET, None, spec, (*base, *keys)))
+                out.append(Job(labels, Setup(PRESET, spec, overrides=(*base, *keys))))
     return out
 
 
@@ -189,7 +190,7 @@ def stand_in_jobs(traces: list[Trace], settings: Settings, plans: dict[str, dict
                     *_region_keys(v["policy"], v["region"]),
                     *_reward_keys(v["policy"], v["rl_reading"]),
                 )
-                out.append(Job(labels, PRESET, str(t.path), None, (*base, *keys)))
+                out.append(Job(labels, Setup(PRESET, trace=str(t.path), overrides=(*base, *keys))))
     return out
 
 

@@ -11,6 +11,7 @@ from ssdlab.config import toml_string
 from ssdlab.experiments.common import Job
 from ssdlab.experiments.slc.grid import _run_overrides
 from ssdlab.experiments.slc.settings import POLICIES, PRESET, TRAINING_ORDER, Settings, Trace
+from ssdlab.setup import Setup
 
 
 def training_traces(traces: list[Trace]) -> list[Trace]:
@@ -41,7 +42,7 @@ def training_jobs(
             keys.append(f"slc.rl.load_qtable={toml_string(str(qtable_path(out, seed, stage - 1)))}")
         labels = {"experiment": "fig8-train", "trace": t.label, "policy": "RL", "seed": seed, "stage": stage}
         base = _run_overrides(t, settings, plans[t.label]["repeat"], seed)
-        out_jobs.append(Job(labels, PRESET, str(t.path), None, (*base, *keys)))
+        out_jobs.append(Job(labels, Setup(PRESET, trace=str(t.path), overrides=(*base, *keys))))
     return out_jobs
 
 
@@ -61,5 +62,5 @@ def pretrained_jobs(
                 "stage": None,
             }
             base = _run_overrides(t, settings, plans[t.label]["repeat"], seed)
-            out_jobs.append(Job(labels, PRESET, str(t.path), None, (*base, *keys)))
+            out_jobs.append(Job(labels, Setup(PRESET, trace=str(t.path), overrides=(*base, *keys))))
     return out_jobs
