@@ -138,20 +138,12 @@ impl RegionManager {
                     continue;
                 }
                 let Some(plane) = fullest_plane(store, NATIVE) else { break };
-                store
-                    .blocks
-                    .move_free_block(NATIVE, r, plane)
-                    .ok_or_else(|| Error::invariant("plane lost its free block"))?;
-                store.region_stats[r.0 as usize].blocks_converted_in += 1;
+                store.convert_free_block(NATIVE, r, plane)?;
             }
         } else {
             while store.blocks.region_blocks(r) > blocks {
                 if let Some(plane) = fullest_plane(store, r) {
-                    store
-                        .blocks
-                        .move_free_block(r, NATIVE, plane)
-                        .ok_or_else(|| Error::invariant("plane lost its free block"))?;
-                    store.region_stats[r.0 as usize].blocks_converted_out += 1;
+                    store.convert_free_block(r, NATIVE, plane)?;
                     continue;
                 }
                 // No free block to give back: migrate a victim's data out to free one.

@@ -7,13 +7,13 @@ use std::ops::Range;
 
 use crate::device::Device;
 use crate::error::Result;
-use crate::ftl::blocks::{BlockManager, RegionId, StreamId};
+use crate::ftl::blocks::{BlockManager, Owner, RegionId, StreamId};
 use crate::ftl::mapping::{MapCtx, Mapping, Relocation, Translation};
 use crate::ftl::placement::Placement;
 use crate::ftl::region::{RegionStats, NATIVE};
 use crate::ftl::stats::FtlStats;
 use crate::ftl::verify::Verifier;
-use crate::units::{BlockId, Lpn, Ppn, SimTime};
+use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
 
 #[derive(Clone)]
 pub(super) struct Store {
@@ -163,5 +163,126 @@ impl Store {
         // unit that finds none there corrects the bound itself).
         let room = self.blocks.has_room(stream, plane, self.blocks.gc_reserve(region));
         self.placer.policy.on_programmed(stream, plane, device.plane_free_at(plane), room);
+    }
+}
+
+/// The rules of the shared state: an owner change, a validity change, a block leaving or
+/// returning to a free pool. The units go through these, never through `blocks` directly, so
+/// the owner table, the valid counts, verify mode's shadow and the counters that follow them
+/// stay in step; plain reads of `blocks` and `stats` stay direct.
+impl Store {
+    /// Host data of `lpn` now goes to `ppn` (allocated, not yet programmed): the mapping update
+    /// (not before `ready`), the old copy invalid (an overwrite of its region), the owner entry
+    /// and, in verify mode, the page's version (`version` kept by the buffer, or a new one for
+    /// a direct host write). Returns when the mapping update is done.
+    #[inline]
+    pub(super) fn commit_host_page(
+        &mut self,
+        lpn: Lpn,
+        ppn: Ppn,
+        version: Option<u32>,
+        device: &mut Device,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        let (old, updated) = self.update(lpn, ppn, device, ready)?;
+        if let Some(o) = old {
+            let r = self.blocks.invalidate(o);
+            self.region_stats[r.0 as usize].overwritten_pages += 1;
+        }
+        self.blocks.set_owner(ppn, Owner::Data(lpn));
+        if let Some(v) = &mut self.verify {
+            let version = version.unwrap_or_else(|| v.on_host_write(lpn));
+            v.on_program(ppn, version);
+        }
+        self.stats.host_programs += 1;
+        Ok(updated)
+    }
+
+    /// Data of `lpn` that predates the run is at `ppn` (placed, never programmed).
+    pub(super) fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.mapping.premap(lpn, ppn);
+        self.blocks.set_owner(ppn, Owner::Data(lpn));
+        if let Some(v) = &mut self.verify {
+            v.on_premap(lpn, ppn);
+        }
+        self.stats.premapped_pages += 1;
+    }
+
+    /// The host trims `lpn` (at `now`): the mapping forgets it and its page becomes invalid.
+    pub(super) fn trim(&mut self, lpn: Lpn, device: &mut Device, now: SimTime) -> Result<()> {
+        if let Some(old) = self.unmap(lpn, device, now)? {
+            self.blocks.invalidate(old);
+        }
+        if let Some(v) = &mut self.verify {
+            v.on_trim(lpn);
+        }
+        Ok(())
+    }
+
+    /// The page `owner` held at `old` was copied to `new` (GC or migration): the old copy
+    /// invalid, the new one `owner`'s. The mapping learns of it per batch (`relocated`).
+    #[inline]
+    pub(super) fn page_moved(&mut self, owner: Owner, old: Ppn, new: Ppn) {
+        self.blocks.invalidate(old);
+        self.blocks.set_owner(new, owner);
+        if let Some(v) = &mut self.verify {
+            v.on_copy(old, new);
+        }
+    }
+
+    /// The next page of `stream` in `plane` (opening a free block when needed; None if the
+    /// plane has none).
+    #[inline]
+    pub(super) fn allocate(&mut self, stream: StreamId, plane: PlaneId, now: SimTime) -> Option<Ppn> {
+        self.blocks.allocate(stream, plane, now)
+    }
+
+    /// The first page of a program unit of `pages` for `stream` (writing to `region`) in
+    /// `plane`, on a wordline of the placement's unit for that region where it is one
+    /// (`BlockManager::allocate_run`).
+    #[inline]
+    pub(super) fn allocate_unit(
+        &mut self,
+        stream: StreamId,
+        region: RegionId,
+        plane: PlaneId,
+        pages: u32,
+        now: SimTime,
+    ) -> Option<Ppn> {
+        let unit_pages = self.placer.unit_pages[region.0 as usize];
+        self.blocks.allocate_run(stream, plane, pages, unit_pages, now)
+    }
+
+    /// Sealed block `b` becomes a GC victim: out of the candidate indexes.
+    pub(super) fn take_victim(&mut self, b: BlockId) {
+        self.blocks.mark_victim(b);
+    }
+
+    /// Sealed line `index` of `stream` becomes a GC victim, every block of it.
+    pub(super) fn take_victim_line(&mut self, stream: StreamId, index: u32) {
+        self.blocks.take_sealed_line(stream, index);
+    }
+
+    /// Emptied victim `b` is erased (the device's erase booked by the caller): back in its
+    /// region's free pool, and the placement told its plane has room again.
+    pub(super) fn erased(&mut self, b: BlockId) {
+        self.blocks.erase(b);
+        let plane = self.blocks.geometry().plane_of_block(b);
+        self.placer.policy.on_room(plane);
+    }
+
+    /// Move a free block of `plane` from region `from` to region `to` (the SLC cache's
+    /// resizing), counted as converted into or out of the non-native region.
+    pub(super) fn convert_free_block(&mut self, from: RegionId, to: RegionId, plane: PlaneId) -> Result<BlockId> {
+        let b = self
+            .blocks
+            .move_free_block(from, to, plane)
+            .ok_or_else(|| crate::error::Error::invariant("plane lost its free block"))?;
+        if to == NATIVE {
+            self.region_stats[from.0 as usize].blocks_converted_out += 1;
+        } else {
+            self.region_stats[to.0 as usize].blocks_converted_in += 1;
+        }
+        Ok(b)
     }
 }

@@ -25,23 +25,30 @@
 //!   every block of it is erased. Pages of a line allocated row by row in channel-first plane
 //!   order (`line_cursor`) get consecutive virtual PPNs (`nand::vppn`).
 //!
-//! One file per job, each an `impl BlockManager` over the state defined here: `owners.rs`,
-//! `pools.rs` (regions, free pools, modes), `streams.rs`, `victims.rs`, `lines.rs`. This file
-//! holds the types, the per-block state, construction and the per-block getters.
-
-use std::collections::VecDeque;
+//! Parts, each a struct of its own with its own methods, over the shared per-block state
+//! (`meta.rs`: `BlockTable`): the owner table (`owners.rs`), the free pools with the region
+//! table and free lines (`pools.rs`, `lines.rs`), the stream table with open blocks and lines
+//! (`streams.rs`, `lines.rs`) and the victim index (`victims.rs`). `BlockManager` is the facade
+//! the FTL uses: this file holds the types, construction and the queries; `transitions.rs` the
+//! operations that change several parts at once (a page written, an owner set or cleared, a
+//! seal, an erase, a move between regions, a victim taken), so the parts stay consistent.
 
 use crate::nand::{BlockMode, Geometry};
 use crate::units::{BlockId, Lpn, PlaneId, Ppn, SimTime};
 
 mod lines;
+mod meta;
 mod owners;
 mod pools;
 mod streams;
+mod transitions;
 mod victims;
 
-use lines::{FreeLines, StreamLine};
-use victims::ValidBuckets;
+use meta::{BlockMeta, BlockTable};
+use owners::OwnerTable;
+use pools::FreePools;
+use streams::StreamTable;
+use victims::VictimIndex;
 
 /// Marks "no owner" in the per-page owner table and "none" in index links.
 pub const INVALID: u32 = u32::MAX;
@@ -141,74 +148,17 @@ pub enum BlockState {
     Victim,
 }
 
-#[derive(Clone)]
-struct Region {
-    spec: RegionSpec,
-    /// Line mode's free lines (None: the region opens blocks per plane).
-    lines: Option<FreeLines>,
-    /// Pages a block of this region holds (its mode's).
-    block_pages: u32,
-    /// First domain of this region (one, or one per plane).
-    first_domain: u32,
-    free_total: u32,
-    /// Sum over planes of free blocks beyond the GC reserve, kept incrementally.
-    host_free_total: u32,
-    /// Blocks of this region in any state.
-    blocks: u32,
-    /// Pages of this region holding data (kept incrementally: utilisation and region policies
-    /// read it at every write).
-    valid_pages: u64,
-}
-
-/// The per-block state every page write and invalidation touches, kept together: one cache
-/// line fetch per block instead of one per field. A write stream has an open block on every
-/// plane, and blocks of different planes lie `blocks_per_plane` entries apart, so with one
-/// array per field the open blocks' entries alias in the same cache sets: a fill of a
-/// 128-plane device missed L1 about five times per page, two with this layout.
-#[derive(Debug, Clone, Copy)]
-struct BlockMeta {
-    written: u32,
-    valid: u32,
-    /// GC domain (fixed by its region and plane; cached: read on every invalidation of a
-    /// sealed block).
-    domain: u32,
-    state: BlockState,
-    mode: BlockMode,
-    region: RegionId,
-}
-
+/// The facade over the parts: every FTL unit asks it, and it keeps the parts consistent with
+/// each other (`transitions.rs`).
 #[derive(Clone)]
 pub struct BlockManager {
     geometry: Geometry,
-    meta: Vec<BlockMeta>,
-    erase_count: Vec<u32>,
-    sealed_at: Vec<SimTime>,
-    seal_seq: Vec<u64>,
-    next_seal_seq: u64,
-    owner: Vec<u32>,
-    regions: Vec<Region>,
-    /// Free pools, `free[region * planes + plane]`, least recently erased first.
-    free: Vec<VecDeque<BlockId>>,
-    free_total: u32,
-    streams: Vec<StreamSpec>,
-    /// Open block per stream and plane, `open[stream * planes + plane]` (one table: the write
-    /// path reads it for every page).
-    open: Vec<u32>,
-    buckets: ValidBuckets,
-    skipped_pages: u64,
-    /// Sealed blocks in seal order, per domain.
-    seal_order: Vec<VecDeque<(BlockId, u64)>>,
     planes: u32,
-    /// Per stream: its line (line-mode regions only; default elsewhere).
-    stream_lines: Vec<StreamLine>,
-    /// Some region is in line mode.
-    any_lines: bool,
-    /// Planes in channel-first order (line mode's row order).
-    rank_order: Vec<PlaneId>,
-    /// Pages invalidated and lines sealed since the start: with them line-mode background GC
-    /// knows when no line can have reached its victim's bar yet (`Ftl::line_gc_wait`).
-    invalidations: u64,
-    lines_sealed: u64,
+    blocks: BlockTable,
+    owners: OwnerTable,
+    pools: FreePools,
+    streams: StreamTable,
+    victims: VictimIndex,
 }
 
 impl BlockManager {
@@ -235,81 +185,27 @@ impl BlockManager {
         assert!(!region_specs.is_empty() && region_specs.len() <= u8::MAX as usize, "1..=255 regions");
         assert!(streams.len() <= u16::MAX as usize, "too many streams");
         let blocks = geometry.blocks() as usize;
-        let planes = geometry.planes();
-        let mut regions = Vec::with_capacity(region_specs.len());
-        let mut domains = 0u32;
-        for spec in region_specs {
-            let first_domain = domains;
-            domains += match spec.gc_scope {
-                GcScope::Region => 1,
-                GcScope::Plane => planes,
-            };
-            let block_pages = geometry.pages_in_mode(spec.mode);
-            let lines = spec.lines.then(|| FreeLines {
-                planes_free: vec![0; geometry.blocks_per_plane as usize],
-                queue: VecDeque::new(),
-                count: 0,
-            });
-            regions.push(Region {
-                spec,
-                lines,
-                block_pages,
-                first_domain,
-                free_total: 0,
-                host_free_total: 0,
-                blocks: 0,
-                valid_pages: 0,
-            });
-        }
-        let mut free = vec![VecDeque::new(); regions.len() * planes as usize];
-        for p in 0..planes {
-            let first = geometry.first_block_of(PlaneId(p)).0;
-            free[p as usize] = (first..first + geometry.blocks_per_plane).map(BlockId).collect();
-        }
+        let any_lines = region_specs.iter().any(|r| r.lines);
+        let (pools, domains) = FreePools::new(&geometry, region_specs);
         // Region 0 holds every block at start: its domain, or its plane's.
+        let native = RegionId(0);
         let meta = (0..blocks as u32)
             .map(|b| BlockMeta {
                 written: 0,
                 valid: 0,
-                domain: match regions[0].spec.gc_scope {
-                    GcScope::Region => regions[0].first_domain,
-                    GcScope::Plane => regions[0].first_domain + geometry.plane_of_block(BlockId(b)).0,
-                },
+                domain: pools.domain_of(native, geometry.plane_of_block(BlockId(b))).0,
                 state: BlockState::Free,
-                mode: regions[0].spec.mode,
-                region: RegionId(0),
+                mode: pools.spec(native).mode,
+                region: native,
             })
             .collect();
-        regions[0].free_total = blocks as u32;
-        regions[0].blocks = blocks as u32;
-        regions[0].host_free_total = planes * geometry.blocks_per_plane.saturating_sub(regions[0].spec.gc_reserve);
-        if let Some(lines) = &mut regions[0].lines {
-            lines.planes_free.fill(planes);
-            lines.queue = (0..geometry.blocks_per_plane).collect();
-            lines.count = geometry.blocks_per_plane;
-        }
-        let any_lines = regions.iter().any(|r| r.lines.is_some());
         BlockManager {
-            meta,
-            erase_count: vec![0; blocks],
-            sealed_at: vec![0; blocks],
-            seal_seq: vec![0; blocks],
-            next_seal_seq: 0,
-            owner: vec![INVALID; geometry.pages() as usize],
-            free,
-            free_total: blocks as u32,
-            open: vec![INVALID; planes as usize * streams.len()],
-            stream_lines: vec![StreamLine { index: INVALID, ..StreamLine::default() }; streams.len()],
-            any_lines,
-            rank_order: geometry.channel_first_order(),
-            invalidations: 0,
-            lines_sealed: 0,
-            streams,
-            buckets: ValidBuckets::new(blocks, geometry.pages_per_block as usize, domains as usize),
-            skipped_pages: 0,
-            seal_order: vec![VecDeque::new(); domains as usize],
-            regions,
-            planes,
+            planes: geometry.planes(),
+            blocks: BlockTable::new(meta),
+            owners: OwnerTable::new(geometry.pages() as usize),
+            streams: StreamTable::new(streams, &geometry, any_lines),
+            victims: VictimIndex::new(blocks, geometry.pages_per_block as usize, domains as usize),
+            pools,
             geometry,
         }
     }
@@ -318,35 +214,313 @@ impl BlockManager {
         &self.geometry
     }
     pub fn state(&self, b: BlockId) -> BlockState {
-        self.meta[b.index()].state
+        self.blocks.get(b).state
     }
     pub fn mode(&self, b: BlockId) -> BlockMode {
-        self.meta[b.index()].mode
+        self.blocks.get(b).mode
     }
     pub fn region(&self, b: BlockId) -> RegionId {
-        self.meta[b.index()].region
+        self.blocks.get(b).region
     }
     pub fn valid(&self, b: BlockId) -> u32 {
-        self.meta[b.index()].valid
+        self.blocks.get(b).valid
     }
     pub fn written(&self, b: BlockId) -> u32 {
-        self.meta[b.index()].written
+        self.blocks.get(b).written
     }
     pub fn capacity(&self, b: BlockId) -> u32 {
-        self.geometry.pages_in_mode(self.meta[b.index()].mode)
+        self.geometry.pages_in_mode(self.blocks.get(b).mode)
     }
     pub fn erase_count(&self, b: BlockId) -> u32 {
-        self.erase_count[b.index()]
+        self.blocks.erase_count(b)
     }
     pub fn erase_counts(&self) -> &[u32] {
-        &self.erase_count
+        self.blocks.erase_counts()
     }
     pub fn sealed_at(&self, b: BlockId) -> SimTime {
-        self.sealed_at[b.index()]
+        self.blocks.sealed_at(b)
     }
 
     pub fn blocks(&self) -> u32 {
-        self.meta.len() as u32
+        self.blocks.len() as u32
+    }
+
+    /// Pages the device can hold right now: each block's capacity in its mode.
+    pub fn capacity_pages(&self) -> u64 {
+        (0..self.blocks.len()).map(|i| self.capacity(BlockId(i as u32)) as u64).sum()
+    }
+
+    // The owner table.
+
+    pub fn owner(&self, ppn: Ppn) -> Option<Owner> {
+        self.owners.get(ppn)
+    }
+
+    /// The LPN a page holds, if it holds host data.
+    pub fn data_owner(&self, ppn: Ppn) -> Option<Lpn> {
+        self.owner(ppn).and_then(Owner::lpn)
+    }
+
+    /// Bring `ppn`'s owner entry into cache (a hint).
+    pub fn touch_owner(&self, ppn: Ppn) {
+        self.owners.touch(ppn);
+    }
+
+    /// Valid pages of a block from page `from` on: (page, owner).
+    pub fn next_valid_page(&self, b: BlockId, from: u32) -> Option<(Ppn, Owner)> {
+        let cap = self.blocks.get(b).written;
+        (from..cap).map(|p| self.geometry.ppn(b, p)).find_map(|ppn| self.owner(ppn).map(|o| (ppn, o)))
+    }
+
+    /// Pages counted by state: (free, valid, invalid), over the whole device. Pages a block
+    /// cannot hold in its mode (the unused part of an SLC-mode block) count as free.
+    pub fn page_census(&self) -> (u64, u64, u64) {
+        let (mut free, mut valid, mut invalid) = (0u64, 0u64, 0u64);
+        for m in self.blocks.all() {
+            let w = m.written as u64;
+            let v = m.valid as u64;
+            free += self.geometry.pages_per_block as u64 - w;
+            valid += v;
+            invalid += w - v;
+        }
+        (free, valid, invalid)
+    }
+
+    /// Count owners per block from the page table (verify mode's cross-check of `valid`).
+    pub fn recount_valid(&self, b: BlockId) -> u32 {
+        self.owners.count_in(&self.geometry, b)
+    }
+
+    /// Pages invalidated since the start (never reset).
+    pub fn invalidations(&self) -> u64 {
+        self.owners.invalidations()
+    }
+
+    // The free pools.
+
+    pub fn free_blocks(&self) -> u32 {
+        self.pools.free_total()
+    }
+
+    /// The GC reserve per plane of region `r`.
+    pub fn gc_reserve(&self, r: RegionId) -> u32 {
+        self.pools.gc_reserve(r)
+    }
+
+    /// Free blocks the host may still open in region 0: beyond each plane's GC reserve.
+    pub fn host_free_blocks(&self) -> u32 {
+        self.pools.region_host_free(RegionId(0))
+    }
+
+    pub fn regions(&self) -> usize {
+        self.pools.regions()
+    }
+
+    pub fn region_spec(&self, r: RegionId) -> &RegionSpec {
+        self.pools.spec(r)
+    }
+
+    pub fn region_free_blocks(&self, r: RegionId) -> u32 {
+        self.pools.region_free(r)
+    }
+
+    /// Free blocks of a region beyond each plane's GC reserve.
+    pub fn region_host_free_blocks(&self, r: RegionId) -> u32 {
+        self.pools.region_host_free(r)
+    }
+
+    /// Pages of region `r` holding data (host data and translation pages).
+    pub fn region_valid_pages(&self, r: RegionId) -> u64 {
+        self.pools.valid_pages(r)
+    }
+
+    /// Pages a block of region `r` holds (its mode's).
+    pub fn region_block_pages(&self, r: RegionId) -> u32 {
+        self.pools.block_pages(r)
+    }
+
+    /// Blocks of a region, in any state.
+    pub fn region_blocks(&self, r: RegionId) -> u32 {
+        self.pools.region_blocks(r)
+    }
+
+    #[cfg(test)]
+    pub fn free_blocks_in(&self, plane: PlaneId) -> u32 {
+        (0..self.pools.regions()).map(|r| self.pools.free_in(RegionId(r as u8), plane)).sum()
+    }
+
+    pub fn region_free_blocks_in(&self, r: RegionId, plane: PlaneId) -> u32 {
+        self.pools.free_in(r, plane)
+    }
+
+    /// Free blocks of a region counted from its pools (verify mode's cross-check).
+    pub fn recount_region_free(&self, r: RegionId) -> (u32, u32) {
+        self.pools.recount_region_free(r)
+    }
+
+    /// Whether region `r` opens blocks a line at a time.
+    pub fn is_line_region(&self, r: RegionId) -> bool {
+        self.pools.is_line_region(r)
+    }
+
+    /// Lines of region `r` free on every plane (0 outside line mode).
+    pub fn free_lines(&self, r: RegionId) -> u32 {
+        self.pools.free_lines(r)
+    }
+
+    // GC domains and the victim index.
+
+    /// Whether each plane of region `r` is a GC domain of its own.
+    pub fn domain_is_plane(&self, r: RegionId) -> bool {
+        self.pools.domain_is_plane(r)
+    }
+
+    /// The GC domain of a block of region `r` in `plane`.
+    pub fn domain_of(&self, r: RegionId, plane: PlaneId) -> DomainId {
+        self.pools.domain_of(r, plane)
+    }
+
+    #[inline]
+    fn block_domain(&self, b: BlockId) -> usize {
+        self.blocks.get(b).domain as usize
+    }
+
+    /// Free blocks of a domain (its region's, or its plane's in a per-plane region).
+    pub fn domain_free_blocks(&self, r: RegionId, d: DomainId) -> u32 {
+        self.pools.domain_free_blocks(r, d)
+    }
+
+    /// Sealed block of `d` with the fewest valid pages (ties: most recently sealed into that
+    /// count).
+    pub fn min_valid_sealed(&self, d: DomainId) -> Option<BlockId> {
+        self.victims.min_valid(d)
+    }
+
+    /// Oldest block of `d` still sealed (not yet chosen as a victim).
+    pub fn oldest_sealed(&mut self, d: DomainId) -> Option<BlockId> {
+        self.victims.oldest(d, &self.blocks)
+    }
+
+    /// Every sealed block of `d`, in block order.
+    pub fn sealed_blocks(&self, d: DomainId) -> impl Iterator<Item = BlockId> + '_ {
+        self.blocks
+            .all()
+            .iter()
+            .enumerate()
+            .filter(move |(_, m)| m.state == BlockState::Sealed && m.domain == d.0)
+            .map(|(i, _)| BlockId(i as u32))
+    }
+
+    // The stream table.
+
+    pub fn streams(&self) -> &[StreamSpec] {
+        self.streams.specs()
+    }
+
+    #[inline]
+    pub fn stream_region(&self, s: StreamId) -> RegionId {
+        self.streams.region(s)
+    }
+
+    /// Whether `stream` can take one more page in `plane` without touching the plane's last
+    /// `reserve` free blocks of the stream's region.
+    #[inline]
+    pub fn has_room(&self, stream: StreamId, plane: PlaneId, reserve: u32) -> bool {
+        self.room_for(stream, plane, 1, reserve)
+    }
+
+    /// Whether `stream` can take a unit of `pages` in `plane`: in its open block, or (none
+    /// open, or too few pages left there, which `allocate_run` then skips) in a free block of
+    /// the stream's region beyond `reserve`. A stream's open blocks all have its region's mode,
+    /// so the region's block size is theirs. On every unit's path: a few loads, no setup.
+    #[inline]
+    pub fn room_for(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
+        if self.streams.any_lines() && self.is_line_stream(stream) {
+            self.room_for_line(stream, plane, pages, reserve)
+        } else {
+            self.room_for_blocks(stream, plane, pages, reserve)
+        }
+    }
+
+    /// `room_for` of a stream outside line mode (the caller knows: the placement's hot path
+    /// asks once per unit, not once per plane).
+    #[inline]
+    pub(crate) fn room_for_blocks(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
+        let region = self.stream_region(stream);
+        let open = self.streams.open_block(stream, plane);
+        if open != INVALID && self.pools.block_pages(region) - self.blocks.get(BlockId(open)).written >= pages.max(1) {
+            return true;
+        }
+        self.pools.free_in(region, plane) > reserve
+    }
+
+    /// `room_for` of a stream in line mode: its open line's block on `plane`, or a new line
+    /// once the open one is used up on every plane (`reserve` counts lines).
+    pub(crate) fn room_for_line(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
+        let region = self.stream_region(stream);
+        let open = self.streams.open_block(stream, plane);
+        if open != INVALID && self.pools.block_pages(region) - self.blocks.get(BlockId(open)).written >= pages.max(1) {
+            return true;
+        }
+        self.streams.open_line_blocks(stream) == 0 && self.pools.free_lines(region) > reserve
+    }
+
+    /// Pages `allocate_run` skipped to start units on a wordline.
+    pub fn skipped_pages(&self) -> u64 {
+        self.streams.skipped_pages()
+    }
+
+    /// Whether `stream` writes to a line-mode region.
+    #[inline]
+    pub fn is_line_stream(&self, stream: StreamId) -> bool {
+        self.streams.any_lines() && self.is_line_region(self.stream_region(stream))
+    }
+
+    /// The blocks of line `index` (block `index` of every plane), in plane order.
+    pub fn line_blocks(&self, index: u32) -> impl Iterator<Item = BlockId> + '_ {
+        (0..self.planes).map(move |p| BlockId(self.geometry.first_block_of(PlaneId(p)).0 + index))
+    }
+
+    /// Pages allocated in `stream`'s open line (0 when it has none), for a stream written row
+    /// by row (page k of the line on the plane at position k mod planes in channel-first
+    /// order): its blocks then hold w pages up to some position and w - 1 after it.
+    pub fn line_cursor(&self, stream: StreamId) -> u32 {
+        self.streams.line_cursor(stream, &self.geometry, &self.blocks)
+    }
+
+    /// Whether `stream` has an open line (its next page does not open one).
+    #[inline]
+    pub fn has_open_line(&self, stream: StreamId) -> bool {
+        self.streams.has_open_line(stream)
+    }
+
+    /// Pages `stream`'s open line can still take (0 when it has none).
+    pub fn line_room(&self, stream: StreamId) -> u32 {
+        let index = self.streams.open_line(stream);
+        if index == INVALID {
+            return 0;
+        }
+        self.line_blocks(index)
+            .map(|b| {
+                let m = self.blocks.get(b);
+                self.pools.block_pages(m.region) - m.written
+            })
+            .sum()
+    }
+
+    /// Lines sealed since the start (never reset).
+    pub fn lines_sealed(&self) -> u64 {
+        self.streams.lines_sealed()
+    }
+
+    /// Block indices of `stream`'s sealed lines, in seal order.
+    pub fn sealed_lines(&self, stream: StreamId) -> &[u32] {
+        self.streams.sealed_lines(stream)
+    }
+
+    /// Valid pages and capacity of line `index`.
+    pub fn line_census(&self, index: u32) -> (u32, u32) {
+        self.line_blocks(index).fold((0, 0), |(v, c), b| (v + self.valid(b), c + self.capacity(b)))
     }
 }
 
@@ -428,251 +602,4 @@ pub(crate) mod test_support {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::test_support::{empty_and_erase, geometry, sealed_block, write};
-    use super::*;
-
-    const P0: PlaneId = PlaneId(0);
-    const P1: PlaneId = PlaneId(1);
-
-    #[test]
-    fn write_points_are_per_stream_and_plane() {
-        // 2 planes x 4 blocks x 3 pages: plane 0 holds blocks 0-3, plane 1 blocks 4-7.
-        let mut bm = BlockManager::new(geometry(2, 4, 3), 1);
-        let g = bm.geometry().clone();
-        let at = |b: u32, p: u32| Some(g.ppn(BlockId(b), p));
-        assert_eq!(bm.allocate(HOST, P0, 0), at(0, 0));
-        assert_eq!(bm.allocate(HOST, P0, 0), at(0, 1));
-        // GC opens its own block on the same plane: relocated data does not mix with host data.
-        assert_eq!(bm.allocate(GC, P0, 0), at(1, 0));
-        assert_eq!(bm.allocate(HOST, P1, 0), at(4, 0));
-        assert_eq!(bm.allocate(HOST, P0, 0), at(0, 2));
-        assert_eq!(bm.state(BlockId(0)), BlockState::Sealed, "its last page written");
-        assert_eq!(bm.allocate(HOST, P0, 0), at(2, 0), "next free block of plane 0");
-        assert_eq!(bm.allocate(GC, P0, 0), at(1, 1), "GC continues in its own block");
-        for (b, state) in [(1, BlockState::Open), (2, BlockState::Open), (3, BlockState::Free), (4, BlockState::Open)] {
-            assert_eq!(bm.state(BlockId(b)), state, "block {b}");
-        }
-        assert_eq!(bm.written(BlockId(1)), 2);
-        assert_eq!(bm.free_blocks(), 4, "blocks 3, 5, 6, 7");
-    }
-
-    #[test]
-    fn host_writes_leave_each_plane_its_gc_reserve() {
-        let mut bm = BlockManager::new(geometry(2, 4, 3), 1);
-        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (8, 6), "one block per plane is GC's");
-        // The host fills blocks 0, 1, 2 of plane 0: plane 0 is down to its reserve.
-        write(&mut bm, HOST, P0, 0..6, 0);
-        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (6, 4));
-        assert!(bm.has_room(HOST, P0, 1), "block 2 is still open");
-        write(&mut bm, HOST, P0, 6..9, 0);
-        assert_eq!((bm.free_blocks_in(P0), bm.free_blocks(), bm.host_free_blocks()), (1, 5, 3));
-        assert!(!bm.has_room(HOST, P0, 1), "only the reserve is left on plane 0");
-        assert!(bm.has_room(HOST, P1, 1));
-        // GC may take the reserve; that does not change what the host may open.
-        assert!(bm.has_room(GC, P0, 0));
-        write(&mut bm, GC, P0, 9..10, 0);
-        assert_eq!((bm.free_blocks_in(P0), bm.free_blocks(), bm.host_free_blocks()), (0, 4, 3));
-        assert_eq!((bm.state(BlockId(3)), bm.written(BlockId(3))), (BlockState::Open, 1));
-        assert!(bm.has_room(GC, P0, 0), "GC's open block 3 has pages left");
-        assert!(!bm.has_room(HOST, P0, 1), "but the host does not share it");
-        // Erasing refills the reserve first; only a block beyond it is the host's again.
-        empty_and_erase(&mut bm, BlockId(0));
-        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (5, 3));
-        empty_and_erase(&mut bm, BlockId(1));
-        assert_eq!((bm.free_blocks(), bm.host_free_blocks()), (6, 4));
-        assert!(bm.has_room(HOST, P0, 1));
-    }
-
-    #[test]
-    fn free_pool_hands_out_the_least_recently_erased_block_first() {
-        // One plane of 5 blocks x 2 pages; blocks 0-2 used, then erased in the order 2, 0, 1.
-        let mut bm = BlockManager::new(geometry(1, 5, 2), 1);
-        write(&mut bm, HOST, P0, 0..6, 0);
-        for b in [2, 0, 1] {
-            empty_and_erase(&mut bm, BlockId(b));
-        }
-        // Blocks 3 and 4 (never used) were in the pool before any of them.
-        let opened: Vec<u32> = (0..5).map(|i| write(&mut bm, HOST, P0, [10 + 2 * i, 11 + 2 * i], 0)[0].0).collect();
-        assert_eq!(opened, [3, 4, 2, 0, 1]);
-        assert_eq!(bm.erase_count(BlockId(0)), 1);
-        assert_eq!(bm.erase_count(BlockId(3)), 0);
-    }
-
-    #[test]
-    fn sealed_blocks_queue_in_seal_order_and_a_resealed_block_goes_last() {
-        // 2 planes x 4 blocks x 2 pages.
-        let mut bm = BlockManager::new(geometry(2, 4, 2), 1);
-        let b0 = sealed_block(&mut bm, P0, 2, 10);
-        let b4 = sealed_block(&mut bm, P1, 2, 20);
-        let b1 = sealed_block(&mut bm, P0, 2, 30);
-        assert_eq!((b0.0, b4.0, b1.0), (0, 4, 1));
-        assert_eq!((bm.sealed_at(b0), bm.sealed_at(b4), bm.sealed_at(b1)), (10, 20, 30));
-        assert_eq!(bm.sealed_blocks(DomainId(0)).map(|b| b.0).collect::<Vec<_>>(), [0, 1, 4], "block order");
-        // Block 0 is emptied, erased and (after blocks 2 and 3, earlier in the pool) sealed
-        // again, while its first entry is still at the head of the seal queue.
-        empty_and_erase(&mut bm, b0);
-        let b2 = sealed_block(&mut bm, P0, 2, 40);
-        let b3 = sealed_block(&mut bm, P0, 2, 50);
-        let again = sealed_block(&mut bm, P0, 2, 60);
-        assert_eq!((b2.0, b3.0, again.0), (2, 3, 0));
-        let mut order = Vec::new();
-        while let Some(b) = bm.oldest_sealed(DomainId(0)) {
-            order.push(b.0);
-            bm.mark_victim(b);
-        }
-        assert_eq!(order, [4, 1, 2, 3, 0], "block 0's stale first entry is skipped");
-        assert_eq!(bm.sealed_blocks(DomainId(0)).count(), 0, "victims are no longer candidates");
-    }
-
-    #[test]
-    fn page_census_counts_free_valid_and_invalid_pages() {
-        // 2 planes x 4 blocks x 3 pages = 24 pages.
-        let mut bm = BlockManager::new(geometry(2, 4, 3), 1);
-        assert_eq!(bm.page_census(), (24, 0, 0));
-        let blocks = write(&mut bm, HOST, P0, 0..5, 0);
-        write(&mut bm, GC, P1, 5..6, 0);
-        assert_eq!(blocks, [BlockId(0), BlockId(1)]);
-        let g = bm.geometry().clone();
-        bm.invalidate(g.ppn(BlockId(0), 1));
-        bm.invalidate(g.ppn(BlockId(1), 0));
-        // Written 6 (4 valid, 2 invalid); the rest of blocks 1 and 4 and the untouched blocks free.
-        assert_eq!(bm.page_census(), (18, 4, 2));
-        assert_eq!((bm.valid(BlockId(0)), bm.recount_valid(BlockId(0))), (2, 2));
-        assert_eq!((bm.valid(BlockId(1)), bm.recount_valid(BlockId(1))), (1, 1));
-        empty_and_erase(&mut bm, BlockId(0));
-        assert_eq!(bm.page_census(), (21, 2, 1));
-        assert_eq!(bm.next_valid_page(BlockId(1), 0), Some((g.ppn(BlockId(1), 1), Owner::Data(Lpn(4)))));
-        assert_eq!(bm.next_valid_page(BlockId(1), 2), None);
-    }
-
-    /// 2 planes x 4 blocks x 2 pages in line mode (GC reserve: one line); streams host and gc.
-    fn line_manager() -> BlockManager {
-        let region = RegionSpec {
-            name: "native".into(),
-            mode: BlockMode::Native,
-            gc_scope: GcScope::Region,
-            gc_reserve: 1,
-            lines: true,
-        };
-        let streams = ["host", "gc"].map(|n| StreamSpec { name: n.into(), region: RegionId(0) }).to_vec();
-        BlockManager::with_layout(geometry(2, 4, 2), vec![region], streams)
-    }
-
-    #[test]
-    fn a_line_region_opens_the_same_block_on_every_plane_and_seals_it_whole() {
-        let mut bm = line_manager();
-        let g = bm.geometry().clone();
-        assert_eq!((bm.free_lines(RegionId(0)), bm.line_cursor(HOST)), (4, 0));
-        // Row by row: page 0 on plane 0 then plane 1, then page 1. The first allocation takes
-        // line 0 (blocks 0 and 4) as a whole.
-        assert_eq!(bm.allocate(HOST, P0, 0), Some(g.ppn(BlockId(0), 0)));
-        assert_eq!((bm.state(BlockId(4)), bm.free_lines(RegionId(0)), bm.free_blocks()), (BlockState::Open, 3, 6));
-        assert_eq!(bm.allocate(HOST, P1, 0), Some(g.ppn(BlockId(4), 0)));
-        assert_eq!(bm.allocate(HOST, P0, 0), Some(g.ppn(BlockId(0), 1)));
-        assert_eq!(bm.line_cursor(HOST), 3);
-        // Block 0 is full but line 0 is not: plane 0 has no room for the stream until the line
-        // is used up, and block 0 is not yet a GC candidate.
-        assert!(!bm.has_room(HOST, P0, 1));
-        assert!(bm.has_room(HOST, P1, 1));
-        assert_eq!((bm.state(BlockId(0)), bm.min_valid_sealed(DomainId(0))), (BlockState::Open, None));
-        // GC's stream takes its own line (1, the next free one).
-        assert_eq!(bm.allocate(GC, P0, 5), Some(g.ppn(BlockId(1), 0)));
-        assert_eq!(bm.free_lines(RegionId(0)), 2);
-        assert_eq!(bm.allocate(HOST, P1, 7), Some(g.ppn(BlockId(4), 1)));
-        for b in [0, 4] {
-            assert_eq!((bm.state(BlockId(b)), bm.sealed_at(BlockId(b))), (BlockState::Sealed, 7), "block {b}");
-        }
-        assert_eq!((bm.sealed_lines(HOST), bm.line_cursor(HOST), bm.line_room(HOST)), (&[0u32][..], 0, 0));
-        assert_eq!((bm.line_room(GC), bm.line_cursor(GC)), (3, 1));
-        // Free lines 2 and 3: one beyond the host's reserve of one line.
-        assert!(bm.has_room(HOST, P0, 1));
-        assert_eq!(bm.allocate(HOST, P0, 8), Some(g.ppn(BlockId(2), 0)));
-        assert_eq!(bm.free_lines(RegionId(0)), 1);
-        assert_eq!(bm.host_free_blocks(), 0, "each plane is down to its reserved block");
-    }
-
-    #[test]
-    fn a_collected_line_is_free_again_once_every_block_of_it_is_erased() {
-        let mut bm = line_manager();
-        // Fill line 0 (lpns 0-3), then take it whole as a victim.
-        for (k, plane) in [P0, P1, P0, P1].into_iter().enumerate() {
-            let ppn = bm.allocate(HOST, plane, 0).unwrap();
-            bm.set_owner(ppn, Owner::Data(Lpn(k as u32)));
-        }
-        assert_eq!(bm.line_census(0), (4, 4));
-        bm.invalidate(bm.geometry().ppn(BlockId(4), 0));
-        assert_eq!(bm.line_census(0), (3, 4));
-        bm.take_sealed_line(HOST, 0);
-        assert!(bm.sealed_lines(HOST).is_empty());
-        assert_eq!(bm.state(BlockId(0)), BlockState::Victim);
-        for b in [BlockId(0), BlockId(4)] {
-            for page in 0..2 {
-                let ppn = bm.geometry().ppn(b, page);
-                if bm.owner(ppn).is_some() {
-                    bm.invalidate(ppn);
-                }
-            }
-        }
-        bm.erase(BlockId(0));
-        assert_eq!(bm.free_lines(RegionId(0)), 3, "half a line is not a free line");
-        bm.erase(BlockId(4));
-        assert_eq!(bm.free_lines(RegionId(0)), 4);
-        // Lines are handed out least recently freed first: 1, 2, 3, then 0.
-        let opened: Vec<u32> = (0..4)
-            .map(|_| {
-                let ppn = bm.allocate(GC, P0, 0).unwrap();
-                let b = bm.geometry().block_of(ppn);
-                for plane in [P0, P1] {
-                    while bm.has_room(GC, plane, 0) && bm.line_cursor(GC) > 0 {
-                        bm.allocate(GC, plane, 0).unwrap();
-                    }
-                }
-                b.0
-            })
-            .collect();
-        assert_eq!(opened, [1, 2, 3, 0]);
-    }
-
-    #[test]
-    fn moving_a_free_block_out_of_a_line_region_breaks_its_line() {
-        let slc = RegionSpec {
-            name: "slc".into(),
-            mode: BlockMode::Slc,
-            gc_scope: GcScope::Region,
-            gc_reserve: 0,
-            lines: false,
-        };
-        let mut bm = line_manager();
-        let streams = vec![StreamSpec { name: "host".into(), region: RegionId(0) }];
-        let mut regions = vec![bm.regions[0].spec.clone(), slc];
-        regions[0].gc_reserve = 0;
-        bm = BlockManager::with_layout(bm.geometry().clone(), regions, streams);
-        assert_eq!(bm.free_lines(RegionId(0)), 4);
-        // The most recently erased block of plane 1 (its last, block 7 = line 3) leaves.
-        assert_eq!(bm.move_free_block(RegionId(0), RegionId(1), P1), Some(BlockId(7)));
-        assert_eq!(bm.free_lines(RegionId(0)), 3);
-        assert_eq!(bm.move_free_block(RegionId(1), RegionId(0), P1), Some(BlockId(7)));
-        assert_eq!(bm.free_lines(RegionId(0)), 4, "whole again");
-    }
-
-    #[test]
-    fn greedy_index_follows_invalidations_and_ties_go_to_the_latest_arrival() {
-        let mut bm = BlockManager::new(geometry(1, 6, 4), 1);
-        let b0 = sealed_block(&mut bm, P0, 3, 0);
-        let b1 = sealed_block(&mut bm, P0, 2, 0);
-        let b2 = sealed_block(&mut bm, P0, 4, 0);
-        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b1));
-        // Block 0 reaches 2 valid pages after block 1 did: among equals the latest arrival wins.
-        bm.invalidate(bm.geometry().ppn(b0, 0));
-        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b0));
-        // Open blocks are never candidates, however empty.
-        write(&mut bm, HOST, P0, [100], 0);
-        bm.invalidate(bm.geometry().ppn(BlockId(3), 0));
-        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b0));
-        bm.mark_victim(b0);
-        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b1));
-        bm.mark_victim(b1);
-        assert_eq!(bm.min_valid_sealed(DomainId(0)), Some(b2));
-    }
-}
+mod tests;

@@ -1,189 +1,156 @@
-//! Layer: ftl. The block manager's write streams: each stream's open block per plane, room checks and page
-//! allocation (one page, a run, a wordline), sealing a full block.
+//! Layer: ftl. The stream table: the write streams as declared, each stream's open block per
+//! plane, and in line mode its open and sealed lines; what the page allocator reads first.
 
-use super::*;
+use crate::nand::Geometry;
+use crate::units::{BlockId, PlaneId};
 
-impl BlockManager {
-    pub fn streams(&self) -> &[StreamSpec] {
-        &self.streams
+use super::lines::StreamLine;
+use super::meta::BlockTable;
+use super::{RegionId, StreamId, StreamSpec, INVALID};
+
+#[derive(Clone)]
+pub(super) struct StreamTable {
+    specs: Vec<StreamSpec>,
+    /// Open block per stream and plane, `open[stream * planes + plane]` (one table: the write
+    /// path reads it for every page).
+    open: Vec<u32>,
+    /// Per stream: its line (line-mode regions only; `StreamLine::NONE` elsewhere).
+    lines: Vec<StreamLine>,
+    /// Some region is in line mode.
+    any_lines: bool,
+    /// Planes in channel-first order (line mode's row order).
+    rank_order: Vec<PlaneId>,
+    planes: u32,
+    /// Lines sealed since the start: with it line-mode background GC knows when no line can
+    /// have reached its victim's bar yet (`Ftl::line_gc_wait`).
+    lines_sealed: u64,
+    /// Pages `allocate_run` skipped to start units on a wordline.
+    skipped_pages: u64,
+}
+
+impl StreamTable {
+    pub(super) fn new(specs: Vec<StreamSpec>, geometry: &Geometry, any_lines: bool) -> StreamTable {
+        let planes = geometry.planes();
+        StreamTable {
+            open: vec![INVALID; planes as usize * specs.len()],
+            lines: vec![StreamLine::NONE; specs.len()],
+            specs,
+            any_lines,
+            rank_order: geometry.channel_first_order(),
+            planes,
+            lines_sealed: 0,
+            skipped_pages: 0,
+        }
+    }
+
+    pub(super) fn specs(&self) -> &[StreamSpec] {
+        &self.specs
     }
 
     #[inline]
-    pub fn stream_region(&self, s: StreamId) -> RegionId {
-        self.streams[s.0 as usize].region
+    pub(super) fn region(&self, s: StreamId) -> RegionId {
+        self.specs[s.0 as usize].region
     }
 
     #[inline]
-    pub(super) fn open_slot(&self, stream: StreamId, plane: PlaneId) -> usize {
+    fn slot(&self, stream: StreamId, plane: PlaneId) -> usize {
         stream.0 as usize * self.planes as usize + plane.index()
     }
 
-    /// Whether `stream` can take one more page in `plane` without touching the plane's last
-    /// `reserve` free blocks of the stream's region.
+    /// `stream`'s open block in `plane` (`INVALID`: none).
     #[inline]
-    pub fn has_room(&self, stream: StreamId, plane: PlaneId, reserve: u32) -> bool {
-        self.room_for(stream, plane, 1, reserve)
+    pub(super) fn open_block(&self, stream: StreamId, plane: PlaneId) -> u32 {
+        self.open[self.slot(stream, plane)]
     }
 
-    /// Whether `stream` can take a unit of `pages` in `plane`: in its open block, or (none
-    /// open, or too few pages left there, which `allocate_run` then skips) in a free block of
-    /// the stream's region beyond `reserve`. A stream's open blocks all have its region's mode,
-    /// so the region's block size is theirs. On every unit's path: a few loads, no setup.
+    /// `stream`'s open block in `plane` is now `b` (`INVALID`: none).
     #[inline]
-    pub fn room_for(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
-        if self.any_lines && self.is_line_stream(stream) {
-            self.room_for_line(stream, plane, pages, reserve)
-        } else {
-            self.room_for_blocks(stream, plane, pages, reserve)
-        }
+    pub(super) fn set_open_block(&mut self, stream: StreamId, plane: PlaneId, b: u32) {
+        let slot = self.slot(stream, plane);
+        self.open[slot] = b;
     }
 
-    /// `room_for` of a stream outside line mode (the caller knows: the placement's hot path
-    /// asks once per unit, not once per plane).
+    /// Some stream writes to a line-mode region.
     #[inline]
-    pub(crate) fn room_for_blocks(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
-        let region = self.stream_region(stream);
-        let open = self.open[self.open_slot(stream, plane)];
-        if open != INVALID
-            && self.regions[region.0 as usize].block_pages - self.meta[open as usize].written >= pages.max(1)
-        {
-            return true;
-        }
-        self.free[self.pool(region, plane)].len() as u32 > reserve
+    pub(super) fn any_lines(&self) -> bool {
+        self.any_lines
     }
 
-    /// `room_for` of a stream in line mode: its open line's block on `plane`, or a new line
-    /// once the open one is used up on every plane (`reserve` counts lines).
-    pub(crate) fn room_for_line(&self, stream: StreamId, plane: PlaneId, pages: u32, reserve: u32) -> bool {
-        let region = &self.regions[self.stream_region(stream).0 as usize];
-        let open = self.open[self.open_slot(stream, plane)];
-        if open != INVALID && region.block_pages - self.meta[open as usize].written >= pages.max(1) {
-            return true;
-        }
-        let lines = region.lines.as_ref().map_or(0, |l| l.count);
-        self.stream_lines[stream.0 as usize].open_blocks == 0 && lines > reserve
-    }
-
-    /// Next page of `stream`'s open block in `plane`, opening a free block of the stream's
-    /// region (least recently erased first) when needed. `None` when the plane has neither.
     #[inline]
-    pub fn allocate(&mut self, stream: StreamId, plane: PlaneId, now: SimTime) -> Option<Ppn> {
-        let mut slot = self.open[self.open_slot(stream, plane)];
-        if slot == INVALID {
-            slot = self.open_block(stream, plane)?;
-        }
-        let b = BlockId(slot);
-        let page = self.meta[b.index()].written;
-        self.meta[b.index()].written = page + 1;
-        if page + 1 == self.geometry.pages_in_mode(self.meta[b.index()].mode) {
-            let slot = self.open_slot(stream, plane);
-            self.open[slot] = INVALID;
-            if self.any_lines && self.stream_lines[stream.0 as usize].index != INVALID {
-                self.line_block_full(stream, now);
-            } else {
-                self.seal(b, now);
-            }
-        }
-        Some(self.geometry.ppn(b, page))
+    pub(super) fn has_open_line(&self, stream: StreamId) -> bool {
+        self.lines[stream.0 as usize].index != INVALID
     }
 
-    /// Open a free block of `stream`'s region in `plane` (least recently erased first) as the
-    /// stream's open block there; None when the pool is empty. Once per block: kept out of
-    /// `allocate`'s inlined path.
-    #[cold]
-    pub(super) fn open_block(&mut self, stream: StreamId, plane: PlaneId) -> Option<u32> {
-        let r = self.stream_region(stream);
-        if self.regions[r.0 as usize].lines.is_some() {
-            self.open_line(stream)?;
-            return Some(self.open[self.open_slot(stream, plane)]);
-        }
-        let pool = self.pool(r, plane);
-        let b = self.free[pool].pop_front()?;
-        self.took_free_block(r, pool);
-        let region = &self.regions[r.0 as usize];
-        self.meta[b.index()].state = BlockState::Open;
-        self.meta[b.index()].mode = region.spec.mode;
-        let slot = self.open_slot(stream, plane);
-        self.open[slot] = b.0;
-        Some(b.0)
-    }
-
-    /// `pages` consecutive pages of one block for `stream` in `plane` (a program unit): the
-    /// first page, or None without a free block. A one-shot unit (`pages == wordline_pages`,
-    /// more than one) starts on a multiple of its size, so it covers exactly one wordline: where an
-    /// earlier shorter unit (a short last unit of a flush, a 1-page unit routed from another
-    /// region, a warm-up or premapped page) left the write point inside a wordline, the rest of
-    /// that wordline, or of the block if no whole unit fits, is skipped: left unwritten until
-    /// the block's erase (a real drive pads it with dummy data, which we do not program or
-    /// count as a program; `skipped_pages` counts it).
+    /// Blocks of `stream`'s open line not yet full.
     #[inline]
-    pub fn allocate_run(
-        &mut self,
-        stream: StreamId,
-        plane: PlaneId,
-        pages: u32,
-        wordline_pages: u32,
-        now: SimTime,
-    ) -> Option<Ppn> {
-        if pages <= 1 {
-            self.allocate(stream, plane, now)
-        } else {
-            self.allocate_multi(stream, plane, pages, wordline_pages, now)
-        }
+    pub(super) fn open_line_blocks(&self, stream: StreamId) -> u32 {
+        self.lines[stream.0 as usize].open_blocks
     }
 
-    pub(super) fn allocate_multi(
-        &mut self,
-        stream: StreamId,
-        plane: PlaneId,
-        pages: u32,
-        wordline_pages: u32,
-        now: SimTime,
-    ) -> Option<Ppn> {
-        let slot = self.open[self.open_slot(stream, plane)];
-        if slot != INVALID {
-            let b = BlockId(slot);
-            let written = self.meta[b.index()].written;
-            let left = self.capacity(b) - written;
-            // Block capacities are whole wordlines, so `left >= pages` leaves a whole aligned
-            // unit after the skip.
-            let skip = if left < pages {
-                left
-            } else if pages == wordline_pages {
-                (pages - written % pages) % pages
-            } else {
-                0
-            };
-            if skip > 0 {
-                if left < pages && self.free[self.pool(self.stream_region(stream), plane)].is_empty() {
-                    return None;
-                }
-                self.skipped_pages += skip as u64;
-                for _ in 0..skip {
-                    self.allocate(stream, plane, now)?;
-                }
-            }
-        }
-        let first = self.allocate(stream, plane, now)?;
-        for _ in 1..pages {
-            self.allocate(stream, plane, now)?;
-        }
-        Some(first)
+    /// Block index of `stream`'s open line (`INVALID`: none).
+    pub(super) fn open_line(&self, stream: StreamId) -> u32 {
+        self.lines[stream.0 as usize].index
     }
 
-    /// Pages `allocate_run` skipped to start units on a wordline.
-    pub fn skipped_pages(&self) -> u64 {
+    /// Line `index` opens for `stream`, a block on every plane.
+    pub(super) fn line_opened(&mut self, stream: StreamId, index: u32) {
+        let planes = self.planes;
+        self.lines[stream.0 as usize].open(index, planes);
+    }
+
+    /// One block of `stream`'s open line is full: the line's index if that sealed the line.
+    pub(super) fn line_block_full(&mut self, stream: StreamId) -> Option<u32> {
+        let sealed = self.lines[stream.0 as usize].block_full();
+        if sealed.is_some() {
+            self.lines_sealed += 1;
+        }
+        sealed
+    }
+
+    pub(super) fn sealed_lines(&self, stream: StreamId) -> &[u32] {
+        &self.lines[stream.0 as usize].sealed
+    }
+
+    pub(super) fn take_sealed_line(&mut self, stream: StreamId, index: u32) {
+        self.lines[stream.0 as usize].take_sealed(index);
+    }
+
+    pub(super) fn lines_sealed(&self) -> u64 {
+        self.lines_sealed
+    }
+
+    pub(super) fn skipped(&mut self, pages: u32) {
+        self.skipped_pages += pages as u64;
+    }
+
+    pub(super) fn skipped_pages(&self) -> u64 {
         self.skipped_pages
     }
 
-    #[cold]
-    pub(super) fn seal(&mut self, b: BlockId, now: SimTime) {
-        self.meta[b.index()].state = BlockState::Sealed;
-        self.sealed_at[b.index()] = now;
-        self.seal_seq[b.index()] = self.next_seal_seq;
-        let domain = self.block_domain(b);
-        self.seal_order[domain].push_back((b, self.next_seal_seq));
-        self.next_seal_seq += 1;
-        self.buckets.insert(domain, b.0, self.meta[b.index()].valid);
+    /// Pages allocated in `stream`'s open line (0 when it has none), for a stream written row
+    /// by row (page k of the line on the plane at position k mod planes in channel-first
+    /// order): its blocks then hold w pages up to some position and w - 1 after it.
+    pub(super) fn line_cursor(&self, stream: StreamId, geometry: &Geometry, blocks: &BlockTable) -> u32 {
+        let index = self.open_line(stream);
+        if index == INVALID {
+            return 0;
+        }
+        let written =
+            |rank: usize| blocks.get(BlockId(geometry.first_block_of(self.rank_order[rank]).0 + index)).written;
+        let w = written(0);
+        if w == 0 {
+            return 0;
+        }
+        // The first position holding fewer than w pages (binary search: w, ..., w, w - 1, ...).
+        let (mut lo, mut hi) = (1, self.rank_order.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if written(mid) == w {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (w - 1) * self.rank_order.len() as u32 + lo as u32
     }
 }

@@ -1,20 +1,25 @@
-//! Layer: ftl. The block manager's victim indexes per GC domain: sealed blocks by valid count (`ValidBuckets`)
-//! and in seal order, and marking a victim.
+//! Layer: ftl. The victim index per GC domain: sealed blocks by valid count (`ValidBuckets`)
+//! and in seal order, the two orders victim policies ask for.
 
-use super::*;
+use std::collections::VecDeque;
+
+use crate::units::BlockId;
+
+use super::meta::BlockTable;
+use super::{BlockState, DomainId, INVALID};
 
 /// Sealed blocks grouped by valid-page count (intrusive doubly linked lists), per domain.
 #[derive(Clone)]
-pub(super) struct ValidBuckets {
+struct ValidBuckets {
     /// `head[domain * (max_valid + 1) + valid]`.
-    pub(super) head: Vec<u32>,
-    pub(super) next: Vec<u32>,
-    pub(super) prev: Vec<u32>,
-    pub(super) stride: usize,
+    head: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    stride: usize,
 }
 
 impl ValidBuckets {
-    pub(super) fn new(blocks: usize, max_valid: usize, domains: usize) -> Self {
+    fn new(blocks: usize, max_valid: usize, domains: usize) -> Self {
         ValidBuckets {
             head: vec![INVALID; domains * (max_valid + 1)],
             next: vec![INVALID; blocks],
@@ -22,7 +27,7 @@ impl ValidBuckets {
             stride: max_valid + 1,
         }
     }
-    pub(super) fn insert(&mut self, domain: usize, b: u32, valid: u32) {
+    fn insert(&mut self, domain: usize, b: u32, valid: u32) {
         let slot = domain * self.stride + valid as usize;
         let h = self.head[slot];
         self.next[b as usize] = h;
@@ -32,7 +37,7 @@ impl ValidBuckets {
         }
         self.head[slot] = b;
     }
-    pub(super) fn remove(&mut self, domain: usize, b: u32, valid: u32) {
+    fn remove(&mut self, domain: usize, b: u32, valid: u32) {
         let (p, n) = (self.prev[b as usize], self.next[b as usize]);
         if p != INVALID {
             self.next[p as usize] = n;
@@ -44,73 +49,69 @@ impl ValidBuckets {
         }
     }
     /// The most recently inserted block of the lowest non-empty count in `domain`.
-    pub(super) fn min(&self, domain: usize) -> Option<(u32, u32)> {
+    fn min(&self, domain: usize) -> Option<(u32, u32)> {
         let heads = &self.head[domain * self.stride..(domain + 1) * self.stride];
         heads.iter().enumerate().find(|(_, &h)| h != INVALID).map(|(v, &h)| (h, v as u32))
     }
 }
 
-impl BlockManager {
-    /// The GC domain of a block of region `r` in `plane`.
-    /// Whether each plane of region `r` is a GC domain of its own.
-    pub fn domain_is_plane(&self, r: RegionId) -> bool {
-        self.regions[r.0 as usize].spec.gc_scope == GcScope::Plane
-    }
+/// The victim index: per GC domain, sealed blocks by valid count (`ValidBuckets`) and in seal
+/// order. Only sealed blocks are in it; a block chosen as a victim leaves it.
+#[derive(Clone)]
+pub(super) struct VictimIndex {
+    buckets: ValidBuckets,
+    /// Sealed blocks in seal order, per domain, with the sequence number of that seal (a block
+    /// sealed again gets a new one; its stale entry is skipped when met).
+    seal_order: Vec<VecDeque<(BlockId, u64)>>,
+    seal_seq: Vec<u64>,
+    next_seal_seq: u64,
+}
 
-    pub fn domain_of(&self, r: RegionId, plane: PlaneId) -> DomainId {
-        let region = &self.regions[r.0 as usize];
-        match region.spec.gc_scope {
-            GcScope::Region => DomainId(region.first_domain),
-            GcScope::Plane => DomainId(region.first_domain + plane.0),
+impl VictimIndex {
+    pub(super) fn new(blocks: usize, max_valid: usize, domains: usize) -> VictimIndex {
+        VictimIndex {
+            buckets: ValidBuckets::new(blocks, max_valid, domains),
+            seal_order: vec![VecDeque::new(); domains],
+            seal_seq: vec![0; blocks],
+            next_seal_seq: 0,
         }
     }
 
+    /// Sealed block `b` of `domain`, holding `valid` pages, becomes a candidate.
+    pub(super) fn sealed(&mut self, domain: usize, b: BlockId, valid: u32) {
+        self.seal_seq[b.index()] = self.next_seal_seq;
+        self.seal_order[domain].push_back((b, self.next_seal_seq));
+        self.next_seal_seq += 1;
+        self.buckets.insert(domain, b.0, valid);
+    }
+
+    /// Candidate `b`'s valid count changed from `from` to `to`.
     #[inline]
-    pub(super) fn block_domain(&self, b: BlockId) -> usize {
-        self.meta[b.index()].domain as usize
+    pub(super) fn revalue(&mut self, domain: usize, b: BlockId, from: u32, to: u32) {
+        self.buckets.remove(domain, b.0, from);
+        self.buckets.insert(domain, b.0, to);
     }
 
-    /// Free blocks of a domain (its region's, or its plane's in a per-plane region).
-    pub fn domain_free_blocks(&self, r: RegionId, d: DomainId) -> u32 {
-        let region = &self.regions[r.0 as usize];
-        match region.spec.gc_scope {
-            GcScope::Region => region.free_total,
-            GcScope::Plane => self.free[self.pool(r, PlaneId(d.0 - region.first_domain))].len() as u32,
-        }
+    /// Candidate `b` (holding `valid` pages) is no longer one: GC chose it. Its seal-order
+    /// entry stays until met (`oldest`).
+    pub(super) fn remove(&mut self, domain: usize, b: BlockId, valid: u32) {
+        self.buckets.remove(domain, b.0, valid);
     }
 
-    /// Sealed block of `d` with the fewest valid pages (ties: most recently sealed into that
-    /// count).
-    pub fn min_valid_sealed(&self, d: DomainId) -> Option<BlockId> {
+    /// Candidate of `d` with the fewest valid pages (ties: most recently put into that count).
+    pub(super) fn min_valid(&self, d: DomainId) -> Option<BlockId> {
         self.buckets.min(d.0 as usize).map(|(b, _)| BlockId(b))
     }
 
-    /// Oldest block of `d` still sealed (not yet chosen as a victim).
-    pub fn oldest_sealed(&mut self, d: DomainId) -> Option<BlockId> {
+    /// Oldest candidate of `d`, dropping entries of blocks no longer sealed by that seal.
+    pub(super) fn oldest(&mut self, d: DomainId, blocks: &BlockTable) -> Option<BlockId> {
         let order = &mut self.seal_order[d.0 as usize];
         while let Some(&(b, seq)) = order.front() {
-            if self.meta[b.index()].state == BlockState::Sealed && self.seal_seq[b.index()] == seq {
+            if blocks.get(b).state == BlockState::Sealed && self.seal_seq[b.index()] == seq {
                 return Some(b);
             }
             order.pop_front();
         }
         None
-    }
-
-    /// Every sealed block of `d`, in block order.
-    pub fn sealed_blocks(&self, d: DomainId) -> impl Iterator<Item = BlockId> + '_ {
-        self.meta
-            .iter()
-            .enumerate()
-            .filter(move |(_, m)| m.state == BlockState::Sealed && m.domain == d.0)
-            .map(|(i, _)| BlockId(i as u32))
-    }
-
-    /// Take a sealed block out of the candidate indexes: GC is emptying it.
-    pub fn mark_victim(&mut self, b: BlockId) {
-        debug_assert_eq!(self.meta[b.index()].state, BlockState::Sealed, "victim must be sealed, never open");
-        let domain = self.block_domain(b);
-        self.buckets.remove(domain, b.0, self.meta[b.index()].valid);
-        self.meta[b.index()].state = BlockState::Victim;
     }
 }

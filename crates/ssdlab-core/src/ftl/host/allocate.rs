@@ -84,11 +84,9 @@ fn allocate_on(
         let domain = u.store.blocks.domain_of(region, plane);
         gc_end = u.reclaimer.plane_gc(u.store, region, domain, ready, u.device)?;
     }
-    let unit_pages = u.store.placer.unit_pages[region.0 as usize];
     let first = u
         .store
-        .blocks
-        .allocate_run(stream, plane, lpns.len() as u32, unit_pages, now)
+        .allocate_unit(stream, region, plane, lpns.len() as u32, now)
         .ok_or_else(|| Error::invariant("plane with room gave no page"))?;
     Ok((first, gc_end, region))
 }

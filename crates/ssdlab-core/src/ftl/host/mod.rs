@@ -15,7 +15,6 @@ pub(super) use write::warm_write;
 use crate::config::UnwrittenReads;
 use crate::device::{Device, Source};
 use crate::error::Result;
-use crate::ftl::blocks::Owner;
 use crate::ftl::cache::WriteBuffer;
 use crate::ftl::mapping::Translation;
 use crate::ftl::reclaim::Reclaimer;
@@ -199,13 +198,7 @@ impl HostPath {
         let stream = u.store.placer.host_stream(NATIVE, lpn);
         self.unit.clear();
         let (ppn, ..) = allocate::allocate_unit(&[lpn], stream, NATIVE, (now, now), u)?;
-        let store = &mut *u.store;
-        store.mapping.premap(lpn, ppn);
-        store.blocks.set_owner(ppn, Owner::Data(lpn));
-        if let Some(v) = &mut store.verify {
-            v.on_premap(lpn, ppn);
-        }
-        store.stats.premapped_pages += 1;
+        u.store.premap(lpn, ppn);
         Ok(ppn)
     }
 
@@ -228,13 +221,8 @@ impl HostPath {
             if let Some(b) = &mut self.buffer {
                 b.remove(lpn);
             }
-            if let Some(old) = u.store.unmap(lpn, u.device, ready)? {
-                u.store.blocks.invalidate(old);
-            }
+            u.store.trim(lpn, u.device, ready)?;
             self.trimmed[lpn.index() / 64] |= 1 << (lpn.index() % 64);
-            if let Some(v) = &mut u.store.verify {
-                v.on_trim(lpn);
-            }
         }
         Ok(ready)
     }

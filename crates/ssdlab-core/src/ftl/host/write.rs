@@ -6,7 +6,7 @@
 
 use crate::device::Source;
 use crate::error::{Error, Result};
-use crate::ftl::blocks::{Owner, RegionId};
+use crate::ftl::blocks::RegionId;
 use crate::ftl::cache::{PageWrite, Rewrite};
 use crate::ftl::region::{WriteInfo, NATIVE};
 use crate::ftl::request::PageRequest;
@@ -374,19 +374,7 @@ impl HostPath {
 /// for a direct host write). Returns when the mapping update is done.
 #[inline]
 fn commit_page(lpn: Lpn, ppn: Ppn, version: Option<u32>, ready: SimTime, u: &mut Units) -> Result<SimTime> {
-    let store = &mut *u.store;
-    let (old, updated) = store.update(lpn, ppn, u.device, ready)?;
-    if let Some(o) = old {
-        let r = store.blocks.invalidate(o);
-        store.region_stats[r.0 as usize].overwritten_pages += 1;
-    }
-    store.blocks.set_owner(ppn, Owner::Data(lpn));
-    if let Some(v) = &mut store.verify {
-        let version = version.unwrap_or_else(|| v.on_host_write(lpn));
-        v.on_program(ppn, version);
-    }
-    store.stats.host_programs += 1;
-    Ok(updated)
+    u.store.commit_host_page(lpn, ppn, version, u.device, ready)
 }
 
 /// Warm-up write: no timing, no scheduler, no buffer; GC reclaims inline when free blocks run

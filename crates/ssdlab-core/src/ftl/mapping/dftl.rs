@@ -38,11 +38,11 @@ use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::Owner;
 use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
-use crate::ftl::mapping::directory::{dirty_mark, Directory};
-use crate::ftl::mapping::table::Table;
+use crate::ftl::mapping::demand::{DemandCache, TranslationPages};
+use crate::ftl::mapping::directory::dirty_mark;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::registry::{PolicySettings, Settings};
-use crate::units::{ByteSize, Lpn, Ppn, SimTime};
+use crate::units::{ByteSize, Lpn, SimTime};
 
 /// `[ftl.dftl]`: DFTL (Gupta et al., ASPLOS 2009) as the LearnedFTL paper runs it (Sec. 2.2):
 /// the table in translation pages on flash, a global translation directory (GTD) in DRAM, and a
@@ -110,11 +110,9 @@ pub struct DftlStats {
 
 #[derive(Clone)]
 pub struct Dftl {
-    /// The table as stored in the translation pages (authoritative).
-    table: Table,
-    gtd: Directory,
-    /// CMT slot of each LPN (NONE if not cached).
-    slot_of: Vec<u32>,
+    /// The table as stored in the translation pages (authoritative), the GTD, and each LPN's
+    /// slot in the CMT.
+    stored: TranslationPages,
     slots: Vec<Cached>,
     free_slots: Vec<u32>,
     capacity: u32,
@@ -141,12 +139,10 @@ pub fn build(ctx: &BuildCtx) -> Result<Box<dyn Mapping>> {
 
 impl Dftl {
     pub fn new(logical_pages: u32, entries_per_page: u32, capacity: u32, cmt_bytes: u64, predated: bool) -> Dftl {
-        let gtd = Directory::new(logical_pages, entries_per_page, predated);
-        let pages = gtd.pages() as usize;
+        let stored = TranslationPages::new(logical_pages, entries_per_page, predated);
+        let pages = stored.gtd.pages() as usize;
         Dftl {
-            table: Table::new(logical_pages),
-            gtd,
-            slot_of: vec![NONE; logical_pages as usize],
+            stored,
             slots: Vec::new(),
             free_slots: Vec::new(),
             capacity,
@@ -162,12 +158,12 @@ impl Dftl {
     }
 
     fn tpage(&self, lpn: u32) -> u32 {
-        self.gtd.tpage(lpn)
+        self.stored.gtd.tpage(lpn)
     }
 
     /// Move a cached entry to the head; returns whether it was cached.
     fn hit(&mut self, lpn: u32) -> Option<u32> {
-        let i = self.slot_of[lpn as usize];
+        let i = self.stored.slot_of[lpn as usize];
         if i == NONE {
             return None;
         }
@@ -178,7 +174,7 @@ impl Dftl {
     /// Write back translation page `tp` (read the stored copy, program a new one) at `ready`;
     /// every cached entry of it becomes clean. Returns when the program ends.
     fn write_back(&mut self, tp: u32, ready: SimTime, ctx: &mut MapCtx) -> Result<SimTime> {
-        let end = self.gtd.write_back(tp, ready, ctx)?;
+        let end = self.stored.gtd.write_back(tp, ready, ctx)?;
         let count = &mut self.write_backs[tp as usize];
         *count = count.wrapping_add(1);
         Ok(end)
@@ -215,7 +211,7 @@ impl Dftl {
     fn remove(&mut self, i: u32) {
         self.lru.unlink(&mut self.slots, i);
         let lpn = self.slots[i as usize].lpn;
-        self.slot_of[lpn as usize] = NONE;
+        self.stored.slot_of[lpn as usize] = NONE;
         self.free_slots.push(i);
     }
 
@@ -236,31 +232,27 @@ impl Dftl {
                 self.stats.shared_translation_reads += 1;
                 t
             }
-            None => self.gtd.read(tp, ctx.now, ctx)?,
+            None => self.stored.gtd.read(tp, ctx.now, ctx)?,
         };
         let entry = Cached { lpn, dirty_in: self.dirty_in(lpn, dirty), links: Links::UNLINKED };
         let i = place_slot(&mut self.slots, &mut self.free_slots, entry);
-        self.slot_of[lpn as usize] = i;
+        self.stored.slot_of[lpn as usize] = i;
         self.lru.push_head(&mut self.slots, i);
         Ok(ready)
     }
-
-    /// The entry of `lpn` changes: dirty in the CMT (loaded first on a miss).
-    fn touch_dirty(&mut self, lpn: u32, ctx: &mut MapCtx) -> Result<SimTime> {
-        match self.hit(lpn) {
-            Some(i) => {
-                self.stats.cmt_hits += 1;
-                self.slots[i as usize].dirty_in = self.dirty_in(lpn, true);
-                Ok(ctx.now)
-            }
-            None => self.load(lpn, true, ctx),
-        }
-    }
 }
 
-impl Mapping for Dftl {
+impl DemandCache for Dftl {
     fn id(&self) -> &'static str {
         "dftl"
+    }
+
+    fn stored(&self) -> &TranslationPages {
+        &self.stored
+    }
+
+    fn stored_mut(&mut self) -> &mut TranslationPages {
+        &mut self.stored
     }
 
     /// Misses of one request on the same translation page share one translation read (its
@@ -283,29 +275,31 @@ impl Mapping for Dftl {
                     at
                 }
             };
-            out.push(Translation { ppn: self.table.get(*lpn), start });
+            out.push(Translation { ppn: self.stored.table.get(*lpn), start });
         }
         Ok(())
     }
 
-    fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, SimTime)> {
-        let done = self.touch_dirty(lpn.0, ctx)?;
-        Ok((self.table.set(lpn, ppn), done))
-    }
-
-    fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table.set(lpn, ppn);
+    /// Dirty in the CMT (loaded first on a miss).
+    fn touch_dirty(&mut self, lpn: u32, ctx: &mut MapCtx) -> Result<SimTime> {
+        match self.hit(lpn) {
+            Some(i) => {
+                self.stats.cmt_hits += 1;
+                self.slots[i as usize].dirty_in = self.dirty_in(lpn, true);
+                Ok(ctx.now)
+            }
+            None => self.load(lpn, true, ctx),
+        }
     }
 
     fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()> {
-        self.gtd.relocated(moves);
+        self.stored.relocated(moves);
         // Translation pages to rewrite for uncached entries: sorted and deduplicated, so the
         // order of the write-backs is deterministic.
         let mut pages: Vec<u32> = Vec::new();
-        self.table.relocated(moves);
         for m in moves {
             if let Owner::Data(lpn) = m.owner {
-                let i = self.slot_of[lpn.index()];
+                let i = self.stored.slot_of[lpn.index()];
                 if i != NONE {
                     self.slots[i as usize].dirty_in = self.dirty_in(lpn.0, true);
                 } else {
@@ -323,51 +317,19 @@ impl Mapping for Dftl {
         Ok(())
     }
 
-    fn unmap(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> Result<Option<Ppn>> {
-        if self.table.get(lpn).is_none() {
-            return Ok(None);
-        }
-        self.touch_dirty(lpn.0, ctx)?;
-        Ok(self.table.clear(lpn))
-    }
-
-    fn peek(&self, lpn: Lpn) -> Option<Ppn> {
-        self.table.get(lpn)
-    }
-
-    fn translation_page(&self, tpage: u32) -> Option<Ppn> {
-        self.gtd.location(tpage)
-    }
-
-    /// Both the cache slot and the table entry (which gives the PPN of lookups and `peek`).
-    fn touch(&self, lpn: Lpn) {
-        if let Some(v) = self.slot_of.get(lpn.index()) {
-            crate::units::prefetch(v);
-        }
-        self.table.touch(lpn);
-    }
-
-    fn logical_pages(&self) -> u32 {
-        self.table.logical_pages()
-    }
-
-    fn reset_stats(&mut self) {
+    fn reset_cache_stats(&mut self) {
         self.stats = DftlStats::default();
-        self.gtd.installed = 0;
     }
 
-    /// The CMT budget plus the GTD (one 4-byte location per translation page).
-    fn dram_bytes(&self) -> u64 {
-        self.cmt_bytes + self.gtd.dram_bytes()
+    fn cache_bytes(&self) -> u64 {
+        self.cmt_bytes
     }
 
-    fn report(&self) -> serde_json::Value {
+    fn cache_report(&self) -> serde_json::Value {
         let s = self.stats;
         let lookups = s.cmt_hits + s.cmt_misses;
         json!({
             "cmt_entries": self.capacity,
-            "entries_per_translation_page": self.gtd.entries_per_page(),
-            "translation_pages": self.gtd.pages(),
             "cmt_hits": s.cmt_hits,
             "cmt_misses": s.cmt_misses,
             "cmt_hit_ratio": if lookups == 0 { 0.0 } else { s.cmt_hits as f64 / lookups as f64 },
@@ -375,12 +337,7 @@ impl Mapping for Dftl {
             "dirty_evictions": s.dirty_evictions,
             "eviction_writebacks": s.eviction_writebacks,
             "gc_writebacks": s.gc_writebacks,
-            "installed_translation_pages": self.gtd.installed,
             "shared_translation_reads": s.shared_translation_reads,
         })
-    }
-
-    fn corrupt(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table.set(lpn, ppn);
     }
 }

@@ -16,6 +16,7 @@
 //! can update cached entries, rewrite the translation pages the moves touched, or rebuild
 //! per-victim state (LearnedFTL trains its models there).
 
+pub mod demand;
 pub mod dftl;
 pub mod directory;
 pub mod learned;

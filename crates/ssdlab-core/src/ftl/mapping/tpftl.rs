@@ -41,11 +41,12 @@ use crate::config::UnwrittenReads;
 use crate::error::Result;
 use crate::ftl::blocks::Owner;
 use crate::ftl::lru::{place_slot, Linked, Links, LruList, NONE};
+use crate::ftl::mapping::demand::{DemandCache, TranslationPages};
 use crate::ftl::mapping::directory::{dirty_mark, Directory};
 use crate::ftl::mapping::table::Table;
 use crate::ftl::mapping::{BuildCtx, MapCtx, Mapping, Relocation, Translation};
 use crate::registry::{PolicySettings, Settings};
-use crate::units::{ByteSize, Lpn, Ppn, SimTime};
+use crate::units::{ByteSize, Lpn, SimTime};
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -209,12 +210,10 @@ pub struct TpftlParams {
 
 #[derive(Clone)]
 pub struct Tpftl {
-    /// The table as stored in the translation pages (authoritative).
-    table: Table,
-    gtd: Directory,
+    /// The table as stored in the translation pages (authoritative), the GTD, and each LPN's
+    /// slot in the cache.
+    stored: TranslationPages,
     params: TpftlParams,
-    /// Cache slot of each LPN (NONE: not cached).
-    slot_of: Vec<u32>,
     entries: Vec<Entry>,
     free_entries: Vec<u32>,
     /// Node slot of each translation page (NONE: not cached).
@@ -325,13 +324,11 @@ impl Tpftl {
     }
 
     pub fn new(logical_pages: u32, entries_per_page: u32, params: TpftlParams, predated: bool) -> Tpftl {
-        let gtd = Directory::new(logical_pages, entries_per_page, predated);
-        let pages = gtd.pages() as usize;
+        let stored = TranslationPages::new(logical_pages, entries_per_page, predated);
+        let pages = stored.gtd.pages() as usize;
         Tpftl {
-            table: Table::new(logical_pages),
-            gtd,
+            stored,
             params,
-            slot_of: vec![NONE; logical_pages as usize],
             entries: Vec::new(),
             free_entries: Vec::new(),
             node_of: vec![NONE; pages],
@@ -354,16 +351,16 @@ impl Tpftl {
     }
 
     pub(crate) fn directory(&self) -> &Directory {
-        &self.gtd
+        &self.stored.gtd
     }
 
     pub(crate) fn directory_mut(&mut self) -> &mut Directory {
-        &mut self.gtd
+        &mut self.stored.gtd
     }
 
     /// The authoritative table (the content of the translation pages).
     pub(crate) fn table(&self) -> &Table {
-        &self.table
+        &self.stored.table
     }
 
     fn used_bytes(&self) -> u64 {
@@ -372,17 +369,17 @@ impl Tpftl {
 
     /// Whether `lpn`'s entry is cached (no side effect).
     fn is_cached(&self, lpn: u32) -> bool {
-        self.slot_of[lpn as usize] != NONE
+        self.stored.slot_of[lpn as usize] != NONE
     }
 
     /// Use `lpn`'s entry if cached: it and its node become more recent. Returns whether it was.
     fn hit(&mut self, lpn: u32) -> bool {
-        let i = self.slot_of[lpn as usize];
+        let i = self.stored.slot_of[lpn as usize];
         if i == NONE {
             return false;
         }
         self.tick += 1;
-        let n = self.node_of[self.gtd.tpage(lpn) as usize];
+        let n = self.node_of[self.stored.gtd.tpage(lpn) as usize];
         let old = self.entries[i as usize].access;
         self.entries[i as usize].access = self.tick;
         let gain = self.tick - old;
@@ -418,7 +415,7 @@ impl Tpftl {
 
     /// Cache `lpn`'s entry (not cached), making room first.
     fn insert(&mut self, lpn: u32, dirty: bool, ctx: &mut MapCtx) -> Result<()> {
-        let tp = self.gtd.tpage(lpn);
+        let tp = self.stored.gtd.tpage(lpn);
         let needs_node = self.node_of[tp as usize] == NONE;
         let need = self.params.entry_bytes + if needs_node { self.params.node_bytes } else { 0 };
         while self.used_bytes() + need > self.params.cmt_bytes && self.cached_entries > 0 {
@@ -435,7 +432,7 @@ impl Tpftl {
         self.nodes[n as usize].dirty += dirty as u32;
         let entry = Entry { lpn, dirty_in, access: self.tick, links: Links::UNLINKED };
         let i = place_slot(&mut self.entries, &mut self.free_entries, entry);
-        self.slot_of[lpn as usize] = i;
+        self.stored.slot_of[lpn as usize] = i;
         self.cached_entries += 1;
         let tick = self.tick;
         self.reheat(n, |node| {
@@ -503,7 +500,7 @@ impl Tpftl {
             self.nodes[n as usize].dirty -= 1;
         }
         self.nodes[n as usize].lru.unlink(&mut self.entries, i);
-        self.slot_of[lpn as usize] = NONE;
+        self.stored.slot_of[lpn as usize] = NONE;
         self.free_entries.push(i);
         self.cached_entries -= 1;
         self.reheat(n, |node| {
@@ -522,7 +519,7 @@ impl Tpftl {
 
     /// Rewrite translation page `tp` at `ready`; its cached entries become clean.
     fn write_back(&mut self, tp: u32, ready: SimTime, ctx: &mut MapCtx) -> Result<SimTime> {
-        let end = self.gtd.write_back(tp, ready, ctx)?;
+        let end = self.stored.gtd.write_back(tp, ready, ctx)?;
         let n = self.node_of[tp as usize];
         if n != NONE {
             let node = &mut self.nodes[n as usize];
@@ -539,7 +536,7 @@ impl Tpftl {
 
     /// Entry `i` (of LPN `lpn`, cached) changed.
     fn set_dirty(&mut self, lpn: u32, i: u32) {
-        let n = self.node_of[self.gtd.tpage(lpn) as usize];
+        let n = self.node_of[self.stored.gtd.tpage(lpn) as usize];
         if !self.is_dirty(n, i) {
             self.nodes[n as usize].dirty += 1;
         }
@@ -548,7 +545,7 @@ impl Tpftl {
 
     /// Cached predecessors of `lpn` in its translation page, consecutively from `lpn - 1` down.
     fn cached_run_before(&self, lpn: u32) -> u32 {
-        let first = self.gtd.tpage(lpn) * self.gtd.entries_per_page();
+        let first = self.stored.gtd.tpage(lpn) * self.stored.gtd.entries_per_page();
         (first..lpn).rev().take_while(|&l| self.is_cached(l)).count() as u32
     }
 
@@ -563,9 +560,9 @@ impl Tpftl {
         mut loaded: Option<&mut Vec<u32>>,
         ctx: &mut MapCtx,
     ) -> Result<SimTime> {
-        let tp = self.gtd.tpage(lpn);
-        let page_end = (tp + 1) * self.gtd.entries_per_page() - 1;
-        let page_end = page_end.min(self.table.logical_pages() - 1);
+        let tp = self.stored.gtd.tpage(lpn);
+        let page_end = (tp + 1) * self.stored.gtd.entries_per_page() - 1;
+        let page_end = page_end.min(self.stored.table.logical_pages() - 1);
         // Decided on the cache as the miss found it.
         let selective = if self.params.selective_prefetch && self.selective_on {
             let coldest = self.coldest().map_or(u32::MAX, |t| self.nodes[self.node_of[t as usize] as usize].entries);
@@ -573,7 +570,7 @@ impl Tpftl {
         } else {
             0
         };
-        let done = self.gtd.read(tp, ctx.now, ctx)?;
+        let done = self.stored.gtd.read(tp, ctx.now, ctx)?;
         self.insert(lpn, dirty, ctx)?;
         if let Some(l) = loaded.as_deref_mut() {
             l.push(lpn);
@@ -609,17 +606,16 @@ impl Tpftl {
         pages: &mut Vec<u32>,
         ctx: &mut MapCtx,
     ) -> Result<()> {
-        self.gtd.relocated(moves);
-        self.table.relocated(moves);
+        self.stored.relocated(moves);
         pages.clear();
         for m in moves {
             if let Owner::Data(lpn) = m.owner {
-                let i = self.slot_of[lpn.index()];
+                let i = self.stored.slot_of[lpn.index()];
                 if i != NONE {
                     self.set_dirty(lpn.0, i);
                 }
                 if i == NONE || rewrite_all {
-                    pages.push(self.gtd.tpage(lpn.0));
+                    pages.push(self.stored.gtd.tpage(lpn.0));
                 }
             }
         }
@@ -646,9 +642,10 @@ impl Tpftl {
         let mut i = 0;
         while i < lpns.len() {
             // The sub-range: consecutive LPNs in one translation page.
-            let tp = self.gtd.tpage(lpns[i].0);
+            let tp = self.stored.gtd.tpage(lpns[i].0);
             let mut j = i + 1;
-            while j < lpns.len() && lpns[j].0 == lpns[j - 1].0.wrapping_add(1) && self.gtd.tpage(lpns[j].0) == tp {
+            while j < lpns.len() && lpns[j].0 == lpns[j - 1].0.wrapping_add(1) && self.stored.gtd.tpage(lpns[j].0) == tp
+            {
                 j += 1;
             }
             let last = lpns[j - 1].0;
@@ -688,24 +685,33 @@ impl Tpftl {
                         done
                     }
                 };
-                out.push(Translation { ppn: self.table.get(Lpn(lpn)), start });
+                out.push(Translation { ppn: self.stored.table.get(Lpn(lpn)), start });
             }
             self.loaded = loaded;
             i = j;
         }
         Ok(())
     }
+}
 
-    /// The entry of `lpn` changes: dirty in the cache (loaded first on a miss). Returns when it
-    /// is in DRAM.
+impl DemandCache for Tpftl {
+    fn id(&self) -> &'static str {
+        "tpftl"
+    }
+
+    fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
+        self.lookup_with(lpns, out, ctx, &mut |_| false)
+    }
+
+    /// Dirty in the cache (loaded first on a miss).
     fn touch_dirty(&mut self, lpn: u32, ctx: &mut MapCtx) -> Result<SimTime> {
         if self.hit(lpn) {
             self.stats.cmt_hits += 1;
-            self.set_dirty(lpn, self.slot_of[lpn as usize]);
+            self.set_dirty(lpn, self.stored.slot_of[lpn as usize]);
             return Ok(ctx.now);
         }
         self.stats.cmt_misses += 1;
-        let tp = self.gtd.tpage(lpn);
+        let tp = self.stored.gtd.tpage(lpn);
         if let Some((t, at, done)) = self.last_write_read {
             if t == tp && at == ctx.now {
                 // The request's earlier page in this translation page read it already.
@@ -717,24 +723,13 @@ impl Tpftl {
         self.last_write_read = Some((tp, ctx.now, done));
         Ok(done)
     }
-}
 
-impl Mapping for Tpftl {
-    fn id(&self) -> &'static str {
-        "tpftl"
+    fn stored(&self) -> &TranslationPages {
+        &self.stored
     }
 
-    fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
-        self.lookup_with(lpns, out, ctx, &mut |_| false)
-    }
-
-    fn update(&mut self, lpn: Lpn, ppn: Ppn, ctx: &mut MapCtx) -> Result<(Option<Ppn>, SimTime)> {
-        let done = self.touch_dirty(lpn.0, ctx)?;
-        Ok((self.table.set(lpn, ppn), done))
-    }
-
-    fn premap(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table.set(lpn, ppn);
+    fn stored_mut(&mut self) -> &mut TranslationPages {
+        &mut self.stored
     }
 
     fn relocated(&mut self, moves: &[Relocation], ctx: &mut MapCtx) -> Result<()> {
@@ -742,54 +737,21 @@ impl Mapping for Tpftl {
         self.relocate(moves, false, &mut pages, ctx)
     }
 
-    fn unmap(&mut self, lpn: Lpn, ctx: &mut MapCtx) -> Result<Option<Ppn>> {
-        if self.table.get(lpn).is_none() {
-            return Ok(None);
-        }
-        self.touch_dirty(lpn.0, ctx)?;
-        Ok(self.table.clear(lpn))
-    }
-
-    fn peek(&self, lpn: Lpn) -> Option<Ppn> {
-        self.table.get(lpn)
-    }
-
-    fn translation_page(&self, tpage: u32) -> Option<Ppn> {
-        self.gtd.location(tpage)
-    }
-
-    /// Both the cache slot and the table entry: a lookup reads the slot, and the table (the
-    /// translation pages' content) gives the PPN of every lookup and of `peek`.
-    fn touch(&self, lpn: Lpn) {
-        if let Some(v) = self.slot_of.get(lpn.index()) {
-            crate::units::prefetch(v);
-        }
-        self.table.touch(lpn);
-    }
-
-    fn logical_pages(&self) -> u32 {
-        self.table.logical_pages()
-    }
-
-    fn reset_stats(&mut self) {
+    fn reset_cache_stats(&mut self) {
         self.stats = TpftlStats::default();
-        self.gtd.installed = 0;
     }
 
-    /// The cache budget plus the GTD.
-    fn dram_bytes(&self) -> u64 {
-        self.params.cmt_bytes + self.gtd.dram_bytes()
+    fn cache_bytes(&self) -> u64 {
+        self.params.cmt_bytes
     }
 
-    fn report(&self) -> serde_json::Value {
+    fn cache_report(&self) -> serde_json::Value {
         let s = self.stats;
         let lookups = s.cmt_hits + s.cmt_misses;
         json!({
             "cmt_bytes": self.params.cmt_bytes,
             "cmt_entries_cached": self.cached_entries,
             "cmt_nodes_cached": self.cached_nodes,
-            "entries_per_translation_page": self.gtd.entries_per_page(),
-            "translation_pages": self.gtd.pages(),
             "cmt_hits": s.cmt_hits,
             "cmt_misses": s.cmt_misses,
             "cmt_hit_ratio": if lookups == 0 { 0.0 } else { s.cmt_hits as f64 / lookups as f64 },
@@ -807,11 +769,6 @@ impl Mapping for Tpftl {
             "gc_writebacks": s.gc_writebacks,
             "nodes_created": s.nodes_created,
             "nodes_dropped": s.nodes_dropped,
-            "installed_translation_pages": self.gtd.installed,
         })
-    }
-
-    fn corrupt(&mut self, lpn: Lpn, ppn: Ppn) {
-        self.table.set(lpn, ppn);
     }
 }

@@ -106,7 +106,7 @@ impl Reclaimer {
         pages.clear();
         let mut victims = Vec::with_capacity(taken.len() * g.planes() as usize);
         for &index in &taken {
-            store.blocks.take_sealed_line(stream, index);
+            store.take_victim_line(stream, index);
             for b in store.blocks.line_blocks(index) {
                 victims.push(b);
                 let mut from = 0;
@@ -144,9 +144,8 @@ impl Reclaimer {
         for (k, &b) in victims.iter().enumerate() {
             let mode = store.blocks.mode(b);
             end = end.max(device.erase(b, mode, read_end[k], Source::Gc));
-            store.blocks.erase(b);
+            store.erased(b);
             self.stats.victims_reclaimed += 1;
-            store.placer.policy.on_room(g.plane_of_block(b));
         }
         if !moves.is_empty() {
             store.relocated(&moves, device, now)?;

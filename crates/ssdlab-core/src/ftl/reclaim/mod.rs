@@ -361,7 +361,7 @@ impl Reclaimer {
             s.filtered_victims_chosen += 1;
             s.filtered_victims_min_invalid_fraction = s.filtered_victims_min_invalid_fraction.min(invalid);
         }
-        blocks.mark_victim(b);
+        store.take_victim(b);
         Ok(Some(b))
     }
 

@@ -179,11 +179,10 @@ impl Reclaimer {
         let erased = store.blocks.valid(b) == 0 && copies_left;
         if erased {
             end = end.max(device.erase(b, victim_mode, end, source));
-            store.blocks.erase(b);
+            store.erased(b);
             if why == Move::Gc {
                 self.stats.victims_reclaimed += 1;
             }
-            store.placer.policy.on_room(victim_plane);
         }
         let (gc, migration) = reclaim_busy(device);
         let r = &mut store.region_stats[victim_region.0 as usize];
@@ -215,18 +214,14 @@ impl Reclaimer {
         let new = if row_by_row {
             allocate_line_move(store, stream, owner, now, device)?
         } else {
-            match store.blocks.allocate(stream, victim_plane, now) {
+            match store.allocate(stream, victim_plane, now) {
                 Some(p) => p,
                 None => allocate_elsewhere(store, stream, now)?,
             }
         };
         let mode = store.blocks.mode(store.blocks.geometry().block_of(new));
         let end = device.copy(old, victim_mode, new, mode, now, why.source());
-        store.blocks.invalidate(old);
-        store.blocks.set_owner(new, owner);
-        if let Some(v) = &mut store.verify {
-            v.on_copy(old, new);
-        }
+        store.page_moved(owner, old, new);
         match why {
             Move::Gc | Move::Sort { .. } => {
                 store.stats.gc_reads += 1;
@@ -284,14 +279,14 @@ fn allocate_line_move(store: &mut Store, stream: StreamId, owner: Owner, now: Si
         .policy
         .plane(&lpns, &view)
         .ok_or_else(|| Error::DeviceFull { reason: "GC found no free line for relocation".into() })?;
-    store.blocks.allocate(stream, plane, now).ok_or_else(|| Error::invariant("plane with room gave no page"))
+    store.allocate(stream, plane, now).ok_or_else(|| Error::invariant("plane with room gave no page"))
 }
 
 /// A page of `stream` on any plane with room (GC and migration may use the reserve).
 fn allocate_elsewhere(store: &mut Store, stream: StreamId, now: SimTime) -> Result<Ppn> {
     for plane in store.blocks.geometry().channel_first_order() {
         if store.blocks.has_room(stream, plane, 0) {
-            if let Some(p) = store.blocks.allocate(stream, plane, now) {
+            if let Some(p) = store.allocate(stream, plane, now) {
                 return Ok(p);
             }
         }
