@@ -94,7 +94,7 @@ impl Simulation {
             idle: IdleClock::new(&cfg),
             recorder: Recorder::new(&cfg, trace, log),
             agents: Agents::default(),
-            warmup: Warmup::new(),
+            warmup: Warmup::default(),
             now: 0,
             started: false,
             flushed: false,

@@ -70,6 +70,7 @@ impl WarmDrive {
 
 /// The warm-up of a run: its figures, where a warm-up in slices stands, and the erase counts
 /// it left (the report counts the measured run's erases from them).
+#[derive(Default)]
 pub(super) struct Warmup {
     pub summary: WarmupSummary,
     /// Whether it is over (or the run started from a warm drive, or it failed).
@@ -92,10 +93,6 @@ pub(super) enum Untimed {
 }
 
 impl Warmup {
-    pub fn new() -> Warmup {
-        Warmup { summary: WarmupSummary::default(), done: false, cursor: None, erase_base: Vec::new() }
-    }
-
     /// Whether a warm-up in slices has begun and is not over.
     pub fn under_way(&self) -> bool {
         self.cursor.is_some()
