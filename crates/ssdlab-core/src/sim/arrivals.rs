@@ -57,6 +57,7 @@ impl Arrivals {
     /// request completed, or the job a start-up slot belongs to), else the one stream's.
     /// None once the source has run out or the next request would be issued after
     /// `duration_ns` (a closed loop issues at `now`, an open loop at the arrival).
+    #[inline]
     pub fn fetch(&mut self, job: u32, now: SimTime) -> Result<Option<HostRequest>> {
         if self.source_done {
             return Ok(None);
