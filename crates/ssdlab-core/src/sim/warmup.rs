@@ -2,7 +2,20 @@
 //! and warm drives: a drive after its warm-up that several runs differing only in their
 //! measured workload can start from.
 
-use super::*;
+use crate::config::ValidatedConfig;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::ftl::Ftl;
+use crate::rng::{rng_for, RngStream};
+use crate::stats::report::WarmupSummary;
+use crate::stats::RequestLog;
+use crate::units::{ByteSize, Lpn, SimTime};
+use crate::workload::config::{Arrival, Fold, RwMode, WorkloadConfig};
+use crate::workload::host::Host;
+use crate::workload::synthetic::SyntheticSource;
+use crate::workload::OpenWorkload;
+
+use super::arrivals::Arrivals;
 
 /// A drive after its warm-up: the device and the FTL with every policy's state (the agents'
 /// tables and random streams included), as `Simulation::warm_drive` left them. Several runs
@@ -13,13 +26,13 @@ pub struct WarmDrive {
     /// What the warm-up depends on: the configuration but its `[workload]` (and but the run's
     /// `seed` when `warmup.seed` is set), and the queue depth the timed warm-up takes from the
     /// workload when `warmup.timed_queue_depth` is 0.
-    setup: serde_json::Value,
-    device: Device,
-    ftl: Ftl,
-    warmup: WarmupSummary,
-    erase_base: Vec<u32>,
+    pub(super) setup: serde_json::Value,
+    pub(super) device: Device,
+    pub(super) ftl: Ftl,
+    pub(super) warmup: WarmupSummary,
+    pub(super) erase_base: Vec<u32>,
     /// The completion sequence number the warm-up's requests reached (ties are broken by it).
-    seq: u64,
+    pub(super) seq: u64,
 }
 
 impl WarmDrive {
@@ -55,220 +68,161 @@ impl WarmDrive {
     }
 }
 
-impl Simulation {
-    /// The drive after the warm-up (`[warmup]`), warming it up now if it was not: for other
-    /// runs to start from (`start_from`) instead of each repeating the warm-up. This run can
-    /// go on to its own measured workload afterwards.
-    pub fn warm_drive(&mut self) -> Result<WarmDrive> {
-        if self.started {
-            return Err(Error::config("warmup", "the drive is no longer warm: its measured run has started"));
-        }
-        if !self.warmed {
-            self.warm_up()?;
-        }
-        Ok(WarmDrive {
-            setup: WarmDrive::setup_of(&self.cfg)?,
-            device: self.device.clone(),
-            ftl: self.ftl.clone(),
-            warmup: self.warmup.clone(),
-            erase_base: self.erase_base.clone(),
-            seq: self.seq,
-        })
+/// The warm-up of a run: its figures, where a warm-up in slices stands, and the erase counts
+/// it left (the report counts the measured run's erases from them).
+#[derive(Default)]
+pub(super) struct Warmup {
+    pub summary: WarmupSummary,
+    /// Whether it is over (or the run started from a warm drive, or it failed).
+    pub done: bool,
+    /// The warm-up under way in slices (`Simulation::warm_up_step`); None before it and once it
+    /// is over.
+    cursor: Option<Box<WarmupCursor>>,
+    pub erase_base: Vec<u32>,
+}
+
+/// Where the untimed writes stand after a slice of them.
+pub(super) enum Untimed {
+    /// Pages are left to write: the slice's budget is spent.
+    More,
+    /// They ended in this slice (the timed random writes, if any, begin now), with this much of
+    /// the budget left.
+    JustOver(u64),
+    /// They were over before this slice.
+    Over(u64),
+}
+
+impl Warmup {
+    /// Whether a warm-up in slices has begun and is not over.
+    pub fn under_way(&self) -> bool {
+        self.cursor.is_some()
     }
 
-    /// Start from `drive` instead of warming up: the run then reports exactly what it would
-    /// have after its own warm-up, as the warm-up never reads the measured workload. Refused
-    /// unless this run's configuration is the drive's but for `[workload]` (the device, FTL,
-    /// policies, seed and warm-up must be the same; with `warmup.seed` set, the warm-up seed
-    /// must be, and the run's `seed` may differ), and once the run has begun.
-    pub fn start_from(&mut self, drive: &WarmDrive) -> Result<()> {
-        if self.warmed || self.started || self.warming.is_some() {
-            return Err(Error::config("warmup", "a run starts from a warm drive before it warms up or runs"));
-        }
-        let setup = WarmDrive::setup_of(&self.cfg)?;
-        if setup != drive.setup {
-            let keys = WarmDrive::differences(&drive.setup, &setup);
-            return Err(Error::config(
-                "warmup",
-                format!("the warm drive was made with another configuration (differs in: {})", keys.join(", ")),
-            ));
-        }
-        self.device = drive.device.clone();
-        self.ftl = drive.ftl.clone();
-        self.warmup = drive.warmup.clone();
-        self.erase_base = drive.erase_base.clone();
-        self.seq = drive.seq;
-        self.warmed = true;
-        Ok(())
+    /// Whether the timed random writes are running (the measured workload set aside).
+    pub fn timing(&self) -> bool {
+        self.cursor.as_ref().is_some_and(|c| c.set_aside.is_some())
     }
 
-    /// Warm up to the end (what is left of it): fill and precondition the drive without timing,
-    /// run the timed random writes, then reset every figure.
-    pub(super) fn warm_up(&mut self) -> Result<()> {
-        while !self.warm_up_step(u64::MAX)? {}
-        Ok(())
-    }
-
-    /// Run the next slice of the warm-up: up to `max_work` pages of the untimed writes, then up
-    /// to `max_work` events of the timed ones. True once the warm-up is over (then the next
-    /// `step` starts the measured run); the drive ends exactly as one `warm_up` leaves it, in
-    /// slices of any size. `step` warms up whole; this is for showing progress between slices
-    /// (`warmup_progress`).
-    pub fn warm_up_step(&mut self, max_work: u64) -> Result<bool> {
-        if self.warmed || self.started {
-            return Ok(true);
+    /// The next slice of the untimed writes (up to `budget` pages): the fill, then the random
+    /// overwrites, without timing the device.
+    pub fn untimed_slice(
+        &mut self,
+        cfg: &ValidatedConfig,
+        ftl: &mut Ftl,
+        device: &mut Device,
+        mut budget: u64,
+    ) -> Result<Untimed> {
+        let wu = &cfg.warmup;
+        let used = cfg.used_logical_pages();
+        let cursor = self.cursor.get_or_insert_with(|| {
+            device.set_timed(false);
+            Box::new(WarmupCursor::new(cfg.warmup_seed()))
+        });
+        if cursor.untimed_done {
+            return Ok(Untimed::Over(budget));
         }
-        let result = self.warm_up_slice(max_work);
-        if result.is_err() {
-            // As a warm-up that failed is not tried again: the error stands.
-            self.warmed = true;
-            self.warming = None;
-        }
-        result
-    }
-
-    fn warm_up_slice(&mut self, mut budget: u64) -> Result<bool> {
-        let wu = self.cfg.warmup.clone();
-        let used = self.cfg.used_logical_pages();
-        if self.warming.is_none() {
-            self.device.set_timed(false);
-            self.warming = Some(Box::new(WarmupCursor::new(self.cfg.warmup_seed())));
-        }
-        let cursor = self.warming.as_mut().expect("the warm-up is under way");
-        if !cursor.untimed_done {
-            if wu.fill {
-                let pages = (used as u64 - cursor.filled).min(budget);
-                for lpn in cursor.filled..cursor.filled + pages {
-                    self.ftl.warm_write(Lpn(lpn as u32), &mut self.device)?;
-                }
-                cursor.filled += pages;
-                self.warmup.pages_written += pages;
-                budget -= pages;
+        if wu.fill {
+            let pages = (used as u64 - cursor.filled).min(budget);
+            for lpn in cursor.filled..cursor.filled + pages {
+                ftl.warm_write(Lpn(lpn as u32), device)?;
             }
-            let random = (wu.random_writes * used as f64) as u64;
-            let pages = (random - cursor.overwritten).min(budget);
-            for _ in 0..pages {
-                let lpn = rand::Rng::gen_range(&mut cursor.rng, 0..used);
-                self.ftl.warm_write(Lpn(lpn), &mut self.device)?;
-            }
-            cursor.overwritten += pages;
-            self.warmup.pages_written += pages;
+            cursor.filled += pages;
+            self.summary.pages_written += pages;
             budget -= pages;
-            if budget == 0 && (cursor.filled < used as u64 && wu.fill || cursor.overwritten < random) {
-                return Ok(false);
-            }
-            cursor.untimed_done = true;
-            self.warmup.erases = self.device.counters().erases;
-            self.device.set_timed(true);
-            if wu.timed_random_writes_ns > 0 {
-                self.begin_timed_warm_up(wu.timed_random_writes_ns, wu.timed_queue_depth)?;
-            }
         }
-        if self.warming.as_ref().is_some_and(|c| c.set_aside.is_some()) {
-            if budget == 0 {
-                return Ok(false);
-            }
-            let done = self.run_events(budget).and_then(|done| {
-                if done {
-                    self.device.drain();
-                    self.ftl.on_end_of_trace(self.now, &mut self.device)?;
-                }
-                Ok(done)
-            });
-            if !matches!(done, Ok(false)) {
-                self.end_timed_warm_up();
-            }
-            if !done? {
-                return Ok(false);
-            }
+        let random = (wu.random_writes * used as f64) as u64;
+        let pages = (random - cursor.overwritten).min(budget);
+        for _ in 0..pages {
+            let lpn = rand::Rng::gen_range(&mut cursor.rng, 0..used);
+            ftl.warm_write(Lpn(lpn), device)?;
         }
-        self.ftl.reset_stats();
-        self.erase_base = self.ftl.blocks().erase_counts().to_vec();
-        self.warming = None;
-        self.warmed = true;
-        Ok(true)
+        cursor.overwritten += pages;
+        self.summary.pages_written += pages;
+        budget -= pages;
+        if budget == 0 && (cursor.filled < used as u64 && wu.fill || cursor.overwritten < random) {
+            return Ok(Untimed::More);
+        }
+        cursor.untimed_done = true;
+        self.summary.erases = device.counters().erases;
+        device.set_timed(true);
+        Ok(Untimed::JustOver(budget))
     }
 
-    /// How far the warm-up has gone: None once it is over (or the run started from a warm
-    /// drive).
-    pub fn warmup_progress(&self) -> Option<WarmupProgress> {
-        if self.warmed || self.started {
-            return None;
+    /// The timed random writes begin: the measured workload's parts wait in `parts`.
+    pub fn set_aside(&mut self, parts: SetAside) {
+        if let Some(cursor) = &mut self.cursor {
+            cursor.set_aside = Some(parts);
         }
-        let wu = &self.cfg.warmup;
-        let used = self.cfg.used_logical_pages() as u64;
-        let timing = self.warming.as_ref().is_some_and(|c| c.set_aside.is_some());
-        Some(WarmupProgress {
-            pages_written: self.warmup.pages_written,
+    }
+
+    /// The timed random writes are over: the measured workload's parts, to put back.
+    pub fn take_set_aside(&mut self) -> Option<SetAside> {
+        self.cursor.as_mut().and_then(|c| c.set_aside.take())
+    }
+
+    /// The timed random writes ended after `requests` requests, the last completing at
+    /// `span_ns`, with the device's counters at `counters`.
+    pub fn timed_over(&mut self, requests: u64, span_ns: SimTime, counters: &crate::device::DeviceCounters) {
+        let w = &mut self.summary;
+        w.timed_requests = requests;
+        w.timed_span_ns = span_ns;
+        w.timed_programs = counters.programs;
+        w.erases += counters.erases;
+    }
+
+    /// The warm-up is over, the blocks erased `erase_counts` times each.
+    pub fn finish(&mut self, erase_counts: &[u32]) {
+        self.erase_base = erase_counts.to_vec();
+        self.cursor = None;
+        self.done = true;
+    }
+
+    /// The warm-up failed: as it is not tried again, the error stands.
+    pub fn abandon(&mut self) {
+        self.done = true;
+        self.cursor = None;
+    }
+
+    /// How far it has gone, at simulated time `now`.
+    pub fn progress(&self, cfg: &ValidatedConfig, now: SimTime) -> WarmupProgress {
+        let wu = &cfg.warmup;
+        let used = cfg.used_logical_pages() as u64;
+        WarmupProgress {
+            pages_written: self.summary.pages_written,
             pages_to_write: if wu.fill { used } else { 0 } + (wu.random_writes * used as f64) as u64,
-            timed_ns: if timing { self.now.min(wu.timed_random_writes_ns) } else { 0 },
+            timed_ns: if self.timing() { now.min(wu.timed_random_writes_ns) } else { 0 },
             timed_total_ns: wu.timed_random_writes_ns,
-        })
-    }
-
-    /// The warm-up's timed random writes begin: closed-loop uniform random page writes for
-    /// `duration_ns` of simulated time, served like the measured run's requests (with the same
-    /// event loop; no request log), then the end-of-trace work (queued background work, the
-    /// write buffer's write-back). The measured workload's host, loop and log are set aside
-    /// meanwhile (`end_timed_warm_up` puts them back).
-    fn begin_timed_warm_up(&mut self, duration_ns: u64, depth: u32) -> Result<()> {
-        let page_bytes = self.cfg.device.page_bytes;
-        let used = self.cfg.used_logical_pages();
-        let depth = if depth > 0 { depth } else { self.cfg.workload.queue_depth() };
-        let writes = WorkloadConfig {
-            rw: RwMode::Randwrite,
-            bs: ByteSize(page_bytes),
-            iodepth: depth,
-            numjobs: 1,
-            arrival: Arrival::Closed,
-            ..WorkloadConfig::default()
-        };
-        let rng = rng_for(self.cfg.warmup_seed(), RngStream::TimedWarmup);
-        let source = SyntheticSource::new(&writes, used as u64 * page_bytes, None, rng);
-        let host = Host::new(Box::new(source), page_bytes, used, Fold::Modulo, 1.0, false);
-        let set_aside = SetAside {
-            host: std::mem::replace(&mut self.host, host),
-            closed_depth: self.closed_depth.replace(depth),
-            jobs: self.jobs.take(),
-            stop_after_ns: self.stop_after_ns.replace(duration_ns),
-            log: self.log.take(),
-        };
-        if let Some(cursor) = &mut self.warming {
-            cursor.set_aside = Some(set_aside);
         }
-        self.start_phase()
     }
+}
 
-    /// The timed random writes are over (or failed): the measured workload's parts come back and
-    /// the drive rests: every figure and the device's timing start again from zero for the
-    /// measured run, the FTL's state carries over.
-    fn end_timed_warm_up(&mut self) {
-        let Some(parts) = self.warming.as_mut().and_then(|c| c.set_aside.take()) else { return };
-        self.host = parts.host;
-        self.closed_depth = parts.closed_depth;
-        self.jobs = parts.jobs;
-        self.stop_after_ns = parts.stop_after_ns;
-        self.log = parts.log;
-        let w = &mut self.warmup;
-        w.timed_requests = self.completed;
-        w.timed_span_ns = self.last_completion;
-        w.timed_programs = self.device.counters().programs;
-        w.erases += self.device.counters().erases;
-        self.device.set_timed(true);
-        self.queue.clear();
-        self.pending = None;
-        self.source_done = false;
-        (self.issued, self.completed, self.now, self.first_arrival, self.last_completion) = (0, 0, 0, None, 0);
-        self.lat_read = LatencyHistogram::default();
-        self.lat_write = LatencyHistogram::default();
-        self.lat_trim = LatencyHistogram::default();
-        self.summary = WorkloadSummary { trace: self.summary.trace.take(), ..WorkloadSummary::default() };
-        self.free_blocks = sampled_series(&self.cfg);
-        self.buffer_series = buffer_series(&self.cfg);
-        self.rates = rate_series(&self.cfg);
-        (self.idle_since, self.idle_wake, self.idle_counted) = (None, None, false);
-        self.idle = idle_summary(&self.cfg);
-    }
+/// The warm-up's timed random writes (`warmup.timed_random_writes_ns`): closed-loop uniform
+/// random page writes for that much simulated time, `warmup.timed_queue_depth` outstanding (0:
+/// the workload's queue depth), served like the measured run's requests; `expected_requests`
+/// is the measured run's (what `Simulation::progress` says meanwhile).
+pub(super) fn timed_writes(cfg: &ValidatedConfig, expected_requests: Option<u64>) -> Arrivals {
+    let wu = &cfg.warmup;
+    let page_bytes = cfg.device.page_bytes;
+    let used = cfg.used_logical_pages();
+    let depth = if wu.timed_queue_depth > 0 { wu.timed_queue_depth } else { cfg.workload.queue_depth() };
+    let writes = WorkloadConfig {
+        rw: RwMode::Randwrite,
+        bs: ByteSize(page_bytes),
+        iodepth: depth,
+        numjobs: 1,
+        arrival: Arrival::Closed,
+        ..WorkloadConfig::default()
+    };
+    let rng = rng_for(cfg.warmup_seed(), RngStream::TimedWarmup);
+    let source = SyntheticSource::new(&writes, used as u64 * page_bytes, None, rng);
+    Arrivals::new(OpenWorkload {
+        host: Host::new(Box::new(source), page_bytes, used, Fold::Modulo, 1.0, false),
+        closed_depth: Some(depth),
+        jobs: None,
+        expected_requests,
+        stop_after_ns: Some(wu.timed_random_writes_ns),
+        trace: None,
+    })
 }
 
 /// How far the warm-up has gone (`Simulation::warmup_progress`): pages of the untimed fill and
@@ -305,12 +259,9 @@ impl WarmupCursor {
     }
 }
 
-/// The measured workload's host, loop settings and request log, set aside while the warm-up's
-/// timed random writes use the event loop.
-struct SetAside {
-    host: Host,
-    closed_depth: Option<u32>,
-    jobs: Option<u32>,
-    stop_after_ns: Option<SimTime>,
-    log: Option<RequestLog>,
+/// The measured workload's arrivals and request log, set aside while the warm-up's timed
+/// random writes use the event loop.
+pub(super) struct SetAside {
+    pub arrivals: Arrivals,
+    pub log: Option<RequestLog>,
 }

@@ -5,6 +5,7 @@ pub mod config;
 pub mod footprint;
 pub mod host;
 pub mod jobs;
+pub mod open;
 pub mod request;
 pub mod scatter;
 pub mod spec;
@@ -12,4 +13,5 @@ pub mod synthetic;
 pub mod trace;
 
 pub use config::WorkloadConfig;
+pub use open::{open, open_with_source, HostSpace, OpenWorkload};
 pub use request::{IoOp, TraceRecord};
