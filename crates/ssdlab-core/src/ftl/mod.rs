@@ -21,6 +21,7 @@ mod host;
 pub(crate) mod lru;
 pub mod mapping;
 pub mod placement;
+mod policies;
 mod reclaim;
 pub mod region;
 mod regions;
@@ -46,6 +47,7 @@ use store::Store;
 use verify::Verifier;
 
 pub use check::check_config;
+pub use policies::Policies;
 pub use request::{PageRequest, RequestInfo};
 pub use stats::FtlStats;
 
