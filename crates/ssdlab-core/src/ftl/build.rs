@@ -77,7 +77,7 @@ impl Ftl {
         }
         let mut placement_streams = 0..0;
         for k in 0..placement_layout.streams {
-            let id = add(format!("{}.{k}", placement.id()), NATIVE).0;
+            let id = add(format!("{}.{k}", policies.placement.id), NATIVE).0;
             if k == 0 {
                 placement_streams.start = id;
             }
@@ -157,8 +157,16 @@ impl Ftl {
                 region_stats: vec![region::RegionStats::default(); layout.len() + 1],
             },
             host: HostPath::new(buffer, buffer_settings, cfg.ftl.unwritten_reads, logical),
-            reclaimer: Reclaimer::new(victim, scheduler, scope, native_domain, (trigger, target), when_idle),
+            reclaimer: Reclaimer::new(
+                (victim, policies.victim.id),
+                scheduler,
+                scope,
+                native_domain,
+                (trigger, target),
+                when_idle,
+            ),
             regions: RegionManager::new(regions, cfg.logical_pages() as u64, cfg.device.overprovisioning),
+            policies,
             last_arrival: None,
             busy_until: 0,
         })

@@ -79,11 +79,11 @@ impl Simulation {
                 free_blocks_at_end: self.ftl.blocks().free_blocks(),
             },
             policies: Policies {
-                mapping: self.ftl.mapping().id().to_string(),
+                mapping: self.ftl.policies().mapping.id.to_string(),
                 placement: self.ftl.placement_id().to_string(),
-                region_policy: self.ftl.region_policy().id().to_string(),
-                eviction: self.ftl.buffer().map(|b| b.policy.id().to_string()),
-                gc_scheduler: self.ftl.scheduler().id().to_string(),
+                region_policy: self.ftl.policies().slc.id.to_string(),
+                eviction: self.ftl.buffer().map(|_| self.ftl.policies().eviction.id.to_string()),
+                gc_scheduler: self.ftl.policies().scheduler.id.to_string(),
                 gc_victim: self.ftl.victim_id().to_string(),
                 gc_scheduler_report: gc_report,
                 mapping_report: self.ftl.mapping().report(),
@@ -111,9 +111,9 @@ impl Simulation {
                 rates: self.rates.report(self.first_arrival.map(|_| self.now), self.flash_totals()),
             },
             learning: [
-                ("gc", self.ftl.scheduler().learning()),
-                ("eviction", self.ftl.buffer().and_then(|b| b.policy.learning())),
-                ("region", self.ftl.region_policy().learning()),
+                ("gc", self.ftl.scheduler().learning(self.ftl.policies().scheduler.id)),
+                ("eviction", self.ftl.buffer().and_then(|b| b.policy.learning(self.ftl.policies().eviction.id))),
+                ("region", self.ftl.region_policy().learning(self.ftl.policies().slc.id)),
             ]
             .into_iter()
             .filter_map(|(point, report)| report.map(|r| (point, r)))

@@ -378,9 +378,6 @@ impl RlFspEviction {
 }
 
 impl EvictionPolicy for RlFspEviction {
-    fn id(&self) -> &'static str {
-        "rl_fsp"
-    }
     fn reseed(&mut self, rng: Pcg64Mcg) {
         self.rng = rng;
     }
@@ -507,7 +504,7 @@ impl EvictionPolicy for RlFspEviction {
             })),
         })
     }
-    fn learning(&self) -> Option<LearningReport> {
+    fn learning(&self, id: &'static str) -> Option<LearningReport> {
         // The values decisions use: the active table (the shadow one is a step ahead).
         let q = self.table.active();
         let visited = self.table.shadow();
@@ -517,7 +514,7 @@ impl EvictionPolicy for RlFspEviction {
         let decisions = self.table.decisions();
         // Classifications asked of the agent (a unit's recorded types may be substitutes).
         let mut report = LearningReport::new(
-            "rl_fsp",
+            id,
             self.random_control,
             decisions,
             self.action_histogram.clone(),
@@ -716,7 +713,7 @@ mod tests {
         for (got, want) in q.iter().zip([0.6, -0.15, 0.15, 0.3]) {
             assert!((got - want).abs() < 1e-12, "{q:?}");
         }
-        let l = p.learning().unwrap();
+        let l = p.learning("rl_fsp").unwrap();
         assert_eq!((l.decisions, l.rewards, l.action_histogram.clone()), (12, 4, vec![3, 3, 3, 3]));
         assert_eq!(l.agent.states_visited, 1);
     }

@@ -259,10 +259,6 @@ impl Dftl {
 }
 
 impl Mapping for Dftl {
-    fn id(&self) -> &'static str {
-        "dftl"
-    }
-
     /// Misses of one request on the same translation page share one translation read (its
     /// pages are consecutive, so they are neighbours in `lpns`), as MQSim serves every waiting
     /// entry of a translation page from one read.

@@ -650,9 +650,6 @@ fn metadata(levels: &[u64]) -> BTreeMap<String, String> {
 }
 
 impl RegionPolicy for RlSlc {
-    fn id(&self) -> &'static str {
-        "rl"
-    }
     fn reseed(&mut self, rng: Pcg64Mcg) {
         self.rng = rng;
     }
@@ -721,11 +718,11 @@ impl RegionPolicy for RlSlc {
     fn decision_point(&mut self) -> Option<&mut dyn DecisionPoint> {
         Some(self)
     }
-    fn learning(&self) -> Option<LearningReport> {
+    fn learning(&self, id: &'static str) -> Option<LearningReport> {
         let a = &self.agent;
         let control = a.config().random_control;
         Some(LearningReport::new(
-            "rl",
+            id,
             control,
             a.decisions(),
             a.action_histogram().to_vec(),

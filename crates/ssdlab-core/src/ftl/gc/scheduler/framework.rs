@@ -265,7 +265,6 @@ struct Counters {
 /// RLGC's framework around a decider; see the module header.
 #[derive(Clone)]
 pub struct Driver<D: Decider> {
-    id: &'static str,
     decider: D,
     rng: Pcg64Mcg,
     trigger: Trigger,
@@ -330,7 +329,7 @@ struct External {
 }
 
 impl<D: Decider> Driver<D> {
-    pub fn new(id: &'static str, decider: D, r: &RlgcSettings, trigger: Trigger, rng: Pcg64Mcg) -> Result<Self> {
+    pub fn new(decider: D, r: &RlgcSettings, trigger: Trigger, rng: Pcg64Mcg) -> Result<Self> {
         if r.reward_sample_every == 0 {
             return Err(Error::Config {
                 path: None,
@@ -342,7 +341,6 @@ impl<D: Decider> Driver<D> {
         }
         let n_actions = decider.max_copies() as usize + 1;
         Ok(Driver {
-            id,
             decider,
             rng,
             trigger,
@@ -473,10 +471,6 @@ impl<D: Decider> Driver<D> {
 }
 
 impl<D: Decider> GcScheduler for Driver<D> {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-
     fn decision_point(&mut self) -> Option<&mut dyn DecisionPoint> {
         Some(self)
     }
@@ -593,11 +587,11 @@ impl<D: Decider> GcScheduler for Driver<D> {
         })
     }
 
-    fn learning(&self) -> Option<LearningReport> {
+    fn learning(&self, id: &'static str) -> Option<LearningReport> {
         let agent = self.decider.diagnostics()?;
         let c = &self.counters;
         let control = self.decider.random_control();
-        Some(LearningReport::new(self.id, control, c.decisions, c.action_histogram.clone(), &self.rewards, agent))
+        Some(LearningReport::new(id, control, c.decisions, c.action_histogram.clone(), &self.rewards, agent))
     }
 }
 
@@ -701,7 +695,7 @@ mod tests {
         let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
         let r = RlgcSettings { zero_interval, ..Default::default() };
         let fixed = Fixed { copies, next_state: 0, learned: Vec::new() };
-        Driver::new("test", fixed, &r, Trigger::new(&gc, &r, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
+        Driver::new(fixed, &r, Trigger::new(&gc, &r, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
     }
 
     fn partial(copies: u32, min_invalid_fraction: f64) -> GcAction {
@@ -757,7 +751,7 @@ mod tests {
             let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
             let r = RlgcSettings { reward_request, ..Default::default() };
             let fixed = Fixed { copies: 2, next_state: 0, learned: Vec::new() };
-            Driver::new("test", fixed, &r, Trigger::new(&gc, &r, false), Pcg64Mcg::seed_from_u64(1)).unwrap()
+            Driver::new(fixed, &r, Trigger::new(&gc, &r, false), Pcg64Mcg::seed_from_u64(1)).unwrap()
         };
         // Write 1 (decided), read 2 (base RLGC: no decision), write 3 (decided); the reward of
         // decision 1 is write 3's response (`next_decision`) or read 2's (`next_request`).
