@@ -53,7 +53,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::GcConfig;
-use crate::decision::{self, ActionError, DecisionKind, DecisionPoint, DecisionSpace, Feature};
+use crate::decision::{self, ActionError, DecisionKind, DecisionPoint, DecisionSlot, DecisionSpace, Feature};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::gc::scheduler::partial::IntensiveMode;
 use crate::ftl::gc::scheduler::rlgc_settings::{RewardRequest, RlgcSettings, ZeroInterval};
@@ -322,8 +322,7 @@ const MAX_INTERVAL_US: f64 = 1e6;
 struct External {
     /// The decision waiting for `act`: the request it follows, the decider's own decision (its
     /// state, which the decider learns on) and the cap.
-    waiting: Option<(u64, Decision, u32)>,
-    decision: decision::Decision,
+    slot: DecisionSlot<(u64, Decision, u32)>,
     /// Rewards since the previous decision.
     reward: f64,
 }
@@ -446,12 +445,13 @@ impl<D: Decider> Driver<D> {
     fn leave_waiting(&mut self, seq: u64, d: Decision, cap: u32) {
         let (observation, max) = (self.observation(), self.decider.max_copies());
         if let Some(e) = &mut self.external {
-            e.decision.observation = observation;
-            e.decision.mask = (0..=max).map(|a| a <= cap).collect();
-            e.decision.reward = std::mem::take(&mut e.reward);
-            e.decision.reward_parts = vec![e.decision.reward];
-            e.decision.builtin_action = d.copies.min(cap);
-            e.waiting = Some((seq, d, cap));
+            let shown = &mut e.slot.decision;
+            shown.observation = observation;
+            shown.mask = (0..=max).map(|a| a <= cap).collect();
+            shown.reward = std::mem::take(&mut e.reward);
+            shown.reward_parts = vec![shown.reward];
+            shown.builtin_action = d.copies.min(cap);
+            e.slot.wait((seq, d, cap));
         }
     }
 
@@ -619,32 +619,18 @@ impl<D: Decider> DecisionPoint for Driver<D> {
 
     fn attach(&mut self) {
         if self.external.is_none() {
-            self.external = Some(External {
-                waiting: None,
-                decision: decision::Decision {
-                    kind: DecisionKind::GcScheduler,
-                    observation: Vec::new(),
-                    mask: Vec::new(),
-                    reward: 0.0,
-                    reward_parts: Vec::new(),
-                    builtin_action: 0,
-                },
-                reward: 0.0,
-            });
+            self.external =
+                Some(External { slot: DecisionSlot::new(DecisionKind::GcScheduler, Vec::new(), 0), reward: 0.0 });
         }
     }
 
     fn pending(&self) -> Option<&decision::Decision> {
-        self.external.as_ref().filter(|e| e.waiting.is_some()).map(|e| &e.decision)
+        self.external.as_ref().and_then(|e| e.slot.pending())
     }
 
     fn act(&mut self, action: u32) -> std::result::Result<(), ActionError> {
         let e = self.external.as_mut().ok_or(ActionError::NothingPending)?;
-        if e.waiting.is_none() {
-            return Err(ActionError::NothingPending);
-        }
-        e.decision.check(action)?;
-        let (seq, mut d, cap) = e.waiting.take().expect("checked");
+        let (seq, mut d, cap) = e.slot.take(action)?;
         // The decider's own choice counts for the cap; the action taken is the agent's (the
         // decider learns on it, as it learns on a capped one).
         let capped = d.copies > cap;
