@@ -91,12 +91,6 @@ def spec_layer(spec: str | Path) -> Layer:
     return (f"spec:{spec}", f'[workload]\nkind = "spec"\nspec = {toml_string(str(spec))}\n', True)
 
 
-#: Top-level keys only a workload spec has (a config layer's tables are `[workload]`,
-#: `[device]`, ...): a file with one of them is read as a spec, whose own check then names
-#: whatever is missing.
-SPEC_KEYS = {"address_space", "read_ratio", "length", "read", "write", "reread", "arrival", "align_bytes"}
-
-
 def read_toml_text(path: Path) -> str:
     """A TOML file's text (newlines as `read_text` gives them). TOML is UTF-8 only, so a file that
     is not is a `ConfigError` at the line and column of its first bad byte, not a traceback."""
@@ -117,13 +111,9 @@ def read_toml_text(path: Path) -> str:
 
 
 def _is_spec(path: Path) -> bool:
-    """Whether a TOML file is a workload spec, not a config layer."""
-    import tomllib
-
-    try:
-        return bool(SPEC_KEYS & tomllib.loads(read_toml_text(path)).keys())
-    except tomllib.TOMLDecodeError:
-        return False  # the core reports the file's problem with its line
+    """Whether a TOML file is a workload spec, not a config layer: the core tells them apart by
+    the keys only a spec has. A file that is not TOML is a layer, whose loader names its line."""
+    return bool(_core.is_spec_toml(read_toml_text(path)))
 
 
 def workload_layer(workload: str | Path) -> Layer:

@@ -80,18 +80,17 @@ class Converted:
 def is_spec(source: str | Path) -> bool:
     """Whether `source` is a workload spec (a TOML file with a spec's top-level keys, or a
     built-in spec's name) rather than a trace."""
-    import tomllib
-
-    from ssdlab.config import SPEC_KEYS, workload_specs
+    from ssdlab.config import workload_specs
 
     path = Path(source)
     if path.is_file():
         if path.suffix != ".toml":
             return False
         try:
-            return bool(SPEC_KEYS & tomllib.loads(path.read_text()).keys())
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            return True  # a TOML file that does not parse: the spec loader names the line
+            spec = _core.is_spec_toml(path.read_text())
+        except UnicodeDecodeError:
+            return True  # a TOML file that does not decode: the spec loader names the line
+        return spec is not False  # not TOML either: the spec loader names the line
     return str(source) in workload_specs()
 
 

@@ -30,6 +30,7 @@ pub fn load_config(preset: Option<&str>, layers: &[Layer], overrides: &[String])
         }
         problems
     })
+    .map(ValidatedConfig::with_policies_checked)
 }
 
 /// A built-in device preset's capacity, loaded alone (at its own utilization).

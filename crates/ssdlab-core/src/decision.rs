@@ -130,6 +130,51 @@ pub fn check_action(
     Ok(())
 }
 
+/// The plumbing every decision point shares: one decision at a time, shown to the outside agent
+/// (`decision`, which the policy fills before `wait`), and what the policy keeps to finish its
+/// step once the action comes (`W`). `pending` and the checks of `act` live here; the policy
+/// only fills the decision and performs the action `take` hands back with its step.
+#[derive(Debug, Clone)]
+pub struct DecisionSlot<W> {
+    waiting: Option<W>,
+    pub decision: Decision,
+}
+
+impl<W> DecisionSlot<W> {
+    /// Nothing waiting yet: a decision of `kind` with the actions `mask` allows (empty where the
+    /// policy sets it at each decision) and the policy's own agent's action.
+    pub fn new(kind: DecisionKind, mask: Vec<bool>, builtin_action: u32) -> Self {
+        let decision =
+            Decision { kind, observation: Vec::new(), mask, reward: 0.0, reward_parts: Vec::new(), builtin_action };
+        DecisionSlot { waiting: None, decision }
+    }
+
+    /// Whether a decision waits for its action.
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
+    }
+
+    /// Leave `decision` (as filled) pending, keeping `waiting` for the action.
+    pub fn wait(&mut self, waiting: W) {
+        self.waiting = Some(waiting);
+    }
+
+    /// The decision waiting for its action (`DecisionPoint::pending`).
+    pub fn pending(&self) -> Option<&Decision> {
+        self.waiting.as_ref().map(|_| &self.decision)
+    }
+
+    /// What the step kept, once `action` passes the decision's range and mask (nothing is
+    /// taken if it does not, so the agent may act again).
+    pub fn take(&mut self, action: u32) -> Result<W, ActionError> {
+        if self.waiting.is_none() {
+            return Err(ActionError::NothingPending);
+        }
+        self.decision.check(action)?;
+        self.waiting.take().ok_or(ActionError::NothingPending)
+    }
+}
+
 /// A policy's decision point. The policy keeps deciding with its own agent until `attach`; then
 /// at each decision it leaves the decision pending (`pending`) and the simulation stops until
 /// `act` gives the action.
@@ -153,6 +198,20 @@ pub trait DecisionPoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slot_hands_its_step_back_only_for_an_allowed_action() {
+        let mut slot: DecisionSlot<&str> = DecisionSlot::new(DecisionKind::SlcPolicy, vec![true, false], 0);
+        assert!(slot.pending().is_none());
+        assert_eq!(slot.take(0), Err(ActionError::NothingPending));
+        slot.wait("step");
+        assert_eq!(slot.pending().map(|d| d.kind), Some(DecisionKind::SlcPolicy));
+        assert!(matches!(slot.take(1), Err(ActionError::Masked { .. })));
+        assert!(matches!(slot.take(2), Err(ActionError::OutOfRange { .. })));
+        assert!(slot.is_waiting(), "a refused action leaves the decision pending");
+        assert_eq!(slot.take(0), Ok("step"));
+        assert!(!slot.is_waiting());
+    }
 
     fn decision(mask: &[bool]) -> Decision {
         Decision {

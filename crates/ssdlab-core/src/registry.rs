@@ -182,13 +182,25 @@ fn schema_of<T: PolicySettings>() -> serde_json::Value {
 
 /// The entry named `id`, or a config error on `key` listing the known ids.
 pub fn find<'a, B, C>(registry: &'a [Entry<B, C>], key: &str, id: &str) -> Result<&'a Entry<B, C>> {
-    registry.iter().find(|e| e.id == id).ok_or_else(|| Error::config(key, unknown(registry, id)))
+    lookup(registry, key, id).map_err(|problem| Error::Config { path: None, problems: vec![problem] })
+}
+
+/// The entry named `id`, or the problem of `key` naming the known ids: the one look-up of an id
+/// a config gives (`ftl::Policies`, the device's transaction scheduler).
+pub fn lookup<'a, B, C>(
+    registry: &'a [Entry<B, C>],
+    key: &str,
+    id: &str,
+) -> std::result::Result<&'a Entry<B, C>, ConfigProblem> {
+    registry
+        .iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| ConfigProblem { key: key.to_string(), reason: unknown(registry, id) })
 }
 
 /// A problem for `key` if `id` is not registered.
 pub fn check<B, C>(registry: &[Entry<B, C>], key: &str, id: &str) -> Option<ConfigProblem> {
-    (!registry.iter().any(|e| e.id == id))
-        .then(|| ConfigProblem { key: key.to_string(), reason: unknown(registry, id) })
+    lookup(registry, key, id).err()
 }
 
 fn unknown<B, C>(registry: &[Entry<B, C>], id: &str) -> String {

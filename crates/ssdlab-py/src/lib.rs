@@ -30,6 +30,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::config_key_suggestions, m)?)?;
     m.add_function(wrap_pyfunction!(config::config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(config::workload_spec_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(config::is_spec_toml, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_detect, m)?)?;

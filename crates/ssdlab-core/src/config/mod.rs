@@ -22,6 +22,7 @@ mod overridden;
 pub mod presets;
 mod renamed;
 mod schema;
+mod spec_layer;
 pub mod suggest;
 mod validate;
 
@@ -34,6 +35,7 @@ pub use load::{
 pub use overridden::{ConfigOverride, OverrideStep};
 pub use renamed::{ConfigWarning, Renamed, RENAMED};
 pub use schema::{schema, schema_json, settings_schema};
+pub use spec_layer::{is_spec_toml, spec_only_keys};
 pub use validate::{geometry_problems, Capacity, ValidatedConfig, GEOMETRY_KEYS, PAGE_BYTES_RANGE};
 
 use std::collections::BTreeMap;

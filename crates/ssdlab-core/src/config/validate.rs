@@ -26,6 +26,9 @@ pub struct ValidatedConfig {
     /// The layers it was merged from, as parsed: where each value came from, and which keys a
     /// later layer overrode (both worked out only when asked).
     sources: Arc<Sources>,
+    /// The policy-level checks passed at load (`catalog::load_config`), so building the
+    /// simulation does not run them again (`policies_checked`).
+    policies_checked: bool,
 }
 
 impl Deref for ValidatedConfig {
@@ -379,12 +382,26 @@ impl ValidatedConfig {
             warnings: Vec::new(),
             preset: None,
             sources: Arc::default(),
+            policies_checked: false,
         })
     }
 
     /// With what loading it found to warn about (deprecated names, `load_validated_claiming`).
     pub fn with_warnings(self, warnings: Vec<ConfigWarning>) -> ValidatedConfig {
         ValidatedConfig { warnings, ..self }
+    }
+
+    /// Its policies' ids and combinations checked too, by the loader that knows the registries
+    /// (`catalog::load_config`, the layer above).
+    pub fn with_policies_checked(self) -> ValidatedConfig {
+        ValidatedConfig { policies_checked: true, ..self }
+    }
+
+    /// Whether the loader checked its policies (`with_policies_checked`): a config made without
+    /// the registries (`ValidatedConfig::new`, `config::load_validated`) is checked when the
+    /// simulation is built instead.
+    pub fn policies_checked(&self) -> bool {
+        self.policies_checked
     }
 
     /// Loaded over the device preset `preset` (`load_validated_claiming`), for the report.

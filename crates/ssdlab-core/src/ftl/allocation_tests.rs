@@ -23,9 +23,6 @@ use crate::units::BlockId;
 struct NoGc;
 
 impl GcScheduler for NoGc {
-    fn id(&self) -> &'static str {
-        "none"
-    }
     fn before_serve(&mut self, _obs: &GcObservation) -> GcAction {
         GcAction::Nothing
     }
@@ -72,8 +69,10 @@ fn ftl(g: Geometry, logical_pages: u32, victim: Box<dyn VictimPolicy>, allocatio
             region_stats: vec![region::RegionStats::default()],
         },
         host: HostPath::new(None, BufferSettings::default(), UnwrittenReads::Free, logical_pages),
-        reclaimer: Reclaimer::new(victim, Box::new(NoGc), scope, blocks::DomainId(0), (1, 2), false),
+        reclaimer: Reclaimer::new((victim, "test victim"), Box::new(NoGc), scope, blocks::DomainId(0), (1, 2), false),
         regions: RegionManager::new(Box::new(region::none::NoRegions), logical_pages as u64, 0.0),
+        // Names only (these tests read no report): the policies above are built by hand.
+        policies: crate::ftl::Policies::resolve(&crate::catalog::load(Some("tiny"), &[], &[]).unwrap()).unwrap(),
         last_arrival: None,
         busy_until: 0,
     };

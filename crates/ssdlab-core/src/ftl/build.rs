@@ -7,33 +7,39 @@ use crate::config::{GcScopeKind, ValidatedConfig};
 use crate::error::{Error, Result};
 use crate::ftl::blocks::{BlockManager, GcScope, RegionId, RegionSpec, StreamId, StreamSpec};
 use crate::ftl::cache::{self, WriteBuffer};
+use crate::ftl::check::check_chosen;
 use crate::ftl::host::{BufferSettings, HostPath};
+use crate::ftl::policies::Chosen;
 use crate::ftl::reclaim::Reclaimer;
 use crate::ftl::region::{self, NATIVE};
 use crate::ftl::regions::RegionManager;
 use crate::ftl::store::{Placer, Store, Streams};
 use crate::ftl::verify::Verifier;
-use crate::ftl::{check_config, gc, mapping, placement, Ftl, FtlStats, GC_RESERVE_BLOCKS};
-use crate::registry;
+use crate::ftl::{gc, mapping, Ftl, FtlStats, GC_RESERVE_BLOCKS};
 use crate::units::transfer_ns;
 
 impl Ftl {
     /// `policy_rng` is the run's policy random stream, handed to the GC scheduler.
     pub fn build(cfg: &ValidatedConfig, policy_rng: Pcg64Mcg) -> Result<Ftl> {
-        let problems = check_config(cfg);
-        if !problems.is_empty() {
-            return Err(Error::Config { path: None, problems });
+        // Each policy id is looked up once; the loader has checked the combinations already
+        // (`catalog::load_config`), a config made without it is checked here.
+        let chosen = Chosen::of(cfg);
+        if !cfg.policies_checked() {
+            let problems = check_chosen(cfg, &chosen);
+            if !problems.is_empty() {
+                return Err(Error::Config { path: None, problems });
+            }
         }
+        let policies = chosen.complete()?;
         let geometry = cfg.geometry();
         let logical = cfg.used_logical_pages();
         let physical = geometry.pages();
-        let regions = (registry::find(region::registry::REGISTRY, "slc.policy", &cfg.slc.policy)?.build)(cfg)?;
+        let regions = (policies.slc.build)(cfg)?;
         let scope = match cfg.gc.scope {
             GcScopeKind::Region => GcScope::Region,
             GcScopeKind::Plane => GcScope::Plane,
         };
-        let mut placement =
-            (registry::find(placement::registry::REGISTRY, "ftl.placement", &cfg.ftl.placement)?.build)(cfg)?;
+        let mut placement = (policies.placement.build)(cfg)?;
         let placement_layout = placement.layout();
         let mut specs = vec![RegionSpec {
             name: "native".into(),
@@ -71,7 +77,7 @@ impl Ftl {
         }
         let mut placement_streams = 0..0;
         for k in 0..placement_layout.streams {
-            let id = add(format!("{}.{k}", placement.id()), NATIVE).0;
+            let id = add(format!("{}.{k}", policies.placement.id), NATIVE).0;
             if k == 0 {
                 placement_streams.start = id;
             }
@@ -104,17 +110,15 @@ impl Ftl {
             })
             .collect();
         let mapping_ctx = mapping::BuildCtx { cfg, logical_pages: logical };
-        let mapping =
-            (registry::find(mapping::registry::REGISTRY, "ftl.mapping", &cfg.ftl.mapping)?.build)(&mapping_ctx)?;
+        let mapping = (policies.mapping.build)(&mapping_ctx)?;
         let scheduler_ctx = gc::scheduler::BuildCtx {
             gc: &cfg.gc,
             timing: &cfg.device.timing,
             rng: policy_rng,
             tables: &cfg.policy_tables,
         };
-        let scheduler =
-            (registry::find(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler)?.build)(scheduler_ctx)?;
-        let victim = (registry::find(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim)?.build)(cfg)?;
+        let scheduler = (policies.scheduler.build)(scheduler_ctx)?;
+        let victim = (policies.victim.build)(cfg)?;
         let buffer = if cfg.cache.capacity.0 > 0 {
             let pages = (cfg.cache.capacity.0 / geometry.page_bytes).min(u32::MAX as u64) as u32;
             let eviction_ctx = cache::BuildCtx {
@@ -123,9 +127,7 @@ impl Ftl {
                 capacity_pages: pages,
                 rng: crate::rng::rng_for(cfg.warmup_seed(), crate::rng::RngStream::Eviction),
             };
-            let eviction = (registry::find(cache::registry::REGISTRY, "cache.eviction", &cfg.cache.eviction)?.build)(
-                eviction_ctx,
-            )?;
+            let eviction = (policies.eviction.build)(eviction_ctx)?;
             Some(
                 WriteBuffer::new(pages, cfg.cache.high_watermark, cfg.cache.low_watermark, eviction)
                     .with_room_order(cfg.cache.room_order),
@@ -155,8 +157,16 @@ impl Ftl {
                 region_stats: vec![region::RegionStats::default(); layout.len() + 1],
             },
             host: HostPath::new(buffer, buffer_settings, cfg.ftl.unwritten_reads, logical),
-            reclaimer: Reclaimer::new(victim, scheduler, scope, native_domain, (trigger, target), when_idle),
+            reclaimer: Reclaimer::new(
+                (victim, policies.victim.id),
+                scheduler,
+                scope,
+                native_domain,
+                (trigger, target),
+                when_idle,
+            ),
             regions: RegionManager::new(regions, cfg.logical_pages() as u64, cfg.device.overprovisioning),
+            policies,
             last_arrival: None,
             busy_until: 0,
         })

@@ -9,27 +9,23 @@ use super::cache;
 use super::gc;
 use super::gc::scheduler::SchedulerCaps;
 use super::gc::victim::{Collects, VictimCaps};
-use super::mapping;
 use super::placement;
 use super::placement::registry::{Allocates, PlacementCaps};
+use super::policies::Chosen;
 use super::region;
 use super::region::registry::{RegionCaps, SlcRegion};
 use crate::registry;
 
 /// Policy-level checks a config needs beyond its own validation: every policy id is registered,
-/// and the combinations make sense. Problems carry the config key.
+/// and the combinations make sense. Problems carry the config key. The loader runs it once
+/// (`catalog::load_config`); `Ftl::build` runs it only for a config made without the loader.
 pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
-    let mut p: Vec<ConfigProblem> = [
-        registry::check(mapping::registry::REGISTRY, "ftl.mapping", &cfg.ftl.mapping),
-        registry::check(placement::registry::REGISTRY, "ftl.placement", &cfg.ftl.placement),
-        registry::check(cache::registry::REGISTRY, "cache.eviction", &cfg.cache.eviction),
-        registry::check(region::registry::REGISTRY, "slc.policy", &cfg.slc.policy),
-        registry::check(gc::scheduler::REGISTRY, "gc.scheduler", &cfg.gc.scheduler),
-        registry::check(gc::victim::REGISTRY, "gc.victim", &cfg.gc.victim),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    check_chosen(cfg, &Chosen::of(cfg))
+}
+
+/// `check_config` on the policies already looked up (`Chosen::of`).
+pub(crate) fn check_chosen(cfg: &Config, chosen: &Chosen) -> Vec<ConfigProblem> {
+    let mut p: Vec<ConfigProblem> = chosen.unknown.clone();
     let mut check = |ok: bool, key: &str, reason: String| {
         if !ok {
             p.push(ConfigProblem { key: key.into(), reason });
@@ -38,11 +34,11 @@ pub fn check_config(cfg: &Config) -> Vec<ConfigProblem> {
     // The combination checks ask the registered policies' capabilities; an unregistered id has
     // its problem above and is left out of them.
     let g = &cfg.gc;
-    let scheduler = registry::caps(gc::scheduler::REGISTRY, &g.scheduler);
-    let placement = registry::caps(placement::registry::REGISTRY, &cfg.ftl.placement);
-    let victim = registry::caps(gc::victim::REGISTRY, &g.victim);
-    let slc = registry::caps(region::registry::REGISTRY, &cfg.slc.policy);
-    let eviction = registry::caps(cache::registry::REGISTRY, &cfg.cache.eviction);
+    let scheduler = chosen.scheduler.map(|e| &e.caps);
+    let placement = chosen.placement.map(|e| &e.caps);
+    let victim = chosen.victim.map(|e| &e.caps);
+    let slc = chosen.slc.map(|e| &e.caps);
+    let eviction = chosen.eviction.map(|e| &e.caps);
     let blocking = registry::ids_where(gc::scheduler::REGISTRY, |c: &SchedulerCaps| c.blocking);
     // Only a policy holding `slc.blocks` for the whole run takes their capacity from the spare.
     let fixed_slc_blocks = match slc {

@@ -21,6 +21,7 @@ mod host;
 pub(crate) mod lru;
 pub mod mapping;
 pub mod placement;
+mod policies;
 mod reclaim;
 pub mod region;
 mod regions;
@@ -46,6 +47,7 @@ use store::Store;
 use verify::Verifier;
 
 pub use check::check_config;
+pub use policies::Policies;
 pub use request::{PageRequest, RequestInfo};
 pub use stats::FtlStats;
 
@@ -58,6 +60,8 @@ pub struct Ftl {
     host: HostPath,
     reclaimer: Reclaimer,
     regions: RegionManager,
+    /// The registry entries its policies were built from: their ids for the report.
+    policies: Policies,
     last_arrival: Option<SimTime>,
     /// The latest completion time of the host requests served so far (0 before the first): a
     /// request arriving before it found the device still busy with an earlier one.
@@ -85,11 +89,15 @@ impl Ftl {
     pub fn scheduler(&self) -> &dyn GcScheduler {
         self.reclaimer.scheduler.as_ref()
     }
+    /// The registry entries of its policies (`Entry::id`: what the report names them).
+    pub fn policies(&self) -> &Policies {
+        &self.policies
+    }
     pub fn victim_id(&self) -> &'static str {
-        self.reclaimer.victim.id()
+        self.policies.victim.id
     }
     pub fn placement_id(&self) -> &'static str {
-        self.store.placer.policy.id()
+        self.policies.placement.id
     }
     pub fn region_policy(&self) -> &dyn RegionPolicy {
         self.regions.policy.as_ref()
@@ -265,13 +273,16 @@ impl Ftl {
         use crate::registry::ids_where;
         let (id, with) = match kind {
             DecisionKind::GcScheduler => {
-                (self.reclaimer.scheduler.id(), ids_where(gc::scheduler::REGISTRY, |c| c.decides))
+                (self.policies.scheduler.id, ids_where(gc::scheduler::REGISTRY, |c| c.decides))
             }
             DecisionKind::CacheEviction => (
-                self.host.buffer.as_ref().map_or("none (no write buffer: cache.capacity = 0)", |b| b.policy.id()),
+                self.host
+                    .buffer
+                    .as_ref()
+                    .map_or("none (no write buffer: cache.capacity = 0)", |_| self.policies.eviction.id),
                 ids_where(cache::registry::REGISTRY, |c| c.decides),
             ),
-            DecisionKind::SlcPolicy => (self.regions.policy.id(), ids_where(region::registry::REGISTRY, |c| c.decides)),
+            DecisionKind::SlcPolicy => (self.policies.slc.id, ids_where(region::registry::REGISTRY, |c| c.decides)),
         };
         match self.decision_point(kind) {
             Some(point) => Ok(point.space()),

@@ -78,11 +78,11 @@ pub(super) fn assemble(sim: &Simulation) -> Report {
             free_blocks_at_end: sim.ftl.blocks().free_blocks(),
         },
         policies: Policies {
-            mapping: sim.ftl.mapping().id().to_string(),
+            mapping: sim.ftl.policies().mapping.id.to_string(),
             placement: sim.ftl.placement_id().to_string(),
-            region_policy: sim.ftl.region_policy().id().to_string(),
-            eviction: sim.ftl.buffer().map(|b| b.policy.id().to_string()),
-            gc_scheduler: sim.ftl.scheduler().id().to_string(),
+            region_policy: sim.ftl.policies().slc.id.to_string(),
+            eviction: sim.ftl.buffer().map(|_| sim.ftl.policies().eviction.id.to_string()),
+            gc_scheduler: sim.ftl.policies().scheduler.id.to_string(),
             gc_victim: sim.ftl.victim_id().to_string(),
             gc_scheduler_report: gc_report,
             mapping_report: sim.ftl.mapping().report(),
@@ -110,9 +110,9 @@ pub(super) fn assemble(sim: &Simulation) -> Report {
             rates: sim.recorder.rates.report(sim.recorder.first_arrival.map(|_| sim.now), sim.flash_totals()),
         },
         learning: [
-            ("gc", sim.ftl.scheduler().learning()),
-            ("eviction", sim.ftl.buffer().and_then(|b| b.policy.learning())),
-            ("region", sim.ftl.region_policy().learning()),
+            ("gc", sim.ftl.scheduler().learning(sim.ftl.policies().scheduler.id)),
+            ("eviction", sim.ftl.buffer().and_then(|b| b.policy.learning(sim.ftl.policies().eviction.id))),
+            ("region", sim.ftl.region_policy().learning(sim.ftl.policies().slc.id)),
         ]
         .into_iter()
         .filter_map(|(point, report)| report.map(|r| (point, r)))

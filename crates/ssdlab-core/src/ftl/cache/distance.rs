@@ -53,9 +53,6 @@ impl DistanceEviction {
 }
 
 impl EvictionPolicy for DistanceEviction {
-    fn id(&self) -> &'static str {
-        "distance"
-    }
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
         let n = unit_pages as usize;
         if unit_pages < self.types {

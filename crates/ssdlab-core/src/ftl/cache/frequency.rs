@@ -102,9 +102,6 @@ fn bit_class(recent: &RecentBits, types: u32, lpn: Lpn) -> u8 {
 }
 
 impl EvictionPolicy for FrequencyEviction {
-    fn id(&self) -> &'static str {
-        "frequency"
-    }
     fn on_read(&mut self, lpn: Lpn, _hit: bool) {
         self.reads_since_reset += 1;
         if self.reads_since_reset > self.reset_every_reads {

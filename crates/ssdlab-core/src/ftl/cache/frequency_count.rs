@@ -73,9 +73,6 @@ fn count_class(history: &ReadHistory, types: u32, lpn: Lpn) -> u8 {
 }
 
 impl EvictionPolicy for FrequencyCountEviction {
-    fn id(&self) -> &'static str {
-        "frequency_count"
-    }
     fn on_read(&mut self, lpn: Lpn, _hit: bool) {
         self.history.note_read(lpn.0, self.reads);
         self.reads += 1;

@@ -10,9 +10,6 @@ use crate::units::Lpn;
 pub struct LruEviction;
 
 impl EvictionPolicy for LruEviction {
-    fn id(&self) -> &'static str {
-        "lru"
-    }
     fn next_unit(&mut self, view: &BufferView, unit_pages: u32, out: &mut Vec<Lpn>) {
         view.oldest_dirty(unit_pages, out);
     }

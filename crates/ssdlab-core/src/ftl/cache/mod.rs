@@ -145,7 +145,6 @@ impl BufferView<'_> {
 
 /// Decides which buffered dirty pages leave the buffer, as program units.
 pub trait EvictionPolicy: Send + dyn_clone::DynClone {
-    fn id(&self) -> &'static str;
     /// A host write put `lpn` in the buffer (new or merged).
     fn on_write(&mut self, _lpn: Lpn, _write: PageWrite) {}
     /// A host read of `lpn`; `hit` if the buffer served it.
@@ -166,8 +165,9 @@ pub trait EvictionPolicy: Send + dyn_clone::DynClone {
     fn report(&self) -> Value {
         Value::Null
     }
-    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn).
-    fn learning(&self) -> Option<crate::rl::LearningReport> {
+    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn),
+    /// under `id`, the id of the registry entry that built it.
+    fn learning(&self, _id: &'static str) -> Option<crate::rl::LearningReport> {
         None
     }
     /// Its decision point, for an outside agent (`crate::decision`; declared in the registry
@@ -243,9 +243,6 @@ pub struct CacheStats {
 struct Vacant;
 
 impl EvictionPolicy for Vacant {
-    fn id(&self) -> &'static str {
-        "vacant"
-    }
     fn next_unit(&mut self, _view: &BufferView, _unit_pages: u32, _out: &mut Vec<Lpn>) {}
 }
 

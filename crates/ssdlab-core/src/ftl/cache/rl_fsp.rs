@@ -62,7 +62,7 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxBuildHasher;
 use serde_json::{json, Value};
 
-use crate::decision::{ActionError, Decision, DecisionKind, DecisionPoint, DecisionSpace, Feature};
+use crate::decision::{ActionError, Decision, DecisionKind, DecisionPoint, DecisionSlot, DecisionSpace, Feature};
 use crate::error::{Error, Result};
 use crate::ftl::cache::group::check_fsp;
 use crate::ftl::cache::group::{typed_unit, MAX_TYPES};
@@ -148,9 +148,8 @@ struct Outside {
     touched: VecDeque<Lpn>,
     /// Look at every dirty page at the first event (the buffer may hold pages already).
     scan_all: bool,
-    /// The page waiting for its class, with its state.
-    waiting: Option<(Lpn, u16)>,
-    decision: Decision,
+    /// The page waiting for its class, with its state, and the decision it was shown.
+    slot: DecisionSlot<(Lpn, u16)>,
     /// Rewards settled since the last decision: the sum and its two parts.
     reward_parts: [f64; 2],
     asked: u64,
@@ -378,9 +377,6 @@ impl RlFspEviction {
 }
 
 impl EvictionPolicy for RlFspEviction {
-    fn id(&self) -> &'static str {
-        "rl_fsp"
-    }
     fn reseed(&mut self, rng: Pcg64Mcg) {
         self.rng = rng;
     }
@@ -453,7 +449,7 @@ impl EvictionPolicy for RlFspEviction {
     }
     fn before_event(&mut self, view: &BufferView) {
         let Some(mut o) = self.outside.take() else { return };
-        if o.waiting.is_none() {
+        if !o.slot.is_waiting() {
             if std::mem::take(&mut o.scan_all) {
                 o.touched.extend(view.from_tail().filter(|p| p.dirty).map(|p| p.lpn));
             }
@@ -464,7 +460,7 @@ impl EvictionPolicy for RlFspEviction {
                 }
                 let fsp = self.state(&page);
                 let state = fsp.index(&self.encoding);
-                let d = &mut o.decision;
+                let d = &mut o.slot.decision;
                 d.observation.clear();
                 d.observation.extend([
                     fsp.long_term as f64,
@@ -478,7 +474,7 @@ impl EvictionPolicy for RlFspEviction {
                 d.reward_parts.clear();
                 d.reward_parts.extend(parts);
                 d.builtin_action = u32::from(self.propose(state));
-                o.waiting = Some((lpn, state as u16));
+                o.slot.wait((lpn, state as u16));
                 o.asked += 1;
                 break;
             }
@@ -507,7 +503,7 @@ impl EvictionPolicy for RlFspEviction {
             })),
         })
     }
-    fn learning(&self) -> Option<LearningReport> {
+    fn learning(&self, id: &'static str) -> Option<LearningReport> {
         // The values decisions use: the active table (the shadow one is a step ahead).
         let q = self.table.active();
         let visited = self.table.shadow();
@@ -517,7 +513,7 @@ impl EvictionPolicy for RlFspEviction {
         let decisions = self.table.decisions();
         // Classifications asked of the agent (a unit's recorded types may be substitutes).
         let mut report = LearningReport::new(
-            "rl_fsp",
+            id,
             self.random_control,
             decisions,
             self.action_histogram.clone(),
@@ -560,15 +556,7 @@ impl DecisionPoint for RlFspEviction {
             given: HashMap::default(),
             touched: VecDeque::new(),
             scan_all: true,
-            waiting: None,
-            decision: Decision {
-                kind: DecisionKind::CacheEviction,
-                observation: Vec::new(),
-                mask: vec![true; types],
-                reward: 0.0,
-                reward_parts: Vec::new(),
-                builtin_action: 0,
-            },
+            slot: DecisionSlot::new(DecisionKind::CacheEviction, vec![true; types], 0),
             reward_parts: [0.0; 2],
             asked: 0,
             stale: 0,
@@ -577,14 +565,12 @@ impl DecisionPoint for RlFspEviction {
     }
 
     fn pending(&self) -> Option<&Decision> {
-        self.outside.as_ref().filter(|o| o.waiting.is_some()).map(|o| &o.decision)
+        self.outside.as_ref().and_then(|o| o.slot.pending())
     }
 
     fn act(&mut self, action: u32) -> std::result::Result<(), ActionError> {
         let o = self.outside.as_mut().ok_or(ActionError::NothingPending)?;
-        let Some((lpn, state)) = o.waiting else { return Err(ActionError::NothingPending) };
-        o.decision.check(action)?;
-        o.waiting = None;
+        let (lpn, state) = o.slot.take(action)?;
         o.given.insert(lpn, Given { class: action as u8, state, stale: false });
         Ok(())
     }
@@ -716,7 +702,7 @@ mod tests {
         for (got, want) in q.iter().zip([0.6, -0.15, 0.15, 0.3]) {
             assert!((got - want).abs() < 1e-12, "{q:?}");
         }
-        let l = p.learning().unwrap();
+        let l = p.learning("rl_fsp").unwrap();
         assert_eq!((l.decisions, l.rewards, l.action_histogram.clone()), (12, 4, vec![3, 3, 3, 3]));
         assert_eq!(l.agent.states_visited, 1);
     }

@@ -95,7 +95,6 @@ pub enum LineVictim {
 
 /// Chooses the block GC empties next. Only sealed blocks are candidates (never an open one).
 pub trait VictimPolicy: Send + dyn_clone::DynClone {
-    fn id(&self) -> &'static str;
     /// A victim with at least `min_invalid_fraction` invalid pages, or None.
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId>;
     /// In a line-mode region (a placement that allocates lines): the line, or the stream's
@@ -167,7 +166,6 @@ pub enum GcAction {
 
 /// Decides when GC runs and how much. One file per policy under `scheduler/`.
 pub trait GcScheduler: Send + dyn_clone::DynClone {
-    fn id(&self) -> &'static str;
     /// Called when a request arrives, before it is served.
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction;
     /// Called once the request is served, with its response time.
@@ -184,8 +182,9 @@ pub trait GcScheduler: Send + dyn_clone::DynClone {
     fn report(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
-    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn).
-    fn learning(&self) -> Option<crate::rl::LearningReport> {
+    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn),
+    /// under `id`, the id of the registry entry that built it.
+    fn learning(&self, _id: &'static str) -> Option<crate::rl::LearningReport> {
         None
     }
     /// Its decision point, for an outside agent (`crate::decision`; declared in the registry

@@ -53,8 +53,6 @@ impl TranslationPages {
 
 /// A demand-based mapping's cache in front of its `TranslationPages`.
 pub trait DemandCache: Clone + Send + 'static {
-    fn id(&self) -> &'static str;
-
     fn stored(&self) -> &TranslationPages;
     fn stored_mut(&mut self) -> &mut TranslationPages;
 
@@ -79,10 +77,6 @@ pub trait DemandCache: Clone + Send + 'static {
 }
 
 impl<C: DemandCache> Mapping for C {
-    fn id(&self) -> &'static str {
-        DemandCache::id(self)
-    }
-
     fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
         DemandCache::lookup(self, lpns, out, ctx)
     }

@@ -243,10 +243,6 @@ impl Dftl {
 }
 
 impl DemandCache for Dftl {
-    fn id(&self) -> &'static str {
-        "dftl"
-    }
-
     fn stored(&self) -> &TranslationPages {
         &self.stored
     }

@@ -155,8 +155,6 @@ pub struct Translation {
 }
 
 pub trait Mapping: Send + dyn_clone::DynClone {
-    /// The policy id used in configs and reports.
-    fn id(&self) -> &'static str;
     /// Host read of `lpns` (one request, in order): append one `Translation` per page to
     /// `out`. The request arrived at `ctx.now`.
     fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()>;

@@ -23,9 +23,6 @@ impl PageMapping {
 }
 
 impl Mapping for PageMapping {
-    fn id(&self) -> &'static str {
-        "page"
-    }
     fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
         out.extend(lpns.iter().map(|&l| Translation { ppn: self.table.get(l), start: ctx.now }));
         Ok(())

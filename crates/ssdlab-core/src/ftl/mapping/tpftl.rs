@@ -695,10 +695,6 @@ impl Tpftl {
 }
 
 impl DemandCache for Tpftl {
-    fn id(&self) -> &'static str {
-        "tpftl"
-    }
-
     fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
         self.lookup_with(lpns, out, ctx, &mut |_| false)
     }

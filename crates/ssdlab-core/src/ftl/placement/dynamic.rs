@@ -285,9 +285,6 @@ impl DynamicPlacement {
 }
 
 impl Placement for DynamicPlacement {
-    fn id(&self) -> &'static str {
-        "dynamic"
-    }
     fn plane(&mut self, _lpns: &[Lpn], view: &PlacementView) -> Option<PlaneId> {
         self.least_busy.pick(1, view)
     }

@@ -84,9 +84,6 @@ impl GroupPlacement {
 }
 
 impl Placement for GroupPlacement {
-    fn id(&self) -> &'static str {
-        "group"
-    }
     fn plane(&mut self, lpns: &[Lpn], view: &PlacementView) -> Option<PlaneId> {
         self.rows.plane(lpns, view)
     }

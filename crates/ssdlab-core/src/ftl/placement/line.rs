@@ -31,9 +31,6 @@ impl LinePlacement {
 }
 
 impl Placement for LinePlacement {
-    fn id(&self) -> &'static str {
-        "line"
-    }
     fn plane(&mut self, lpns: &[Lpn], view: &PlacementView) -> Option<PlaneId> {
         let pages = lpns.len() as u32;
         if view.is_line_stream() {

@@ -100,7 +100,6 @@ pub struct PlacementLayout {
 
 /// Chooses where program units go. One file per policy; `REGISTRY` names them.
 pub trait Placement: Send + dyn_clone::DynClone {
-    fn id(&self) -> &'static str;
     /// Pages per program unit on a device whose cells hold `bits_per_cell` bits: 1 (page at a
     /// time), or `bits_per_cell` for one-shot wordline programs.
     fn unit_pages(&self, _bits_per_cell: u32) -> u32 {

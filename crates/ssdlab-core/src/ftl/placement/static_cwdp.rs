@@ -49,9 +49,6 @@ impl StaticPlacement {
 }
 
 impl Placement for StaticPlacement {
-    fn id(&self) -> &'static str {
-        "static"
-    }
     fn plane(&mut self, lpns: &[Lpn], view: &PlacementView) -> Option<PlaneId> {
         let plane = self.plane_of(*lpns.first()?);
         view.has_room(plane, lpns.len() as u32).then_some(plane)

@@ -23,9 +23,6 @@ impl WordlinePlacement {
 }
 
 impl Placement for WordlinePlacement {
-    fn id(&self) -> &'static str {
-        "wordline"
-    }
     fn unit_pages(&self, bits_per_cell: u32) -> u32 {
         bits_per_cell
     }

@@ -37,6 +37,8 @@ pub(super) fn reclaim_busy(device: &Device) -> (u64, u64) {
 #[derive(Clone)]
 pub(super) struct Reclaimer {
     pub(super) victim: Box<dyn VictimPolicy>,
+    /// The victim policy's registry id (`Entry::id`), for an invariant's message.
+    victim_id: &'static str,
     pub(super) scheduler: Box<dyn GcScheduler>,
     pub(super) scope: GcScope,
     /// The native region's GC domain when GC runs region-wide (the scheduler's domain).
@@ -62,7 +64,7 @@ pub(super) struct Reclaimer {
 
 impl Reclaimer {
     pub(super) fn new(
-        victim: Box<dyn VictimPolicy>,
+        (victim, victim_id): (Box<dyn VictimPolicy>, &'static str),
         scheduler: Box<dyn GcScheduler>,
         scope: GcScope,
         native_domain: DomainId,
@@ -71,6 +73,7 @@ impl Reclaimer {
     ) -> Reclaimer {
         Reclaimer {
             victim,
+            victim_id,
             scheduler,
             scope,
             native_domain,
@@ -332,9 +335,7 @@ impl Reclaimer {
         if blocks.state(b) != BlockState::Sealed || blocks.region(b) != region {
             return Err(Error::invariant(format!(
                 "victim policy '{}' chose block {} which is not a sealed block of region {}",
-                self.victim.id(),
-                b.0,
-                region.0
+                self.victim_id, b.0, region.0
             )));
         }
         // A full victim is legitimate for some policies (FIFO rotates cold data), but if even

@@ -117,9 +117,6 @@ impl Dwa {
 }
 
 impl RegionPolicy for Dwa {
-    fn id(&self) -> &'static str {
-        "dwa"
-    }
     fn layout(&self) -> Vec<RegionLayout> {
         vec![slc_region(self.space.start_blocks(self.space.min_blocks))]
     }

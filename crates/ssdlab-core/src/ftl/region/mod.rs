@@ -210,7 +210,6 @@ pub const MAX_ACTIONS_PER_WRITE: usize = 4;
 
 /// Runs the regions. One file per policy; `REGISTRY` names them.
 pub trait RegionPolicy: Send + dyn_clone::DynClone {
-    fn id(&self) -> &'static str;
     /// Regions beyond the native one, in id order (1, 2, ...).
     fn layout(&self) -> Vec<RegionLayout>;
     /// The region a host write goes to.
@@ -241,8 +240,9 @@ pub trait RegionPolicy: Send + dyn_clone::DynClone {
     fn report(&self) -> Value {
         Value::Null
     }
-    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn).
-    fn learning(&self) -> Option<crate::rl::LearningReport> {
+    /// The learning diagnostics of a policy with an agent (`None`: the policy does not learn),
+    /// under `id`, the id of the registry entry that built it.
+    fn learning(&self, _id: &'static str) -> Option<crate::rl::LearningReport> {
         None
     }
     /// Its decision point, for an outside agent (`crate::decision`; declared in the registry

@@ -8,9 +8,6 @@ use crate::ftl::region::{RegionAction, RegionLayout, RegionPolicy, RegionView, W
 pub struct NoRegions;
 
 impl RegionPolicy for NoRegions {
-    fn id(&self) -> &'static str {
-        "none"
-    }
     fn layout(&self) -> Vec<RegionLayout> {
         Vec::new()
     }

@@ -62,7 +62,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::ValidatedConfig;
-use crate::decision::{ActionError, Decision, DecisionKind, DecisionPoint, DecisionSpace, Feature};
+use crate::decision::{ActionError, Decision, DecisionKind, DecisionPoint, DecisionSlot, DecisionSpace, Feature};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::blocks::RegionId;
 use crate::ftl::region::series::SlcSeries;
@@ -368,11 +368,7 @@ pub struct RlSlc {
 }
 
 /// A step waiting for an outside agent's action, and the decision it was shown.
-#[derive(Clone)]
-struct Outside {
-    waiting: Option<Step>,
-    decision: Decision,
-}
+type Outside = DecisionSlot<Step>;
 
 /// What a step observed before its action: the state, Algorithm 2's reward of the step just
 /// ended (None at the first), its total cost and the host bytes written by then.
@@ -547,7 +543,7 @@ impl RlSlc {
             o.decision.reward_parts.clear();
             o.decision.reward_parts.push(o.decision.reward);
             o.decision.builtin_action = proposed as u32;
-            o.waiting = Some(step);
+            o.wait(step);
             return;
         }
         self.apply(step, proposed);
@@ -650,9 +646,6 @@ fn metadata(levels: &[u64]) -> BTreeMap<String, String> {
 }
 
 impl RegionPolicy for RlSlc {
-    fn id(&self) -> &'static str {
-        "rl"
-    }
     fn reseed(&mut self, rng: Pcg64Mcg) {
         self.rng = rng;
     }
@@ -721,11 +714,11 @@ impl RegionPolicy for RlSlc {
     fn decision_point(&mut self) -> Option<&mut dyn DecisionPoint> {
         Some(self)
     }
-    fn learning(&self) -> Option<LearningReport> {
+    fn learning(&self, id: &'static str) -> Option<LearningReport> {
         let a = &self.agent;
         let control = a.config().random_control;
         Some(LearningReport::new(
-            "rl",
+            id,
             control,
             a.decisions(),
             a.action_histogram().to_vec(),
@@ -756,28 +749,16 @@ impl DecisionPoint for RlSlc {
     }
 
     fn attach(&mut self) {
-        self.outside.get_or_insert_with(|| Outside {
-            waiting: None,
-            decision: Decision {
-                kind: DecisionKind::SlcPolicy,
-                observation: Vec::new(),
-                mask: vec![true; ACTIONS],
-                reward: 0.0,
-                reward_parts: Vec::new(),
-                builtin_action: KEEP as u32,
-            },
-        });
+        self.outside
+            .get_or_insert_with(|| DecisionSlot::new(DecisionKind::SlcPolicy, vec![true; ACTIONS], KEEP as u32));
     }
 
     fn pending(&self) -> Option<&Decision> {
-        self.outside.as_ref().filter(|o| o.waiting.is_some()).map(|o| &o.decision)
+        self.outside.as_ref().and_then(DecisionSlot::pending)
     }
 
     fn act(&mut self, action: u32) -> std::result::Result<(), ActionError> {
-        let o = self.outside.as_mut().ok_or(ActionError::NothingPending)?;
-        let Some(step) = o.waiting else { return Err(ActionError::NothingPending) };
-        o.decision.check(action)?;
-        o.waiting = None;
+        let step = self.outside.as_mut().ok_or(ActionError::NothingPending)?.take(action)?;
         self.apply(step, action as usize);
         Ok(())
     }

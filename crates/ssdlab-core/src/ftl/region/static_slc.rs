@@ -46,9 +46,6 @@ impl StaticSlc {
 }
 
 impl RegionPolicy for StaticSlc {
-    fn id(&self) -> &'static str {
-        "static"
-    }
     fn layout(&self) -> Vec<RegionLayout> {
         vec![slc_region(self.space.start_blocks(self.blocks))]
     }

@@ -139,9 +139,6 @@ impl Ust {
 }
 
 impl RegionPolicy for Ust {
-    fn id(&self) -> &'static str {
-        "ust"
-    }
     fn layout(&self) -> Vec<RegionLayout> {
         vec![slc_region(self.space.min_blocks)]
     }

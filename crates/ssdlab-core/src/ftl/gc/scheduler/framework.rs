@@ -53,7 +53,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::GcConfig;
-use crate::decision::{self, ActionError, DecisionKind, DecisionPoint, DecisionSpace, Feature};
+use crate::decision::{self, ActionError, DecisionKind, DecisionPoint, DecisionSlot, DecisionSpace, Feature};
 use crate::error::{ConfigProblem, Error, Result};
 use crate::ftl::gc::scheduler::partial::IntensiveMode;
 use crate::ftl::gc::scheduler::rlgc_settings::{RewardRequest, RlgcSettings, ZeroInterval};
@@ -265,7 +265,6 @@ struct Counters {
 /// RLGC's framework around a decider; see the module header.
 #[derive(Clone)]
 pub struct Driver<D: Decider> {
-    id: &'static str,
     decider: D,
     rng: Pcg64Mcg,
     trigger: Trigger,
@@ -323,14 +322,13 @@ const MAX_INTERVAL_US: f64 = 1e6;
 struct External {
     /// The decision waiting for `act`: the request it follows, the decider's own decision (its
     /// state, which the decider learns on) and the cap.
-    waiting: Option<(u64, Decision, u32)>,
-    decision: decision::Decision,
+    slot: DecisionSlot<(u64, Decision, u32)>,
     /// Rewards since the previous decision.
     reward: f64,
 }
 
 impl<D: Decider> Driver<D> {
-    pub fn new(id: &'static str, decider: D, r: &RlgcSettings, trigger: Trigger, rng: Pcg64Mcg) -> Result<Self> {
+    pub fn new(decider: D, r: &RlgcSettings, trigger: Trigger, rng: Pcg64Mcg) -> Result<Self> {
         if r.reward_sample_every == 0 {
             return Err(Error::Config {
                 path: None,
@@ -342,7 +340,6 @@ impl<D: Decider> Driver<D> {
         }
         let n_actions = decider.max_copies() as usize + 1;
         Ok(Driver {
-            id,
             decider,
             rng,
             trigger,
@@ -448,12 +445,13 @@ impl<D: Decider> Driver<D> {
     fn leave_waiting(&mut self, seq: u64, d: Decision, cap: u32) {
         let (observation, max) = (self.observation(), self.decider.max_copies());
         if let Some(e) = &mut self.external {
-            e.decision.observation = observation;
-            e.decision.mask = (0..=max).map(|a| a <= cap).collect();
-            e.decision.reward = std::mem::take(&mut e.reward);
-            e.decision.reward_parts = vec![e.decision.reward];
-            e.decision.builtin_action = d.copies.min(cap);
-            e.waiting = Some((seq, d, cap));
+            let shown = &mut e.slot.decision;
+            shown.observation = observation;
+            shown.mask = (0..=max).map(|a| a <= cap).collect();
+            shown.reward = std::mem::take(&mut e.reward);
+            shown.reward_parts = vec![shown.reward];
+            shown.builtin_action = d.copies.min(cap);
+            e.slot.wait((seq, d, cap));
         }
     }
 
@@ -473,10 +471,6 @@ impl<D: Decider> Driver<D> {
 }
 
 impl<D: Decider> GcScheduler for Driver<D> {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-
     fn decision_point(&mut self) -> Option<&mut dyn DecisionPoint> {
         Some(self)
     }
@@ -593,11 +587,11 @@ impl<D: Decider> GcScheduler for Driver<D> {
         })
     }
 
-    fn learning(&self) -> Option<LearningReport> {
+    fn learning(&self, id: &'static str) -> Option<LearningReport> {
         let agent = self.decider.diagnostics()?;
         let c = &self.counters;
         let control = self.decider.random_control();
-        Some(LearningReport::new(self.id, control, c.decisions, c.action_histogram.clone(), &self.rewards, agent))
+        Some(LearningReport::new(id, control, c.decisions, c.action_histogram.clone(), &self.rewards, agent))
     }
 }
 
@@ -625,32 +619,18 @@ impl<D: Decider> DecisionPoint for Driver<D> {
 
     fn attach(&mut self) {
         if self.external.is_none() {
-            self.external = Some(External {
-                waiting: None,
-                decision: decision::Decision {
-                    kind: DecisionKind::GcScheduler,
-                    observation: Vec::new(),
-                    mask: Vec::new(),
-                    reward: 0.0,
-                    reward_parts: Vec::new(),
-                    builtin_action: 0,
-                },
-                reward: 0.0,
-            });
+            self.external =
+                Some(External { slot: DecisionSlot::new(DecisionKind::GcScheduler, Vec::new(), 0), reward: 0.0 });
         }
     }
 
     fn pending(&self) -> Option<&decision::Decision> {
-        self.external.as_ref().filter(|e| e.waiting.is_some()).map(|e| &e.decision)
+        self.external.as_ref().and_then(|e| e.slot.pending())
     }
 
     fn act(&mut self, action: u32) -> std::result::Result<(), ActionError> {
         let e = self.external.as_mut().ok_or(ActionError::NothingPending)?;
-        if e.waiting.is_none() {
-            return Err(ActionError::NothingPending);
-        }
-        e.decision.check(action)?;
-        let (seq, mut d, cap) = e.waiting.take().expect("checked");
+        let (seq, mut d, cap) = e.slot.take(action)?;
         // The decider's own choice counts for the cap; the action taken is the agent's (the
         // decider learns on it, as it learns on a capped one).
         let capped = d.copies > cap;
@@ -701,7 +681,7 @@ mod tests {
         let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
         let r = RlgcSettings { zero_interval, ..Default::default() };
         let fixed = Fixed { copies, next_state: 0, learned: Vec::new() };
-        Driver::new("test", fixed, &r, Trigger::new(&gc, &r, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
+        Driver::new(fixed, &r, Trigger::new(&gc, &r, aggressive), Pcg64Mcg::seed_from_u64(1)).unwrap()
     }
 
     fn partial(copies: u32, min_invalid_fraction: f64) -> GcAction {
@@ -757,7 +737,7 @@ mod tests {
             let gc = GcConfig { trigger_free_blocks: 10, ..GcConfig::default() };
             let r = RlgcSettings { reward_request, ..Default::default() };
             let fixed = Fixed { copies: 2, next_state: 0, learned: Vec::new() };
-            Driver::new("test", fixed, &r, Trigger::new(&gc, &r, false), Pcg64Mcg::seed_from_u64(1)).unwrap()
+            Driver::new(fixed, &r, Trigger::new(&gc, &r, false), Pcg64Mcg::seed_from_u64(1)).unwrap()
         };
         // Write 1 (decided), read 2 (base RLGC: no decision), write 3 (decided); the reward of
         // decision 1 is write 3's response (`next_decision`) or read 2's (`next_request`).

@@ -43,9 +43,6 @@ impl GreedyScheduler {
 }
 
 impl GcScheduler for GreedyScheduler {
-    fn id(&self) -> &'static str {
-        "greedy"
-    }
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction {
         if obs.op == IoOp::Write && obs.free_blocks < self.trigger_free_blocks {
             GcAction::Reclaim { target_free_blocks: self.target_free_blocks }

@@ -119,10 +119,6 @@ impl LazyRtgcScheduler {
 }
 
 impl GcScheduler for LazyRtgcScheduler {
-    fn id(&self) -> &'static str {
-        "lazy_rtgc"
-    }
-
     fn before_serve(&mut self, obs: &GcObservation) -> GcAction {
         self.intensive.update(obs.host_free_blocks);
         GcAction::Nothing

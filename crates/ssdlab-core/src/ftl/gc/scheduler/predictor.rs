@@ -245,7 +245,7 @@ pub fn build(
 ) -> Result<PredictorScheduler> {
     let max_copies = p.max_copies.unwrap_or(r.max_copies);
     let decider = PredictorDecider::new(p, copy_ns, max_copies);
-    Driver::new("predictor", decider, r, Trigger::new(gc, r, p.aggressive), rng)
+    Driver::new(decider, r, Trigger::new(gc, r, p.aggressive), rng)
 }
 
 #[cfg(test)]

@@ -131,8 +131,7 @@ pub type RlgcScheduler = Driver<TabularDecider>;
 /// `rlgc` (aggressive = false) or `rlgc_aggressive`.
 pub fn build(gc: &GcConfig, r: &RlgcSettings, aggressive: bool, rng: Pcg64Mcg) -> Result<RlgcScheduler> {
     let decider = TabularDecider::new(r, r.max_copies)?;
-    let id = if aggressive { "rlgc_aggressive" } else { "rlgc" };
-    Driver::new(id, decider, r, Trigger::new(gc, r, aggressive), rng)
+    Driver::new(decider, r, Trigger::new(gc, r, aggressive), rng)
 }
 
 #[cfg(test)]
@@ -297,7 +296,6 @@ mod tests {
             request(&mut s, seq, 300, 1000 + seq);
         }
         let r = s.report();
-        assert_eq!(s.id(), "rlgc_aggressive");
         assert_eq!(r["decisions"], 50);
         assert_eq!(r["action_histogram"].as_array().unwrap().len(), 7);
         assert_eq!(r["agent"]["n_states"], 68);

@@ -311,7 +311,7 @@ pub type RlgcQtcScheduler = Driver<QtcDecider>;
 /// `[gc.rlgc_qtc]` for the cache, `[gc.rlgc]` for the learning, reward and intensive settings.
 pub fn build(gc: &GcConfig, r: &RlgcSettings, q: &QtcSettings, rng: Pcg64Mcg) -> Result<RlgcQtcScheduler> {
     let decider = QtcDecider::new(gc, r, q)?;
-    Driver::new("rlgc_qtc", decider, r, Trigger::new(gc, r, q.aggressive), rng)
+    Driver::new(decider, r, Trigger::new(gc, r, q.aggressive), rng)
 }
 
 #[cfg(test)]
@@ -509,7 +509,7 @@ mod tests {
         };
         for unseen in [0, 1] {
             let ((learned, learned_ns), (control, control_ns)) = (run(unseen, false), run(unseen, true));
-            let (l, c) = (learned.learning().unwrap(), control.learning().unwrap());
+            let (l, c) = (learned.learning("rlgc_qtc").unwrap(), control.learning("rlgc_qtc").unwrap());
             // Seed 9: 1737 (default 0) and 2804 (default 1) against the control's 4515 ns.
             assert!(
                 learned_ns * 10 < control_ns * 7,

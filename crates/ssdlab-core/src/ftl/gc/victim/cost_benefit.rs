@@ -13,9 +13,6 @@ use crate::units::BlockId;
 pub struct CostBenefitVictim;
 
 impl VictimPolicy for CostBenefitVictim {
-    fn id(&self) -> &'static str {
-        "cost_benefit"
-    }
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId> {
         let now = view.now;
         let mut best: Option<(f64, BlockId)> = None;

@@ -8,9 +8,6 @@ use crate::units::BlockId;
 pub struct FifoVictim;
 
 impl VictimPolicy for FifoVictim {
-    fn id(&self) -> &'static str {
-        "fifo"
-    }
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId> {
         let b = view.oldest_sealed()?;
         (view.invalid_fraction(b) >= min_invalid_fraction).then_some(b)

@@ -10,9 +10,6 @@ use crate::units::BlockId;
 pub struct GreedyVictim;
 
 impl VictimPolicy for GreedyVictim {
-    fn id(&self) -> &'static str {
-        "greedy"
-    }
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId> {
         let b = view.min_valid_sealed()?;
         (view.invalid_fraction(b) >= min_invalid_fraction).then_some(b)

@@ -65,9 +65,6 @@ impl GroupVictim {
 }
 
 impl VictimPolicy for GroupVictim {
-    fn id(&self) -> &'static str {
-        "group"
-    }
     fn select(&mut self, view: &mut VictimView, min_invalid_fraction: f64) -> Option<BlockId> {
         GreedyVictim.select(view, min_invalid_fraction)
     }

@@ -173,8 +173,11 @@ mod tests {
     #[test]
     fn no_sealed_block_no_victim() {
         let mut bm = device(&[]);
-        for policy in [&mut GreedyVictim as &mut dyn VictimPolicy, &mut FifoVictim, &mut CostBenefitVictim] {
-            assert_eq!(select(policy, &mut bm, 100, 0.0), None, "{}", policy.id());
+        for (i, policy) in [&mut GreedyVictim as &mut dyn VictimPolicy, &mut FifoVictim, &mut CostBenefitVictim]
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(select(policy, &mut bm, 100, 0.0), None, "policy {i}");
         }
     }
 }

@@ -308,10 +308,6 @@ impl Learned {
 }
 
 impl Mapping for Learned {
-    fn id(&self) -> &'static str {
-        "learned"
-    }
-
     fn lookup(&mut self, lpns: &[Lpn], out: &mut Vec<Translation>, ctx: &mut MapCtx) -> Result<()> {
         let mut predictions = std::mem::take(&mut self.predictions);
         predictions.clear();
