@@ -12,6 +12,7 @@ use crate::error::{ConfigProblem, Error, Result};
 use crate::nand::{CellType, Geometry};
 use crate::workload::config::{AddressDistribution, Arrival, WorkloadKind};
 use crate::workload::jobs::job_regions;
+use crate::workload::spec::WorkloadSpec;
 
 /// A configuration that passed every check, and what loading it had to warn about. Derefs to
 /// `Config`.
@@ -29,6 +30,9 @@ pub struct ValidatedConfig {
     /// The policy-level checks passed at load (`catalog::load_config`), so building the
     /// simulation does not run them again (`policies_checked`).
     policies_checked: bool,
+    /// The workload spec `workload.spec` names, read once when the config was checked (None
+    /// unless `workload.kind = "spec"`); the run draws from this one (`workload::open`).
+    workload_spec: Option<Arc<WorkloadSpec>>,
 }
 
 impl Deref for ValidatedConfig {
@@ -349,16 +353,18 @@ impl ValidatedConfig {
                 }
             }
         }
+        let mut workload_spec = None;
         if w.kind == WorkloadKind::Spec {
-            // The spec is read here, so an impossible spec is refused with the config, before
-            // any request is drawn; each of its problems keeps its own key and line.
+            // The spec is read here, once, so an impossible spec is refused with the config,
+            // before any request is drawn (each of its problems keeps its own key and line), and
+            // the run draws from the spec read here.
             match &w.spec {
                 None => p.0.push(ConfigProblem {
                     key: "workload.spec".into(),
                     reason: "a spec workload needs a spec (a file or a built-in name)".into(),
                 }),
-                Some(name) => match crate::workload::spec::WorkloadSpec::load(name) {
-                    Ok(_) => {}
+                Some(name) => match WorkloadSpec::load(name) {
+                    Ok(spec) => workload_spec = Some(Arc::new(spec)),
                     Err(Error::Config { problems, .. }) => p.0.extend(problems.into_iter().map(|c| ConfigProblem {
                         key: "workload.spec".into(),
                         reason: if c.key == "workload.spec" { c.reason } else { format!("{}: {}", c.key, c.reason) },
@@ -383,10 +389,17 @@ impl ValidatedConfig {
             preset: None,
             sources: Arc::default(),
             policies_checked: false,
+            workload_spec,
         })
     }
 
     /// With what loading it found to warn about (deprecated names, `load_validated_claiming`).
+    /// The workload spec the config names, as read when it was checked (None unless
+    /// `workload.kind = "spec"`).
+    pub fn workload_spec(&self) -> Option<&WorkloadSpec> {
+        self.workload_spec.as_deref()
+    }
+
     pub fn with_warnings(self, warnings: Vec<ConfigWarning>) -> ValidatedConfig {
         ValidatedConfig { warnings, ..self }
     }

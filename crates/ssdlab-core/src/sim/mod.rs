@@ -67,7 +67,7 @@ pub struct Simulation {
 impl Simulation {
     /// Build a simulation with a synthetic workload or the trace the config names.
     pub fn new(cfg: ValidatedConfig) -> Result<Simulation> {
-        let workload = crate::workload::open(&cfg.workload, cfg.seed, host_space(&cfg))?;
+        let workload = crate::workload::open(&cfg.workload, cfg.workload_spec(), cfg.seed, host_space(&cfg))?;
         Self::build(cfg, workload)
     }
 

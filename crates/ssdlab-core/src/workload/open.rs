@@ -43,13 +43,19 @@ pub struct OpenWorkload {
 
 /// Open the workload `w` names: its source (the generator and a spec draw from `seed`'s
 /// workload stream) and how it runs.
-pub fn open(w: &WorkloadConfig, seed: u64, space: HostSpace) -> Result<OpenWorkload> {
-    let source = open_source(w, seed, space)?;
+pub fn open(w: &WorkloadConfig, spec: Option<&WorkloadSpec>, seed: u64, space: HostSpace) -> Result<OpenWorkload> {
+    let source = open_source(w, spec, seed, space)?;
     Ok(open_with_source(w, space, source))
 }
 
-/// The source of requests `w` names.
-pub fn open_source(w: &WorkloadConfig, seed: u64, space: HostSpace) -> Result<Box<dyn RecordSource + Send>> {
+/// The source of requests `w` names; a spec workload draws from `spec`, the spec its checked
+/// config read (`ValidatedConfig::workload_spec`), so the file is parsed once per load.
+pub fn open_source(
+    w: &WorkloadConfig,
+    spec: Option<&WorkloadSpec>,
+    seed: u64,
+    space: HostSpace,
+) -> Result<Box<dyn RecordSource + Send>> {
     Ok(match w.kind {
         WorkloadKind::Synthetic => {
             let count = match (w.count, w.duration_ns) {
@@ -62,11 +68,10 @@ pub fn open_source(w: &WorkloadConfig, seed: u64, space: HostSpace) -> Result<Bo
         }
         WorkloadKind::Trace => crate::workload::trace::open_source(w)?,
         WorkloadKind::Spec => {
-            let name = w.spec.as_ref().ok_or_else(|| {
+            let spec = spec.ok_or_else(|| {
                 Error::config("workload.spec", "a spec workload needs a spec (a file or a built-in name)")
             })?;
-            let spec = WorkloadSpec::load(name)?;
-            Box::new(SpecSource::new(&spec, w.count, rng_for(seed, RngStream::Workload)))
+            Box::new(SpecSource::new(spec, w.count, rng_for(seed, RngStream::Workload)))
         }
     })
 }

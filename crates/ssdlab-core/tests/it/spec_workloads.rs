@@ -36,6 +36,24 @@ fn a_spec_file_with_its_own_closed_loop_and_write_length() {
 }
 
 #[test]
+fn a_spec_file_is_read_once_when_the_config_is_checked() {
+    // The run draws from the spec the check read: the file changed (here: removed) after the
+    // load does not reach the run, and the run equals one over the file as it was.
+    let path = temp_path("read-once-spec.toml");
+    std::fs::write(&path, "address_space = '32m'\nread_ratio = 0.25\n[length]\nrequests = 3000\n").unwrap();
+    let toml = format!("verify = true\n[workload]\nkind = \"spec\"\nspec = \"{}\"\n", path.display());
+    let kept = run(config("tiny", &toml, &[]));
+    let cfg = config("tiny", &toml, &[]);
+    assert!(cfg.workload_spec().is_some_and(|spec| spec.read_ratio == 0.25));
+    std::fs::remove_file(&path).unwrap();
+    let report = run(cfg);
+    assert_eq!(report.workload.requests, 3000);
+    assert_eq!(report.workload.reads, kept.workload.reads);
+    assert_eq!(report.latency.read.mean_ns, kept.latency.read.mean_ns);
+    assert!(report.verify.final_scan_passed);
+}
+
+#[test]
 fn an_impossible_spec_is_refused_with_the_config() {
     let path = temp_path("bad-spec.toml");
     std::fs::write(&path, "address_space = '1g'\n[length]\nrequests = 5\n[read]\nfootprint = '2g'\n").unwrap();
