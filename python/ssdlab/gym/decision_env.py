@@ -108,21 +108,18 @@ class DecisionEnv(gym.Env):
         (see the module). A config whose policy has no `KIND` decision point is refused here,
         with the reason. `setup`: what to simulate as one value (`ssdlab.Setup`), in place of
         `preset`, `trace`, `workload`, `overrides`, `config_files` and `trace_format`."""
-        trace_with_workload = False
-        if setup is not None:
-            setup_of(
-                setup,
-                preset=preset,
-                trace=trace,
-                workload=workload,
-                overrides=overrides,
-                config_files=config_files,
-                trace_format=trace_format,
-            )
-            preset, trace, workload, overrides = setup.preset, setup.trace, setup.workload, setup.overrides
-            config_files, trace_format = setup.config_files, setup.trace_format
-            trace_with_workload = setup.trace_with_workload
-        config_files = tuple(config_files)
+        setup = setup_of(
+            setup,
+            preset=preset,
+            trace=trace,
+            workload=workload,
+            overrides=overrides,
+            config_files=config_files,
+            trace_format=trace_format,
+        )
+        preset, trace, workload, overrides = setup.preset, setup.trace, setup.workload, setup.overrides
+        config_files, trace_format = setup.config_files, setup.trace_format
+        trace_with_workload = setup.trace_with_workload
         default = self.DEFAULT_SETUP
         #: Whether the run is the default setup (your overrides and requests on top of it).
         self.default_setup = preset is None and trace is None and workload is None and not config_files
